@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# lathound - hunt latency on real-time Linux with the ftrace latency tracers.
+
+VERSION		:= 0.1.0
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+DATADIR		?= $(PREFIX)/share/lathound
+MANDIR		?= $(PREFIX)/share/man
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+
+CC		?= cc
+PKG_CONFIG	?= pkg-config
+PKGS		:= libtracefs libtraceevent libpcre2-8 json-c
+CHECK_PKGS	:= check
+
+OPT		?= -O2 -g
+WERROR		?= -Werror
+CFLAGS		?= $(OPT)
+LH_CFLAGS	:= -std=gnu11 -Wall -Wextra $(WERROR) -Wno-unused-parameter \
+		   -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
+		   -D_GNU_SOURCE -DLH_VERSION='"$(VERSION)"' \
+		   -DLH_RULES_DIR='"$(DATADIR)/rules"' \
+		   $(shell $(PKG_CONFIG) --cflags $(PKGS))
+LIBS		:= $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
+
+ifneq ($(SANITIZE),)
+LH_CFLAGS	+= -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS		+= -fsanitize=$(SANITIZE)
+endif
+
+SRCS		:= $(sort $(wildcard src/*.c))
+OBJS		:= $(SRCS:.c=.o)
+LIB_OBJS	:= $(filter-out src/main.o src/cmd-%.o,$(OBJS))
+UNIT_SRCS	:= $(sort $(wildcard tests/unit/*.c))
+UNIT_BINS	:= $(UNIT_SRCS:.c=.t)
+MANPAGES	:= $(wildcard doc/*.1)
+
+all: lathound
+
+lathound: $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+src/%.o: src/%.c $(wildcard src/*.h)
+	$(CC) $(LH_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+tests/unit/%.t: tests/unit/%.c $(LIB_OBJS) $(wildcard src/*.h tests/unit/*.h)
+	$(CC) $(LH_CFLAGS) $(CFLAGS) -Isrc $(shell $(PKG_CONFIG) --cflags $(CHECK_PKGS)) \
+		-DLH_TEST_DATA='"$(CURDIR)/tests/data"' -o $@ $< $(LIB_OBJS) \
+		$(LDFLAGS) $(LIBS) $(shell $(PKG_CONFIG) --libs $(CHECK_PKGS))
+
+unit: $(UNIT_BINS)
+
+# The README's test command. Installs what it needs (tests/deps.sh), then runs unit, CLI,
+# live-tracefs and real-kernel (QEMU) tests and prints one 'N passed, N failed' line.
+check: deps lathound unit
+	tests/run-all
+
+check-unit: lathound unit
+	tests/run-all unit
+
+check-host: lathound unit
+	tests/run-all unit cli live
+
+check-vm: deps lathound
+	tests/run-all vm
+
+deps:
+	@tests/deps.sh
+
+demo: deps lathound
+	tests/vm/demo
+
+fuzz:
+	$(MAKE) -C tests/fuzz
+
+bench: lathound
+	bench/run
+
+valgrind: lathound unit
+	LH_VALGRIND=1 tests/run-all unit cli
+
+install: lathound
+	install -D -m 0755 lathound $(DESTDIR)$(BINDIR)/lathound
+	install -d $(DESTDIR)$(DATADIR)/rules
+	install -m 0644 rules/*.rules $(DESTDIR)$(DATADIR)/rules/
+	install -d $(DESTDIR)$(MANDIR)/man1
+	$(if $(MANPAGES),install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/)
+	install -D -m 0644 doc/lathound.bash-completion $(DESTDIR)$(BASHCOMPDIR)/lathound
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lathound $(DESTDIR)$(BASHCOMPDIR)/lathound
+	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES)))
+
+clean:
+	rm -f lathound src/*.o tests/unit/*.t
+	-$(MAKE) -C tests/fuzz clean 2>/dev/null
+
+.PHONY: all unit check check-unit check-host check-vm deps demo fuzz bench valgrind install \
+	uninstall clean

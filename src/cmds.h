@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The subcommands, one file each (cmd-*.c). Each takes argv as its own: argv[0] is the
+ * command's name. Return: the process exit code (LH_EXIT_*).
+ */
+#ifndef LH_CMDS_H
+#define LH_CMDS_H
+
+/* Exit codes, as rtla: 0 passed, 1 error, 2 gate failed. */
+#define LH_EXIT_PASS	0
+#define LH_EXIT_ERROR	1
+#define LH_EXIT_GATE	2
+
+int lh_cmd_analyze(int argc, char **argv);
+int lh_cmd_record(int argc, char **argv);
+int lh_cmd_doctor(int argc, char **argv);
+int lh_cmd_reset(int argc, char **argv);
+int lh_cmd_rules(int argc, char **argv);
+
+/*
+ * Closes stdout and reports a failed write ("write error on standard output: No space
+ * left on device"), as git does at exit. Return: code, or LH_EXIT_ERROR when it failed.
+ */
+int lh_finish_stdout(int code);
+
+/* The rule directory used when no --rules is given: ./rules in a source tree, else the
+ * installed one. Return: a static path. */
+const char *lh_default_rules_dir(void);
+
+#endif /* LH_CMDS_H */

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lathound: hunt latency on real-time Linux with the ftrace latency tracers.
+ * The command table; every subcommand lives in its own cmd-*.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cmds.h"
+#include "util.h"
+
+static const struct lh_command {
+	const char	*name;
+	int		(*fn)(int argc, char **argv);
+	const char	*help;
+} commands[] = {
+	{ "record",	lh_cmd_record,	"hunt latency live: arm the latency tracers, capture every section" },
+	{ "analyze",	lh_cmd_analyze,	"read saved latency traces, match rules, report and gate" },
+	{ "doctor",	lh_cmd_doctor,	"check that this kernel and system can run lathound, and how to fix it" },
+	{ "reset",	lh_cmd_reset,	"restore tracefs state left by a lathound run that was killed" },
+	{ "rules",	lh_cmd_rules,	"validate rule files ('lathound rules check PATH...')" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: lathound [--version] [--help] <command> [<args>]\n\n"
+		   "commands:\n");
+	for (i = 0; i < LH_ARRAY_SIZE(commands); i++)
+		fprintf(f, "    %-10s%s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'lathound <command> --help' shows a command's options; "
+		   "'man lathound-<command>' explains them.\n"
+		   "exit status: 0 passed, 1 error, 2 a gate (--max, --fail-on) failed\n");
+}
+
+int lh_finish_stdout(int code)
+{
+	int err = ferror(stdout);
+
+	if (fclose(stdout) && !err)
+		err = 1;
+	if (err) {
+		lh_error("write error on standard output: %s", strerror(errno ? errno : EIO));
+		return LH_EXIT_ERROR;
+	}
+	return code;
+}
+
+const char *lh_default_rules_dir(void)
+{
+	static char path[PATH_MAX + 16];
+	char exe[PATH_MAX];
+	ssize_t n;
+	struct stat st;
+
+	/* Run from a source tree (./lathound next to rules/): use that tree's rules. */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/rules", exe);
+			snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "/src/main.c");
+			if (!stat(exe, &st) && !stat(path, &st) && S_ISDIR(st.st_mode))
+				return path;
+		}
+	}
+	return LH_RULES_DIR;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return LH_EXIT_ERROR;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return lh_finish_stdout(LH_EXIT_PASS);
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("lathound %s\n", LH_VERSION);
+		return lh_finish_stdout(LH_EXIT_PASS);
+	}
+	for (i = 0; i < LH_ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+
+	lh_error("'%s' is not a lathound command; see 'lathound --help'", argv[1]);
+	return LH_EXIT_ERROR;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* One option table drives both getopt_long and the usage text. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opts.h"
+#include "util.h"
+
+#define HELP_COL 26
+
+void lh_usage(FILE *f, const char *const *usage, const struct lh_option *opts)
+{
+	const struct lh_option *o;
+	int i;
+
+	for (i = 0; usage[i]; i++)
+		fprintf(f, "%s%s\n", i ? "   or: " : "usage: ", usage[i]);
+	fputc('\n', f);
+	for (o = opts; o->type != LH_OPTT_END; o++) {
+		char head[128];
+		int n = 0;
+
+		if (o->type == LH_OPTT_GROUP) {
+			fprintf(f, "\n%s\n", o->help);
+			continue;
+		}
+		if (o->short_name)
+			n += snprintf(head + n, sizeof(head) - n, "-%c", o->short_name);
+		if (o->long_name)
+			n += snprintf(head + n, sizeof(head) - n, "%s--%s",
+				      o->short_name ? ", " : "    ", o->long_name);
+		if (o->argh)
+			snprintf(head + n, sizeof(head) - n, "%s%s", o->long_name ? "=" : " ",
+				 o->argh);
+		if (strlen(head) + 4 >= HELP_COL)
+			fprintf(f, "    %s\n%*s%s\n", head, HELP_COL, "", o->help);
+		else
+			fprintf(f, "    %-*s%s\n", HELP_COL - 4, head, o->help);
+	}
+	fprintf(f, "    %-*s%s\n", HELP_COL - 4, "-h, --help", "show this help and exit");
+}
+
+static int opt_set(const struct lh_option *o, const char *arg)
+{
+	const char *err;
+	char *end;
+
+	switch (o->type) {
+	case LH_OPTT_BOOL:
+		*(int *)o->value = 1;
+		return 0;
+	case LH_OPTT_STRING:
+		*(const char **)o->value = arg;
+		return 0;
+	case LH_OPTT_UINT:
+		errno = 0;
+		if (!arg || *arg == '-')
+			goto bad_number;
+		*(unsigned long *)o->value = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end)
+			goto bad_number;
+		return 0;
+	case LH_OPTT_DURATION:
+		if (lh_duration_parse(arg, (uint64_t *)o->value, &err))
+			return lh_error("invalid duration '%s' for --%s: %s", arg, o->long_name,
+					err);
+		return 0;
+	case LH_OPTT_CALLBACK:
+		return o->cb(o, arg);
+	default:
+		return -1;
+	}
+bad_number:
+	return lh_error("--%s expects a whole number, not '%s'", o->long_name, arg ? arg : "");
+}
+
+int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
+		     const char *const *usage)
+{
+	struct option longopts[64];
+	char shortopts[160] = "h";
+	const struct lh_option *o;
+	size_t nl = 0, ns = 1;
+	int c, idx;
+
+	for (o = opts; o->type != LH_OPTT_END && nl < LH_ARRAY_SIZE(longopts) - 2; o++) {
+		int has_arg = o->argh ? (o->optional_arg ? optional_argument : required_argument)
+				      : no_argument;
+
+		if (o->type == LH_OPTT_GROUP)
+			continue;
+		if (o->long_name)
+			longopts[nl++] = (struct option){ o->long_name, has_arg, NULL,
+							  256 + (int)(o - opts) };
+		if (o->short_name && ns < sizeof(shortopts) - 3) {
+			shortopts[ns++] = (char)o->short_name;
+			if (has_arg != no_argument)
+				shortopts[ns++] = ':';
+			if (has_arg == optional_argument)
+				shortopts[ns++] = ':';
+		}
+	}
+	longopts[nl++] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[nl] = (struct option){ 0 };
+	shortopts[ns] = '\0';
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
+		if (c == 'h') {
+			lh_usage(stdout, usage, opts);
+			return LH_OPTS_HELP;
+		}
+		if (c == '?' || c == ':') {
+			if (optopt && optopt < 256)
+				lh_error(c == ':' || strchr(shortopts, optopt) ?
+					 "option '-%c' requires a value" : "unknown option '-%c'",
+					 optopt);
+			else if (optopt >= 256)
+				lh_error("option '--%s' requires a value",
+					 opts[optopt - 256].long_name);
+			else
+				lh_error("unknown option '%s'", argv[optind - 1]);
+			lh_usage(stderr, usage, opts);
+			return -1;
+		}
+		if (c >= 256) {
+			o = &opts[c - 256];
+		} else {
+			for (o = opts; o->type != LH_OPTT_END; o++)
+				if (o->short_name == c)
+					break;
+		}
+		if (o->type == LH_OPTT_END || opt_set(o, optarg))
+			return -1;
+	}
+	return optind;
+}

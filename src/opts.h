@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Options declared once, as data: the same table drives getopt_long and the usage text
+ * (after git's parse-options). This is command-line edge code: it prints its errors.
+ */
+#ifndef LH_OPTS_H
+#define LH_OPTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum lh_opt_type {
+	LH_OPTT_END,
+	LH_OPTT_GROUP,		/* a heading in the usage text */
+	LH_OPTT_BOOL,		/* int *value = 1 */
+	LH_OPTT_STRING,		/* const char **value = arg */
+	LH_OPTT_UINT,		/* unsigned long *value */
+	LH_OPTT_DURATION,	/* uint64_t *value, ns */
+	LH_OPTT_CALLBACK,	/* cb(opt, arg); repeatable options and lists */
+};
+
+struct lh_option;
+typedef int (*lh_opt_cb)(const struct lh_option *opt, const char *arg);
+
+struct lh_option {
+	enum lh_opt_type	type;
+	int			short_name;
+	const char		*long_name;
+	void			*value;
+	const char		*argh;	/* placeholder in usage, NULL for flags */
+	const char		*help;
+	lh_opt_cb		cb;
+	int			optional_arg;
+};
+
+#define LH_OPT_END()			{ .type = LH_OPTT_END }
+#define LH_OPT_GROUP(h)			{ .type = LH_OPTT_GROUP, .help = (h) }
+#define LH_OPT_BOOL(s, l, v, h)		{ LH_OPTT_BOOL, (s), (l), (v), NULL, (h), NULL, 0 }
+#define LH_OPT_STRING(s, l, v, a, h)	{ LH_OPTT_STRING, (s), (l), (v), (a), (h), NULL, 0 }
+#define LH_OPT_UINT(s, l, v, a, h)	{ LH_OPTT_UINT, (s), (l), (v), (a), (h), NULL, 0 }
+#define LH_OPT_DURATION(s, l, v, h)	{ LH_OPTT_DURATION, (s), (l), (v), "DURATION", (h), NULL, 0 }
+#define LH_OPT_CALLBACK(s, l, v, a, h, f) { LH_OPTT_CALLBACK, (s), (l), (v), (a), (h), (f), 0 }
+
+/* Returned by lh_parse_options() when --help was given and usage went to stdout. */
+#define LH_OPTS_HELP -2
+
+/*
+ * Parses argv against opts; -h/--help prints usage and returns LH_OPTS_HELP. Stops at
+ * "--". Errors are printed ("unknown option '--x'") followed by the usage.
+ * Return: index of the first operand, -1 on error, LH_OPTS_HELP after --help.
+ */
+int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
+		     const char *const *usage);
+/* Prints usage lines, then the options table, then nothing else. */
+void lh_usage(FILE *f, const char *const *usage, const struct lh_option *opts);
+
+#endif /* LH_OPTS_H */

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The structured latency record: storage, copies and signatures. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+
+static const struct {
+	const char	*name;
+	const char	*config;
+	bool		wakeup;
+} tracers[LH_TRACER_NR] = {
+	[LH_TRACER_UNKNOWN]		= { "unknown",		NULL,			false },
+	[LH_TRACER_IRQSOFF]		= { "irqsoff",		"CONFIG_IRQSOFF_TRACER", false },
+	[LH_TRACER_PREEMPTOFF]		= { "preemptoff",	"CONFIG_PREEMPT_TRACER", false },
+	[LH_TRACER_PREEMPTIRQSOFF]	= { "preemptirqsoff",
+					    "CONFIG_IRQSOFF_TRACER and CONFIG_PREEMPT_TRACER",
+					    false },
+	[LH_TRACER_WAKEUP]		= { "wakeup",		"CONFIG_SCHED_TRACER",	true },
+	[LH_TRACER_WAKEUP_RT]		= { "wakeup_rt",	"CONFIG_SCHED_TRACER",	true },
+	[LH_TRACER_WAKEUP_DL]		= { "wakeup_dl",	"CONFIG_SCHED_TRACER",	true },
+};
+
+const char *lh_tracer_name(enum lh_tracer t)
+{
+	return (unsigned int)t < LH_TRACER_NR ? tracers[t].name : "unknown";
+}
+
+enum lh_tracer lh_tracer_from_name(const char *name, size_t len)
+{
+	int t;
+
+	for (t = 1; t < LH_TRACER_NR; t++)
+		if (strlen(tracers[t].name) == len && !memcmp(tracers[t].name, name, len))
+			return t;
+	return LH_TRACER_UNKNOWN;
+}
+
+bool lh_tracer_is_wakeup(enum lh_tracer t)
+{
+	return (unsigned int)t < LH_TRACER_NR && tracers[t].wakeup;
+}
+
+const char *lh_tracer_config(enum lh_tracer t)
+{
+	return (unsigned int)t < LH_TRACER_NR ? tracers[t].config : NULL;
+}
+
+static void task_init(struct lh_task *t)
+{
+	t->comm = NULL;
+	t->pid = t->uid = t->nice = t->policy = t->rt_prio = t->prio = -1;
+	t->state = 0;
+}
+
+/* Clears every field but the storage (arena, arrays and their capacities). */
+static void record_clear(struct lh_record *r)
+{
+	size_t i;
+
+	r->tracer = LH_TRACER_UNKNOWN;
+	r->tracer_name = NULL;
+	r->latency_us = 0;
+	r->cpu = r->nr_cpus = -1;
+	r->preempt_model = r->kernel = NULL;
+	r->entries = r->entries_total = 0;
+	task_init(&r->task);
+	task_init(&r->woken);
+	task_init(&r->waker);
+	r->has_wakeup = false;
+	r->started_at = r->ended_at = NULL;
+	for (i = 0; i < LH_MAX_STACKS; i++)
+		r->stacks[i].nr = 0;
+	r->nr_stacks = 0;
+	r->nr_funcs = 0;
+	r->nr_irqs = 0;
+	r->source = NULL;
+	r->line = 0;
+	r->captured_ns = 0;
+}
+
+struct lh_record *lh_record_alloc(void)
+{
+	struct lh_record *r = lh_xcalloc(1, sizeof(*r));
+
+	record_clear(r);
+	return r;
+}
+
+void lh_record_reset(struct lh_record *r)
+{
+	record_clear(r);
+	lh_arena_reset(&r->arena);
+}
+
+void lh_record_free(struct lh_record *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < LH_MAX_STACKS; i++)
+		free(r->stacks[i].frames);
+	free(r->funcs);
+	free(r->irqs);
+	lh_arena_release(&r->arena);
+	free(r);
+}
+
+static const char *dup_str(struct lh_record *to, const char *s)
+{
+	return s ? lh_arena_strdup(&to->arena, s) : NULL;
+}
+
+static void dup_task(struct lh_record *to, struct lh_task *dst, const struct lh_task *src)
+{
+	*dst = *src;
+	dst->comm = dup_str(to, src->comm);
+}
+
+struct lh_record *lh_record_dup(const struct lh_record *r)
+{
+	struct lh_record *c = lh_record_alloc();
+	size_t i, j;
+
+	c->tracer = r->tracer;
+	c->tracer_name = dup_str(c, r->tracer_name);
+	c->latency_us = r->latency_us;
+	c->cpu = r->cpu;
+	c->nr_cpus = r->nr_cpus;
+	c->preempt_model = dup_str(c, r->preempt_model);
+	c->kernel = dup_str(c, r->kernel);
+	c->entries = r->entries;
+	c->entries_total = r->entries_total;
+	dup_task(c, &c->task, &r->task);
+	dup_task(c, &c->woken, &r->woken);
+	dup_task(c, &c->waker, &r->waker);
+	c->has_wakeup = r->has_wakeup;
+	c->started_at = dup_str(c, r->started_at);
+	c->ended_at = dup_str(c, r->ended_at);
+	c->nr_stacks = r->nr_stacks;
+	for (i = 0; i < LH_MAX_STACKS; i++) {
+		const struct lh_stack *s = &r->stacks[i];
+
+		for (j = 0; j < s->nr; j++)
+			lh_record_add_frame(c, i, s->frames[j], strlen(s->frames[j]));
+	}
+	for (i = 0; i < r->nr_funcs; i++) {
+		struct lh_func *f = lh_record_add_func(c);
+
+		f->name = dup_str(c, r->funcs[i].name);
+		f->count = r->funcs[i].count;
+	}
+	for (i = 0; i < r->nr_irqs; i++) {
+		struct lh_irq *q = lh_record_add_irq(c);
+
+		*q = r->irqs[i];
+		q->name = dup_str(c, r->irqs[i].name);
+		q->ret = dup_str(c, r->irqs[i].ret);
+	}
+	c->source = dup_str(c, r->source);
+	c->line = r->line;
+	c->captured_ns = r->captured_ns;
+	return c;
+}
+
+void lh_record_add_frame(struct lh_record *r, size_t stack, const char *s, size_t len)
+{
+	struct lh_stack *st;
+
+	if (stack >= LH_MAX_STACKS)
+		return;
+	st = &r->stacks[stack];
+	LH_GROW(st->frames, st->nr + 1, st->alloc);
+	st->frames[st->nr++] = lh_arena_strndup(&r->arena, s, len);
+	if (r->nr_stacks < stack + 1)
+		r->nr_stacks = stack + 1;
+}
+
+struct lh_irq *lh_record_add_irq(struct lh_record *r)
+{
+	struct lh_irq *q;
+
+	LH_GROW(r->irqs, r->nr_irqs + 1, r->alloc_irqs);
+	q = &r->irqs[r->nr_irqs++];
+	memset(q, 0, sizeof(*q));
+	q->irq = -1;
+	q->duration_us = -1;
+	return q;
+}
+
+struct lh_func *lh_record_add_func(struct lh_record *r)
+{
+	struct lh_func *f;
+
+	LH_GROW(r->funcs, r->nr_funcs + 1, r->alloc_funcs);
+	f = &r->funcs[r->nr_funcs++];
+	f->name = NULL;
+	f->count = 0;
+	return f;
+}
+
+/* Frames that every irqs-off/preempt-off stack ends with say nothing about the culprit. */
+#define SIG_FRAMES 3
+
+char *lh_record_signature(const struct lh_record *r, char *buf, size_t len)
+{
+	size_t off, i;
+	int n;
+
+	n = snprintf(buf, len, "%s|%s|%s|", lh_tracer_name(r->tracer),
+		     r->started_at ? r->started_at : "-", r->ended_at ? r->ended_at : "-");
+	off = n < 0 ? 0 : (size_t)n;
+	if (r->nr_stacks) {
+		const struct lh_stack *s = &r->stacks[0];
+
+		for (i = 0; i < s->nr && i < SIG_FRAMES && off < len; i++) {
+			n = snprintf(buf + off, len - off, "%s%s", i ? "<" : "", s->frames[i]);
+			if (n < 0)
+				break;
+			off += (size_t)n;
+		}
+	}
+	if (r->has_wakeup && off < len)
+		snprintf(buf + off, len - off, "|%s", r->woken.comm ? r->woken.comm : "-");
+	return buf;
+}

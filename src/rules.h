@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Rule files: PCRE2 patterns that name known offenders in a record's call chain.
+ * Each pattern is compiled once (PCRE2_MULTILINE, JIT when available) with match and
+ * depth limits; match data is created once and reused. Pure: errors and warnings go to
+ * an lh_diag as "file:line:column: message", nothing is printed.
+ */
+#ifndef LH_RULES_H
+#define LH_RULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "record.h"
+#include "util.h"
+
+enum lh_severity {
+	LH_SEV_INFO,
+	LH_SEV_WARNING,
+	LH_SEV_CRITICAL,
+	LH_SEV_IGNORE,		/* accepted offender: never fails a gate */
+	LH_SEV_NR,
+};
+
+/* Return: "info"... (static). */
+const char *lh_severity_name(enum lh_severity s);
+/* Return: 0 and *s, or -1 when name is not a severity. */
+int lh_severity_parse(const char *name, enum lh_severity *s);
+
+/* Subjects a pattern is searched in. */
+enum lh_subject {
+	LH_SUBJ_STACK		= 1 << 0,
+	LH_SUBJ_FUNCTIONS	= 1 << 1,
+	LH_SUBJ_IRQ		= 1 << 2,
+	LH_SUBJ_TASK		= 1 << 3,
+	LH_SUBJ_START		= 1 << 4,
+	LH_SUBJ_END		= 1 << 5,
+	LH_SUBJ_ALL		= (1 << 6) - 1,
+};
+
+struct lh_rule {
+	const char		*id;
+	const char		*pattern;
+	const char		*message;	/* NULL when the rule has none */
+	const char		*file;
+	unsigned int		line;		/* of the '[id]' header */
+	unsigned int		subjects;	/* LH_SUBJ_* mask */
+	unsigned int		tracers;	/* 1 << enum lh_tracer; 0 = every tracer */
+	uint64_t		min_ns;		/* 0 = any latency */
+	enum lh_severity	severity;
+};
+
+struct lh_rules;
+
+/* Return: an empty rule set; free with lh_rules_free(). */
+struct lh_rules *lh_rules_alloc(void);
+void lh_rules_free(struct lh_rules *rs);
+
+/*
+ * Loads a rule file, or every *.rules file of a directory (sorted by name). Each problem
+ * is added to diag as an error "file:line:column: message" (PCRE2's message and offset
+ * for a broken regex); loading goes on to find every error.
+ * Return: 0, or -1 when any error was found (rs then holds only the good rules).
+ */
+int lh_rules_load(struct lh_rules *rs, const char *path, struct lh_diag *diag);
+/* Same, from a buffer named file (for tests and fuzzing). */
+int lh_rules_load_buffer(struct lh_rules *rs, const char *file, const char *buf, size_t len,
+			 struct lh_diag *diag);
+
+size_t lh_rules_count(const struct lh_rules *rs);
+/* Return: rule i (borrowed, valid until lh_rules_free()). */
+const struct lh_rule *lh_rules_get(const struct lh_rules *rs, size_t i);
+
+/* The outcome of matching one record. */
+struct lh_match {
+	size_t			*hits;		/* indices of the rules that fired, in rule order */
+	size_t			nr_hits;
+	size_t			alloc_hits;
+	bool			accepted;	/* an 'ignore' rule fired */
+	bool			has_worst;	/* any non-ignore rule fired */
+	enum lh_severity	worst;		/* highest non-ignore severity that fired */
+};
+
+void lh_match_release(struct lh_match *m);
+
+/*
+ * Matches r against every rule. Pathological patterns that hit the match or depth limit
+ * do not fire; each such rule is warned about once in diag, naming the rule.
+ * Return: 0 (m filled, its storage reused between calls).
+ */
+int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_match *m,
+		   struct lh_diag *diag);
+
+#endif /* LH_RULES_H */

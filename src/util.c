@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Messages, durations, diagnostics, arena and allocation helpers shared by every module. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util.h"
+
+int lh_quiet;
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "lathound: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int lh_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void lh_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void lh_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (lh_quiet)
+		return;
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+}
+
+static const struct {
+	const char	*suffix;
+	double		ns;
+} units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+};
+
+int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
+{
+	double mult = 1e3, v;
+	char *end;
+	size_t i;
+
+	if (!s || !*s) {
+		*err = "empty duration";
+		return -1;
+	}
+	if (*s == '-' || *s == '+' || *s == ' ') {
+		*err = "a duration is a positive number with a unit (ns, us, ms, s, m, h)";
+		return -1;
+	}
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v) || v < 0) {
+		*err = "a duration is a number with a unit (ns, us, ms, s, m, h)";
+		return -1;
+	}
+	if (*end) {
+		for (i = 0; i < LH_ARRAY_SIZE(units); i++)
+			if (!strcmp(end, units[i].suffix))
+				break;
+		if (i == LH_ARRAY_SIZE(units)) {
+			*err = "unknown duration unit (use ns, us, ms, s, m or h)";
+			return -1;
+		}
+		mult = units[i].ns;
+	}
+	v *= mult;
+	if (v > 1e19) {
+		*err = "duration too large";
+		return -1;
+	}
+	*ns = (uint64_t)llround(v);
+	return 0;
+}
+
+char *lh_duration_format(uint64_t ns, char *buf, size_t len)
+{
+	if (ns && ns % 3600000000000ULL == 0)
+		snprintf(buf, len, "%lluh", (unsigned long long)(ns / 3600000000000ULL));
+	else if (ns && ns % 60000000000ULL == 0)
+		snprintf(buf, len, "%llum", (unsigned long long)(ns / 60000000000ULL));
+	else if (ns && ns % 1000000000ULL == 0)
+		snprintf(buf, len, "%llus", (unsigned long long)(ns / 1000000000ULL));
+	else if (ns && ns % 1000000ULL == 0)
+		snprintf(buf, len, "%llums", (unsigned long long)(ns / 1000000ULL));
+	else if (ns % 1000ULL == 0)
+		snprintf(buf, len, "%lluus", (unsigned long long)(ns / 1000ULL));
+	else
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	return buf;
+}
+
+void lh_diag_vadd(struct lh_diag *d, enum lh_diag_level level, const char *fmt, va_list ap)
+{
+	char *text;
+
+	if (level == LH_DIAG_ERROR)
+		d->errors++;
+	else
+		d->warnings++;
+	if (d->nr >= LH_DIAG_KEEP)
+		return;
+	if (vasprintf(&text, fmt, ap) < 0)
+		return;
+	LH_GROW(d->msgs, d->nr + 1, d->alloc);
+	d->msgs[d->nr].level = level;
+	d->msgs[d->nr].text = text;
+	d->nr++;
+}
+
+void lh_diag_add(struct lh_diag *d, enum lh_diag_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lh_diag_vadd(d, level, fmt, ap);
+	va_end(ap);
+}
+
+void lh_diag_release(struct lh_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		free(d->msgs[i].text);
+	free(d->msgs);
+	memset(d, 0, sizeof(*d));
+}
+
+struct lh_arena_block {
+	struct lh_arena_block	*next;
+	size_t			size;
+	size_t			used;
+	char			data[];
+};
+
+#define ARENA_BLOCK (64 * 1024)
+
+void *lh_arena_alloc(struct lh_arena *a, size_t size)
+{
+	struct lh_arena_block *b = a->head;
+	void *p;
+
+	size = (size + 7) & ~(size_t)7;
+	while (b && b->used + size > b->size) {
+		/* Blocks kept from before a reset are reused in order. */
+		b = b->next;
+		if (b)
+			b->used = 0;
+	}
+	if (!b) {
+		size_t bsize = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+
+		b = lh_xmalloc(sizeof(*b) + bsize);
+		b->size = bsize;
+		b->used = 0;
+		b->next = NULL;
+		if (a->head) {
+			/* Splice after the current block, keeping later free blocks. */
+			b->next = a->head->next;
+			a->head->next = b;
+		} else {
+			a->first = b;
+		}
+	}
+	a->head = b;
+	p = b->data + b->used;
+	b->used += size;
+	a->used += size;
+	return p;
+}
+
+char *lh_arena_strndup(struct lh_arena *a, const char *s, size_t len)
+{
+	char *p = lh_arena_alloc(a, len + 1);
+
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *lh_arena_strdup(struct lh_arena *a, const char *s)
+{
+	return lh_arena_strndup(a, s, strlen(s));
+}
+
+void lh_arena_reset(struct lh_arena *a)
+{
+	a->head = a->first;
+	if (a->head)
+		a->head->used = 0;
+	a->used = 0;
+}
+
+void lh_arena_release(struct lh_arena *a)
+{
+	struct lh_arena_block *b = a->first, *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	memset(a, 0, sizeof(*a));
+}
+
+static void oom(void)
+{
+	fputs("lathound: fatal: out of memory\n", stderr);
+	abort();
+}
+
+void lh_grow(void **ptr, size_t *alloc, size_t nr, size_t elem)
+{
+	size_t n;
+	void *p;
+
+	if (nr <= *alloc)
+		return;
+	n = *alloc ? *alloc * 2 : 16;
+	if (n < nr)
+		n = nr;
+	p = realloc(*ptr, n * elem);
+	if (!p)
+		oom();
+	*ptr = p;
+	*alloc = n;
+}
+
+void *lh_xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *lh_xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+char *lh_xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+uint64_t lh_hash(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+
+	while (len--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t lh_now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t lh_wall_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}

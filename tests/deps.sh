@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Installs the Debian packages that building, testing and the VM demo need, when missing.
+# Needs root for apt-get; without it, names what is missing and goes on (the tests then
+# skip what they cannot run, saying why).
+PKGS=(gcc make pkg-config libtracefs-dev libtraceevent-dev libpcre2-dev libjson-c-dev
+      check libsubunit-dev jq clang
+      qemu-system-x86 busybox-static linux-source-6.1 flex bison bc libelf-dev libssl-dev
+      cpio xz-utils kmod)
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing Debian packages (install as root): ${missing[*]}" >&2
+	exit 0
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y --no-install-recommends "${missing[@]}" >/tmp/lathound-apt.log 2>&1; then
+	apt-get update >>/tmp/lathound-apt.log 2>&1
+	apt-get install -y --no-install-recommends "${missing[@]}" >>/tmp/lathound-apt.log 2>&1 ||
+		{ echo "deps: apt-get install failed, see /tmp/lathound-apt.log" >&2; tail -5 /tmp/lathound-apt.log >&2; exit 1; }
+fi

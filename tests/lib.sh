@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for shell tests (tests/cli, tests/live, tests/vm). Each test script prints
+# TAP lines ("ok - ...", "not ok - ...", "ok - ... # SKIP why") that tests/run-all counts.
+# Source it: . "$(dirname "$0")/../lib.sh"
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LATHOUND=${LATHOUND:-$TOP/lathound}
+DATA=$TOP/tests/data
+if [ -n "$LH_VALGRIND" ]; then
+	LATHOUND_RUN=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$LATHOUND")
+else
+	LATHOUND_RUN=("$LATHOUND")
+fi
+T_FAILED=0
+TMP=$(mktemp -d /tmp/lathound-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; T_FAILED=1; }
+skip() { echo "ok - $1 # SKIP $2"; }
+
+# check DESC COMMAND...: passes when the command succeeds.
+check() {
+	local desc=$1; shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# run ARGS...: runs lathound; sets $rc, $out (stdout) and $err (stderr).
+run() {
+	"${LATHOUND_RUN[@]}" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	out=$(cat "$TMP/out")
+	err=$(cat "$TMP/err")
+}
+
+# expect_rc DESC CODE: checks the exit code of the last run, showing stderr on failure.
+expect_rc() {
+	if [ "$rc" = "$2" ]; then ok "$1 (exit $2)"; else
+		not_ok "$1: expected exit $2, got $rc"; sed 's/^/#   /' "$TMP/err" | head -20; fi
+}
+
+# expect_in DESC HAYSTACK NEEDLE: fixed-string containment.
+expect_in() {
+	if grep -qF -- "$3" <<<"$2"; then ok "$1"; else
+		not_ok "$1: '$3' not found in:"; head -30 <<<"$2" | sed 's/^/#   /'; fi
+}
+
+expect_not_in() {
+	if ! grep -qF -- "$3" <<<"$2"; then ok "$1"; else not_ok "$1: '$3' unexpectedly found"; fi
+}
+
+# expect_jq DESC FILE FILTER: the jq filter must print true.
+expect_jq() {
+	local v
+	v=$(jq -r "$3" "$2" 2>&1)
+	if [ "$v" = true ]; then ok "$1"; else not_ok "$1: jq '$3' gave '$v'"; fi
+}
+
+finish() { exit $T_FAILED; }
