@@ -1,9 +1,295 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* lathound analyze (stub until implemented). */
+/*
+ * lathound analyze: read saved latency traces, match the rules, report, gate.
+ * Only the edge lives here (options, files, messages, exit code); parsing, matching,
+ * aggregation and the writers are the same ones 'lathound record' uses.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
 #include "cmds.h"
+#include "opts.h"
+#include "parse.h"
+#include "report.h"
+#include "rules.h"
 #include "util.h"
+
+#define SHOW_WARNINGS	20	/* warnings printed on stderr; all are counted in the report */
+#define READ_CHUNK	(1 << 20)
+
+static const char *const analyze_usage[] = {
+	"lathound analyze [<options>] [FILE...]",
+	NULL,
+};
+
+static const char analyze_epilogue[] =
+	"\nFILE is a saved latency trace (the tracefs 'trace' file after a latency tracer\n"
+	"recorded a section), or several concatenated; '-' or none reads standard input.\n"
+	"\nexit status:\n"
+	"    0  every gate passed\n"
+	"    1  error: bad option, unreadable trace, broken rule file, report not written\n"
+	"       (with several FILEs, the report covers those that could be read)\n"
+	"    2  a gate failed: a tracer exceeded its --max, or a rule at or above --fail-on fired\n"
+	"\nexample:\n"
+	"    lathound analyze --max irqsoff=500us --max all=1ms --fail-on warning \\\n"
+	"        --format junit -o latency.xml traces/*.trace\n";
+
+struct analyze {
+	const char	**rules;
+	size_t		nr_rules;
+	size_t		alloc_rules;
+	struct lh_gate	gate;
+	enum lh_format	format;
+	const char	*output;
+	unsigned long	keep;
+	int		quiet;
+};
+
+static int opt_rules(const struct lh_option *opt, const char *arg)
+{
+	struct analyze *a = opt->value;
+
+	LH_GROW(a->rules, a->nr_rules + 1, a->alloc_rules);
+	a->rules[a->nr_rules++] = arg;
+	return 0;
+}
+
+static int opt_format(const struct lh_option *opt, const char *arg)
+{
+	if (lh_format_parse(arg, opt->value))
+		return lh_error("invalid --format '%s': expected text, json or junit", arg);
+	return 0;
+}
+
+static int opt_max(const struct lh_option *opt, const char *arg)
+{
+	const char *err;
+
+	if (lh_gate_parse_max(opt->value, arg, &err))
+		return lh_error("invalid --max '%s': %s", arg, err);
+	return 0;
+}
+
+static int opt_fail_on(const struct lh_option *opt, const char *arg)
+{
+	const char *err;
+
+	if (lh_gate_parse_fail_on(opt->value, arg, &err))
+		return lh_error("invalid --fail-on '%s': %s", arg, err);
+	return 0;
+}
+
+/* Prints the first diagnostics of d (errors as errors), then how many more there were. */
+static void print_diag(const struct lh_diag *d, size_t show, bool warnings)
+{
+	unsigned long total = d->errors + (warnings ? d->warnings : 0), shown = 0;
+	size_t i;
+
+	for (i = 0; i < d->nr && shown < show; i++) {
+		if (d->msgs[i].level == LH_DIAG_ERROR) {
+			lh_error("%s", d->msgs[i].text);
+			shown++;
+		} else if (warnings) {
+			lh_warn("%s", d->msgs[i].text);
+			shown++;
+		}
+	}
+	if (total > shown)
+		lh_warn("and %lu more", total - shown);
+}
+
+/* Return: 0, or -1 when a rule file is broken or missing (every problem printed). */
+static int load_rules(struct lh_rules *rs, const struct analyze *a)
+{
+	struct lh_diag diag = { 0 };
+	const char *def;
+	struct stat st;
+	size_t i;
+	int ret = 0;
+
+	if (!a->nr_rules) {
+		/* The default set is optional: an installation may ship no rules. */
+		def = lh_default_rules_dir();
+		if (!stat(def, &st))
+			ret = lh_rules_load(rs, def, &diag);
+	}
+	for (i = 0; i < a->nr_rules; i++)
+		if (lh_rules_load(rs, a->rules[i], &diag))
+			ret = -1;
+	print_diag(&diag, (size_t)-1, !a->quiet);
+	lh_diag_release(&diag);
+	return ret;
+}
+
+/* Reads a pipe or terminal to its end. Return: 0, or -1 with errno. */
+static int slurp(int fd, char **buf, size_t *len)
+{
+	size_t alloc = 0, n = 0;
+	char *b = NULL;
+	ssize_t r;
+
+	for (;;) {
+		LH_GROW(b, n + READ_CHUNK, alloc);
+		r = read(fd, b + n, alloc - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(b);
+			return -1;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* Parses one trace file ("-": standard input) into the report. Return: 0, or -1 (printed). */
+static int analyze_file(const char *path, struct lh_parser *p, struct lh_report *rep)
+{
+	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "<stdin>" : path;
+	struct stat st;
+	char *buf;
+	size_t len;
+	int fd, ret = 0;
+
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return lh_error("cannot open trace '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st))
+		goto err_read;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto err_read;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		len = (size_t)st.st_size;
+		buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (buf != MAP_FAILED) {
+			madvise(buf, len, MADV_SEQUENTIAL);
+			lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
+			munmap(buf, len);
+			goto out_close;
+		}
+	}
+	if (slurp(fd, &buf, &len))
+		goto err_read;
+	lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
+	free(buf);
+out_close:
+	if (!is_stdin)
+		close(fd);
+	return ret;
+
+err_read:
+	ret = lh_error("cannot read trace '%s': %s", path, strerror(errno));
+	if (!is_stdin)
+		close(fd);
+	return ret;
+}
 
 int lh_cmd_analyze(int argc, char **argv)
 {
-	return lh_error("'analyze' is not implemented yet") ? LH_EXIT_ERROR : LH_EXIT_ERROR;
+	struct analyze a = { .format = LH_FORMAT_TEXT, .keep = LH_REPORT_KEEP };
+	const struct lh_option options[] = {
+		LH_OPT_GROUP("rules"),
+		LH_OPT_CALLBACK('r', "rules", &a, "PATH",
+				"rule file or directory (repeatable; replaces the defaults)",
+				opt_rules),
+		LH_OPT_GROUP("report"),
+		LH_OPT_CALLBACK('f', "format", &a.format, "FORMAT",
+				"text (default), json or junit", opt_format),
+		LH_OPT_STRING('o', "output", &a.output, "FILE",
+			      "write the report to FILE (atomically), not standard output"),
+		LH_OPT_UINT(0, "keep", &a.keep, "N",
+			    "records kept in full, rule hits then worst first (default 100)"),
+		LH_OPT_BOOL('q', "quiet", &a.quiet, "print no warnings or notes on stderr"),
+		LH_OPT_GROUP("gates"),
+		LH_OPT_CALLBACK(0, "max", &a.gate, "TRACER=DURATION",
+				"fail when TRACER's worst section is longer (repeatable; "
+				"'all' for every tracer)", opt_max),
+		LH_OPT_CALLBACK(0, "fail-on", &a.gate, "SEVERITY",
+				"fail on rule hits of SEVERITY or above: info, warning, "
+				"critical (default), none", opt_fail_on),
+		LH_OPT_END(),
+	};
+	struct lh_report_opts ropts = { 0 };
+	struct lh_diag diag = { 0 };
+	struct lh_rules *rules = NULL;
+	struct lh_report *rep = NULL;
+	struct lh_parser *parser = NULL;
+	static char *stdin_only[] = { "-", NULL };
+	char **files;
+	int i, nfiles, first, code = LH_EXIT_ERROR;
+	bool failed = false, passed;
+	size_t v;
+
+	lh_gate_init(&a.gate);
+	first = lh_parse_options(argc, argv, options, analyze_usage);
+	if (first == LH_OPTS_HELP) {
+		fputs(analyze_epilogue, stdout);
+		free(a.rules);
+		return lh_finish_stdout(LH_EXIT_PASS);
+	}
+	if (first < 0)
+		goto out;
+	files = argv + first;
+	nfiles = argc - first;
+	if (!nfiles) {
+		if (isatty(STDIN_FILENO)) {
+			lh_error("no trace given and standard input is a terminal; see 'lathound analyze --help'");
+			goto out;
+		}
+		files = stdin_only;
+		nfiles = 1;
+	}
+	lh_quiet = a.quiet;
+
+	rules = lh_rules_alloc();
+	if (load_rules(rules, &a))
+		goto out;
+
+	ropts.keep = a.keep;
+	ropts.diag = &diag;
+	rep = lh_report_alloc(rules, &ropts);
+	parser = lh_parser_alloc(&diag);
+	for (i = 0; i < nfiles; i++)
+		if (analyze_file(files[i], parser, rep))
+			failed = true;
+
+	if (!a.quiet)
+		print_diag(&diag, SHOW_WARNINGS, true);
+	lh_report_add_parse_stats(rep, lh_parser_stats(parser));
+	lh_report_add_diag(rep, &diag);
+	passed = lh_report_evaluate(rep, &a.gate);
+
+	if (a.output) {
+		if (lh_report_write_file(rep, a.format, a.output)) {
+			lh_error("cannot write report '%s': %s", a.output, strerror(errno));
+			failed = true;
+		}
+	} else if (lh_report_write(rep, a.format, stdout)) {
+		failed = true;
+	}
+	if (!passed && (a.output || a.format != LH_FORMAT_TEXT))
+		for (v = 0; v < lh_report_nr_violations(rep); v++)
+			lh_info("gate failed: %s", lh_report_violation(rep, v));
+	code = failed ? LH_EXIT_ERROR : passed ? LH_EXIT_PASS : LH_EXIT_GATE;
+out:
+	if (parser)
+		lh_parser_free(parser);
+	lh_report_free(rep);
+	if (rules)
+		lh_rules_free(rules);
+	lh_diag_release(&diag);
+	free(a.rules);
+	return lh_finish_stdout(code);
 }

@@ -1,9 +1,110 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* lathound reset (stub until implemented). */
+/*
+ * lathound reset: give back the tracefs knobs a lathound that was killed (SIGKILL, power
+ * loss) left changed, from its state file, and say what was restored.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
 #include "cmds.h"
+#include "opts.h"
+#include "session.h"
+#include "state.h"
 #include "util.h"
+
+static const char *const reset_usage[] = {
+	"lathound reset [<options>]",
+	NULL,
+};
+
+static const char reset_epilogue[] =
+	"\nBefore it changes anything, 'lathound record' saves every tracefs knob it will touch\n"
+	"in a state file (default /run/lathound/state) and gives them back when it ends. When\n"
+	"it could not (SIGKILL, power loss), 'lathound reset' restores them from that file, as\n"
+	"the next 'lathound record' would before anything else. It refuses while a lathound\n"
+	"is running.\n"
+	"\nexit status:\n"
+	"    0  restored, or nothing to restore\n"
+	"    1  the state could not be restored (the file is kept), or another lathound runs\n";
+
+/* One restored knob, as the user would write it: "current_tracer = nop". */
+static void print_entry(const struct lh_state_entry *e)
+{
+	const char *v = e->value;
+	size_t n = strcspn(v, "\n");
+
+	switch (e->kind) {
+	case LH_STATE_KPROBE:
+		printf("    kprobe %s removed\n", e->path);
+		break;
+	case LH_STATE_LIST:
+		if (!*v)
+			printf("    %s cleared\n", e->path);
+		else if (!v[n] || !v[n + 1])
+			printf("    %s = %.*s\n", e->path, (int)n, v);
+		else
+			printf("    %s = %.*s and more (one per line)\n", e->path, (int)n, v);
+		break;
+	default:
+		printf("    %s = %.*s\n", e->path, (int)n, v);
+		break;
+	}
+}
 
 int lh_cmd_reset(int argc, char **argv)
 {
-	return lh_error("'reset' is not implemented yet") ? LH_EXIT_ERROR : LH_EXIT_ERROR;
+	const char *state_dir = NULL;
+	const struct lh_option options[] = {
+		LH_OPT_STRING(0, "state-dir", &state_dir, "DIR",
+			      "directory of the saved state and the lock (default /run/lathound)"),
+		LH_OPT_END(),
+	};
+	struct lh_state *st = NULL;
+	struct lh_diag d = { 0 };
+	int first, ret, code;
+	size_t i;
+
+	first = lh_parse_options(argc, argv, options, reset_usage);
+	if (first == LH_OPTS_HELP) {
+		fputs(reset_epilogue, stdout);
+		return lh_finish_stdout(LH_EXIT_PASS);
+	}
+	if (first < 0)
+		return LH_EXIT_ERROR;
+	if (first < argc) {
+		lh_error("unexpected argument '%s'", argv[first]);
+		return LH_EXIT_ERROR;
+	}
+	if (!state_dir)
+		state_dir = LH_STATE_DIR;
+
+	ret = lh_session_recover_state(state_dir, &st, &d);
+	for (i = 0; i < d.nr; i++) {
+		if (d.msgs[i].level == LH_DIAG_ERROR)
+			lh_error("%s", d.msgs[i].text);
+		else if (ret <= 0 || strncmp(d.msgs[i].text, "restored tracefs state", 22))
+			lh_warn("%s", d.msgs[i].text);
+	}
+	if (ret > 0) {
+		char when[64] = "";
+		time_t t = (time_t)(st->started_ns / 1000000000ull);
+		struct tm tm;
+
+		if (st->started_ns && localtime_r(&t, &tm))
+			strftime(when, sizeof(when), ", saved %Y-%m-%d %H:%M:%S", &tm);
+		printf("restored tracefs state left by lathound pid %ld (killed?)%s:\n",
+		       (long)st->pid, when);
+		for (i = 0; i < st->nr; i++)
+			print_entry(&st->entries[i]);
+		code = LH_EXIT_PASS;
+	} else if (!ret) {
+		printf("nothing to restore (no state file in %s)\n", state_dir);
+		code = LH_EXIT_PASS;
+	} else {
+		code = LH_EXIT_ERROR;
+	}
+	lh_state_free(st);
+	lh_diag_release(&d);
+	return lh_finish_stdout(code);
 }

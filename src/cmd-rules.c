@@ -1,9 +1,109 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* lathound rules (stub until implemented). */
+/*
+ * lathound rules check PATH...: loads rule files exactly as analyze and record do (all
+ * together, so an id defined twice across files is an error), lists every problem as
+ * "file:line:column: message" on stderr and sums up on stdout.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "cmds.h"
+#include "opts.h"
+#include "rules.h"
 #include "util.h"
+
+static const char *const rules_usage[] = {
+	"lathound rules check [-q] PATH...",
+	NULL,
+};
+
+static int quiet;
+
+static const struct lh_option check_options[] = {
+	LH_OPT_BOOL('q', "quiet", &quiet, "print nothing when every rule is valid"),
+	LH_OPT_END(),
+};
+
+static void print_diag(const struct lh_diag *d)
+{
+	unsigned long shown = d->nr, total = d->errors + d->warnings;
+	size_t i;
+
+	for (i = 0; i < d->nr; i++) {
+		if (d->msgs[i].level == LH_DIAG_ERROR)
+			lh_error("%s", d->msgs[i].text);
+		else
+			lh_warn("%s", d->msgs[i].text);
+	}
+	if (total > shown)
+		lh_error("%lu more problems not shown", total - shown);
+}
+
+static int rules_check(int argc, char **argv)
+{
+	struct lh_diag diag = { 0 };
+	struct lh_rules *rs;
+	size_t i, nr_rules;
+	int n, code = LH_EXIT_PASS;
+
+	n = lh_parse_options(argc, argv, check_options, rules_usage);
+	if (n == LH_OPTS_HELP)
+		return lh_finish_stdout(LH_EXIT_PASS);
+	if (n < 0)
+		return LH_EXIT_ERROR;
+	if (n >= argc) {
+		lh_error("'rules check' needs at least one rule file or directory");
+		lh_usage(stderr, rules_usage, check_options);
+		return LH_EXIT_ERROR;
+	}
+
+	rs = lh_rules_alloc();
+	for (; n < argc; n++) {
+		size_t before = lh_rules_nr_files(rs);
+		unsigned long errors = diag.errors;
+		struct stat st;
+
+		lh_rules_load(rs, argv[n], &diag);
+		if (diag.errors == errors && lh_rules_nr_files(rs) == before &&
+		    !stat(argv[n], &st) && S_ISDIR(st.st_mode))
+			lh_diag_add(&diag, LH_DIAG_ERROR, "no rule files (*.rules) in directory '%s'",
+				    argv[n]);
+	}
+	print_diag(&diag);
+	if (diag.errors) {
+		lh_error("rule check failed: %lu error%s", diag.errors,
+			 diag.errors == 1 ? "" : "s");
+		code = LH_EXIT_ERROR;
+	} else if (!quiet) {
+		for (i = 0; i < lh_rules_nr_files(rs); i++) {
+			const char *name = lh_rules_file(rs, i, &nr_rules);
+
+			printf("%s: %zu rule%s ok\n", name, nr_rules, nr_rules == 1 ? "" : "s");
+		}
+		nr_rules = lh_rules_count(rs);
+		printf("total: %zu rule%s in %zu file%s ok\n", nr_rules, nr_rules == 1 ? "" : "s",
+		       lh_rules_nr_files(rs), lh_rules_nr_files(rs) == 1 ? "" : "s");
+	}
+	lh_diag_release(&diag);
+	lh_rules_free(rs);
+	return lh_finish_stdout(code);
+}
 
 int lh_cmd_rules(int argc, char **argv)
 {
-	return lh_error("'rules' is not implemented yet") ? LH_EXIT_ERROR : LH_EXIT_ERROR;
+	if (argc < 2) {
+		lh_error("'rules' needs a subcommand: 'lathound rules check PATH...'");
+		lh_usage(stderr, rules_usage, check_options);
+		return LH_EXIT_ERROR;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		lh_usage(stdout, rules_usage, check_options);
+		return lh_finish_stdout(LH_EXIT_PASS);
+	}
+	if (!strcmp(argv[1], "check"))
+		return rules_check(argc - 1, argv + 1);
+	lh_error("'%s' is not a rules subcommand (use 'lathound rules check PATH...')", argv[1]);
+	lh_usage(stderr, rules_usage, check_options);
+	return LH_EXIT_ERROR;
 }

@@ -1,23 +1,288 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Per-IRQ handler statistics (stub). */
+/*
+ * Per-IRQ handler statistics: irq_handler_entry/exit pairs per CPU, accounted per
+ * (cpu, irq, name) in a fixed-capacity open-addressing table. No I/O.
+ */
 #include <stdlib.h>
+#include <string.h>
+
 #include "irqstat.h"
 #include "util.h"
 
-struct lh_irqstat {
-	size_t nr;
+/* Handlers that nest on one CPU (an exit lost, or a handler that re-enabled interrupts). */
+#define NEST		8
+/* Hash slots: a power of two, at least twice LH_IRQSTAT_MAX so probes stay short. */
+#define NR_SLOTS	(2 * LH_IRQSTAT_MAX)
+#define NO_ENTRY	(-1)
+
+struct pending {
+	int		irq;
+	int		idx;	/* entry index, NO_ENTRY when the table was full */
+	uint64_t	ts;
 };
 
-struct lh_irqstat *lh_irqstat_alloc(void) { return lh_xcalloc(1, sizeof(struct lh_irqstat)); }
-void lh_irqstat_free(struct lh_irqstat *st) { free(st); }
-void lh_irqstat_entry(struct lh_irqstat *st, int cpu, int irq, const char *name, uint64_t ts) { }
-void lh_irqstat_exit(struct lh_irqstat *st, int cpu, int irq, uint64_t ts) { }
-void lh_irqstat_add(struct lh_irqstat *st, int cpu, int irq, const char *name, uint64_t ns) { }
-void lh_irqstat_add_lost(struct lh_irqstat *st, uint64_t lost) { }
-size_t lh_irqstat_count(const struct lh_irqstat *st) { return 0; }
-const struct lh_irqstat_entry *lh_irqstat_get(const struct lh_irqstat *st, size_t i) { return NULL; }
-void lh_irqstat_sort(struct lh_irqstat *st) { }
-uint64_t lh_irqstat_events(const struct lh_irqstat *st) { return 0; }
-uint64_t lh_irqstat_lost(const struct lh_irqstat *st) { return 0; }
-uint64_t lh_irqstat_dropped(const struct lh_irqstat *st) { return 0; }
-uint64_t lh_irqstat_p99(const struct lh_irqstat_entry *e) { return 0; }
+struct cpu_state {
+	unsigned int	depth;
+	struct pending	stack[NEST];
+};
+
+struct lh_irqstat {
+	struct lh_irqstat_entry	*entries;
+	size_t			nr;
+	size_t			alloc;
+	int			*order;		/* lh_irqstat_get() order */
+	size_t			alloc_order;
+	int			*slots;		/* hash of entries, NO_ENTRY when free */
+	struct cpu_state	*cpus;
+	size_t			nr_cpus;	/* cpu states allocated */
+	uint64_t		events;
+	uint64_t		lost;
+	uint64_t		dropped;
+};
+
+struct lh_irqstat *lh_irqstat_alloc(void)
+{
+	struct lh_irqstat *st = lh_xcalloc(1, sizeof(*st));
+	size_t i;
+
+	st->slots = lh_xmalloc(NR_SLOTS * sizeof(*st->slots));
+	for (i = 0; i < NR_SLOTS; i++)
+		st->slots[i] = NO_ENTRY;
+	return st;
+}
+
+void lh_irqstat_free(struct lh_irqstat *st)
+{
+	if (!st)
+		return;
+	free(st->entries);
+	free(st->order);
+	free(st->slots);
+	free(st->cpus);
+	free(st);
+}
+
+static uint64_t key_hash(int cpu, int irq, const char *name)
+{
+	uint64_t seed = ((uint64_t)(unsigned int)cpu << 32) | (unsigned int)irq;
+
+	return lh_hash(name, strlen(name), seed * 0x9e3779b97f4a7c15ULL);
+}
+
+/* Return: the entry index for the key, created when new; NO_ENTRY when the table is full. */
+static int lookup(struct lh_irqstat *st, int cpu, int irq, const char *name)
+{
+	size_t slot = key_hash(cpu, irq, name) & (NR_SLOTS - 1);
+	struct lh_irqstat_entry *e;
+	int idx;
+
+	for (;; slot = (slot + 1) & (NR_SLOTS - 1)) {
+		idx = st->slots[slot];
+		if (idx == NO_ENTRY)
+			break;
+		e = &st->entries[idx];
+		if (e->cpu == cpu && e->irq == irq && !strncmp(e->name, name, LH_IRQSTAT_NAME - 1))
+			return idx;
+	}
+	if (st->nr >= LH_IRQSTAT_MAX)
+		return NO_ENTRY;
+	LH_GROW(st->entries, st->nr + 1, st->alloc);
+	LH_GROW(st->order, st->nr + 1, st->alloc_order);
+	e = &st->entries[st->nr];
+	memset(e, 0, sizeof(*e));
+	e->cpu = cpu;
+	e->irq = irq;
+	strncpy(e->name, name, LH_IRQSTAT_NAME - 1);
+	idx = (int)st->nr;
+	st->order[st->nr++] = idx;
+	st->slots[slot] = idx;
+	return idx;
+}
+
+static unsigned int bucket_of(uint64_t ns)
+{
+	unsigned int b = ns ? 63 - (unsigned int)__builtin_clzll(ns) : 0;
+
+	return b < LH_IRQSTAT_BUCKETS ? b : LH_IRQSTAT_BUCKETS - 1;
+}
+
+static void account(struct lh_irqstat_entry *e, uint64_t ns)
+{
+	e->count++;
+	e->sum_ns += ns;
+	if (ns > e->max_ns)
+		e->max_ns = ns;
+	e->hist[bucket_of(ns)]++;
+}
+
+/* Return: the state of cpu, allocated on first use; NULL when cpu is out of range. */
+static struct cpu_state *cpu_state(struct lh_irqstat *st, int cpu)
+{
+	size_t n;
+
+	if (cpu < 0 || cpu >= LH_IRQSTAT_MAX_CPUS)
+		return NULL;
+	if ((size_t)cpu >= st->nr_cpus) {
+		n = st->nr_cpus ? st->nr_cpus : 8;
+		while (n <= (size_t)cpu)
+			n *= 2;
+		if (n > LH_IRQSTAT_MAX_CPUS)
+			n = LH_IRQSTAT_MAX_CPUS;
+		st->cpus = realloc(st->cpus, n * sizeof(*st->cpus));
+		if (!st->cpus) {
+			fputs("lathound: fatal: out of memory\n", stderr);
+			abort();
+		}
+		memset(st->cpus + st->nr_cpus, 0, (n - st->nr_cpus) * sizeof(*st->cpus));
+		st->nr_cpus = n;
+	}
+	return &st->cpus[cpu];
+}
+
+void lh_irqstat_entry(struct lh_irqstat *st, int cpu, int irq, const char *name, uint64_t ts)
+{
+	struct cpu_state *c = cpu_state(st, cpu);
+	struct pending *p;
+
+	if (!c) {
+		st->dropped++;
+		return;
+	}
+	if (c->depth == NEST) {
+		/* The oldest pending entry never saw its exit: give it up. */
+		memmove(&c->stack[0], &c->stack[1], (NEST - 1) * sizeof(c->stack[0]));
+		c->depth--;
+		st->dropped++;
+	}
+	p = &c->stack[c->depth++];
+	p->irq = irq;
+	p->idx = lookup(st, cpu, irq, name ? name : "");
+	p->ts = ts;
+}
+
+void lh_irqstat_exit(struct lh_irqstat *st, int cpu, int irq, uint64_t ts)
+{
+	struct cpu_state *c = cpu_state(st, cpu);
+	struct pending *p;
+	unsigned int k;
+
+	if (!c || !c->depth) {
+		st->dropped++;
+		return;
+	}
+	/* The innermost pending handler of this irq; those above it lost their exit. */
+	for (k = c->depth; k-- > 0;)
+		if (c->stack[k].irq == irq)
+			break;
+	if (k == (unsigned int)-1) {
+		st->dropped++;
+		return;
+	}
+	st->dropped += c->depth - 1 - k;
+	c->depth = k;
+	p = &c->stack[k];
+	if (p->idx == NO_ENTRY || ts < p->ts) {
+		st->dropped++;
+		return;
+	}
+	account(&st->entries[p->idx], ts - p->ts);
+	st->events++;
+}
+
+void lh_irqstat_add(struct lh_irqstat *st, int cpu, int irq, const char *name, uint64_t ns)
+{
+	int idx = cpu >= 0 && cpu < LH_IRQSTAT_MAX_CPUS ? lookup(st, cpu, irq, name ? name : "")
+							 : NO_ENTRY;
+
+	if (idx == NO_ENTRY) {
+		st->dropped++;
+		return;
+	}
+	account(&st->entries[idx], ns);
+	st->events++;
+}
+
+void lh_irqstat_add_lost(struct lh_irqstat *st, uint64_t lost)
+{
+	st->lost += lost;
+}
+
+void lh_irqstat_lost_on_cpu(struct lh_irqstat *st, int cpu, uint64_t lost)
+{
+	struct cpu_state *c;
+
+	st->lost += lost;
+	if (cpu < 0 || (size_t)cpu >= st->nr_cpus)
+		return;
+	/* An exit may be among the lost events: a later exit must not pair across the gap. */
+	c = &st->cpus[cpu];
+	st->dropped += c->depth;
+	c->depth = 0;
+}
+
+size_t lh_irqstat_count(const struct lh_irqstat *st)
+{
+	return st->nr;
+}
+
+const struct lh_irqstat_entry *lh_irqstat_get(const struct lh_irqstat *st, size_t i)
+{
+	return i < st->nr ? &st->entries[st->order[i]] : NULL;
+}
+
+static int cmp_entry(const void *a, const void *b, void *arg)
+{
+	const struct lh_irqstat_entry *entries = arg;
+	const struct lh_irqstat_entry *x = &entries[*(const int *)a];
+	const struct lh_irqstat_entry *y = &entries[*(const int *)b];
+	int c;
+
+	if (x->irq != y->irq)
+		return x->irq < y->irq ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+void lh_irqstat_sort(struct lh_irqstat *st)
+{
+	/* Only the order changes: the hash and the pending handlers keep their indices. */
+	if (st->nr > 1)
+		qsort_r(st->order, st->nr, sizeof(*st->order), cmp_entry, st->entries);
+}
+
+uint64_t lh_irqstat_events(const struct lh_irqstat *st)
+{
+	return st->events;
+}
+
+uint64_t lh_irqstat_lost(const struct lh_irqstat *st)
+{
+	return st->lost;
+}
+
+uint64_t lh_irqstat_dropped(const struct lh_irqstat *st)
+{
+	return st->dropped;
+}
+
+uint64_t lh_irqstat_p99(const struct lh_irqstat_entry *e)
+{
+	uint64_t want, seen = 0;
+	unsigned int b;
+
+	if (!e->count)
+		return 0;
+	/* The 99th percentile is the ceil(0.99 * count)-th smallest duration. */
+	want = e->count - e->count / 100;
+	for (b = 0; b < LH_IRQSTAT_BUCKETS; b++) {
+		seen += e->hist[b];
+		if (seen >= want)
+			break;
+	}
+	/* The last bucket is open-ended: its bound is the largest duration seen. */
+	if (b >= LH_IRQSTAT_BUCKETS - 1)
+		return e->max_ns;
+	return 2ULL << b;
+}

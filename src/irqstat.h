@@ -39,6 +39,11 @@ void lh_irqstat_exit(struct lh_irqstat *st, int cpu, int irq, uint64_t ts);
 void lh_irqstat_add(struct lh_irqstat *st, int cpu, int irq, const char *name, uint64_t ns);
 /* Events the ring buffer lost (from the kernel's missed-events counts). */
 void lh_irqstat_add_lost(struct lh_irqstat *st, uint64_t lost);
+/*
+ * Events lost on one CPU: counted as lost, and the handlers pending on that CPU are given
+ * up (counted as dropped) so that an exit after the gap never pairs with an entry before it.
+ */
+void lh_irqstat_lost_on_cpu(struct lh_irqstat *st, int cpu, uint64_t lost);
 
 size_t lh_irqstat_count(const struct lh_irqstat *st);
 /* Return: entry i, sorted by (irq, name, cpu) after lh_irqstat_sort() (borrowed). */

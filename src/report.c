@@ -1,26 +1,801 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Reports and gates (stub). */
+/*
+ * Worst-case latency reports: aggregation of every record (per tracer, per CPU progression
+ * of maxima, offenders by signature, rule hits), a bounded set of records kept in full,
+ * gate evaluation, and the atomic report file. The writers live in report-*.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
-#include "report.h"
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
-struct lh_report {
-	int dummy;
-};
+#include "report-priv.h"
 
-void lh_gate_init(struct lh_gate *g) { }
-int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err) { return -1; }
-int lh_gate_parse_fail_on(struct lh_gate *g, const char *arg, const char **err) { return -1; }
-int lh_format_parse(const char *name, enum lh_format *f) { return -1; }
-struct lh_report *lh_report_alloc(const struct lh_rules *rules, const struct lh_report_opts *o)
-{ return lh_xcalloc(1, sizeof(struct lh_report)); }
-void lh_report_free(struct lh_report *rep) { free(rep); }
+int lh_format_parse(const char *name, enum lh_format *f)
+{
+	static const char *const names[] = {
+		[LH_FORMAT_TEXT] = "text", [LH_FORMAT_JSON] = "json", [LH_FORMAT_JUNIT] = "junit",
+	};
+	size_t i;
+
+	for (i = 0; name && i < LH_ARRAY_SIZE(names); i++) {
+		if (!strcmp(name, names[i])) {
+			*f = (enum lh_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len)
+{
+	if (ns % 1000 == 0)
+		snprintf(buf, len, "%lluus", (unsigned long long)(ns / 1000));
+	else
+		snprintf(buf, len, "%llu.%03lluus", (unsigned long long)(ns / 1000),
+			 (unsigned long long)(ns % 1000));
+	return buf;
+}
+
+char *lh_report_iso8601(uint64_t ns, char *buf, size_t len)
+{
+	time_t t;
+	struct tm tm;
+
+	if (!ns)
+		return NULL;
+	t = (time_t)(ns / 1000000000ULL);
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return NULL;
+	return buf;
+}
+
+const char *lh_report_tracer_name(const struct lh_record *r)
+{
+	if (r->tracer == LH_TRACER_UNKNOWN && r->tracer_name)
+		return r->tracer_name;
+	return lh_tracer_name(r->tracer);
+}
+
+/* Copies s (NULL: empty) into dst, truncating. */
+static void copy_str(char *dst, size_t size, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, s ? s : "", n);
+	dst[n] = '\0';
+}
+
+/* Return: a malloc'd formatted string; aborts on ENOMEM. */
+static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xprintf(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return lh_xstrdup(buf);
+}
+
+struct lh_report *lh_report_alloc(struct lh_rules *rules, const struct lh_report_opts *o)
+{
+	struct lh_report *rep = lh_xcalloc(1, sizeof(*rep));
+
+	rep->rules = rules;
+	rep->nr_rules = rules ? lh_rules_count(rules) : 0;
+	rep->rule_agg = lh_xcalloc(rep->nr_rules ? rep->nr_rules : 1, sizeof(*rep->rule_agg));
+	if (o)
+		rep->opts = *o;
+	else
+		rep->opts.keep = LH_REPORT_KEEP;
+	lh_gate_init(&rep->gate);
+	return rep;
+}
+
+static void kept_free(struct lh_report_kept *k)
+{
+	if (!k)
+		return;
+	lh_record_free(k->rec);
+	free(k->hits);
+	free(k);
+}
+
+static void free_violations(struct lh_report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nr_violations; i++)
+		free(rep->violations[i]);
+	rep->nr_violations = 0;
+}
+
+void lh_report_free(struct lh_report *rep)
+{
+	size_t i;
+
+	if (!rep)
+		return;
+	for (i = 0; i < rep->nr_heap; i++)
+		kept_free(rep->heap[i]);
+	free(rep->heap);
+	for (i = 0; i < LH_TRACER_NR; i++) {
+		free(rep->tracers[i].cpus);
+		free(rep->tracers[i].steps);
+	}
+	free(rep->offenders);
+	free(rep->sig_table);
+	free(rep->rule_agg);
+	free(rep->sources);
+	for (i = 0; i < rep->nr_warnings; i++)
+		free(rep->warnings[i]);
+	free(rep->warnings);
+	free_violations(rep);
+	free(rep->violations);
+	lh_match_release(&rep->match);
+	lh_diag_release(&rep->own_diag);
+	lh_arena_release(&rep->arena);
+	free(rep);
+}
+
+/* Return: s copied once into the report (sources are few: one per input file). */
+static const char *intern_source(struct lh_report *rep, const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return NULL;
+	if (rep->nr_sources && !strcmp(rep->sources[rep->last_source], s))
+		return rep->sources[rep->last_source];
+	for (i = 0; i < rep->nr_sources; i++) {
+		if (!strcmp(rep->sources[i], s)) {
+			rep->last_source = i;
+			return rep->sources[i];
+		}
+	}
+	LH_GROW(rep->sources, rep->nr_sources + 1, rep->alloc_sources);
+	rep->sources[rep->nr_sources] = lh_arena_strdup(&rep->arena, s);
+	rep->last_source = rep->nr_sources++;
+	return rep->sources[rep->last_source];
+}
+
+static void where_set(struct lh_report_where *w, const struct lh_record *r, const char *source)
+{
+	w->set = true;
+	w->latency_us = r->latency_us;
+	w->cpu = r->cpu;
+	w->pid = r->task.pid;
+	copy_str(w->comm, sizeof(w->comm), r->task.comm);
+	copy_str(w->started, sizeof(w->started), r->started_at);
+	copy_str(w->ended, sizeof(w->ended), r->ended_at);
+	w->source = source;
+	w->line = r->line;
+}
+
+/* Appends a progression step when r beats its (tracer, CPU)'s maximum. */
+static void add_progression(struct lh_report_tracer *tr, const struct lh_record *r,
+			    const char *source)
+{
+	struct lh_report_cpu *c;
+	struct lh_report_step *s;
+	size_t slot;
+
+	if (r->cpu < -1 || r->cpu >= LH_REPORT_MAX_CPUS)
+		return;
+	slot = (size_t)(r->cpu + 1);
+	if (slot >= tr->nr_cpus) {
+		size_t old = tr->nr_cpus;
+
+		LH_GROW(tr->cpus, slot + 1, tr->nr_cpus);
+		memset(tr->cpus + old, 0, (tr->nr_cpus - old) * sizeof(*tr->cpus));
+	}
+	c = &tr->cpus[slot];
+	if (c->seen && r->latency_us <= c->max_us)
+		return;
+	c->seen = true;
+	c->max_us = r->latency_us;
+	if (c->steps >= LH_REPORT_STEPS) {
+		tr->steps_dropped++;
+		return;
+	}
+	c->steps++;
+	LH_GROW(tr->steps, tr->nr_steps + 1, tr->alloc_steps);
+	s = &tr->steps[tr->nr_steps++];
+	s->cpu = r->cpu;
+	s->latency_us = r->latency_us;
+	s->at_ns = r->captured_ns;
+	s->source = source;
+	s->line = r->line;
+}
+
+static void sig_table_insert(struct lh_report *rep, uint64_t hash, uint32_t idx)
+{
+	size_t mask = rep->sig_size - 1, i = (size_t)hash & mask;
+
+	while (rep->sig_table[i])
+		i = (i + 1) & mask;
+	rep->sig_table[i] = idx + 1;
+}
+
+static void sig_table_grow(struct lh_report *rep)
+{
+	size_t i, n = rep->sig_size ? rep->sig_size * 2 : 1024;
+
+	free(rep->sig_table);
+	rep->sig_table = lh_xcalloc(n, sizeof(*rep->sig_table));
+	rep->sig_size = n;
+	for (i = 0; i < rep->nr_offenders; i++)
+		sig_table_insert(rep, rep->offenders[i].hash, (uint32_t)i);
+}
+
+/*
+ * Hashing and comparing a record's signature fields directly is what keeps adding a record
+ * cheap: the signature text (lh_record_signature()) is only built for a new group or a
+ * record kept in full. A word-at-a-time multiplicative hash; NULL and "" differ.
+ */
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	size_t n;
+	uint64_t w;
+
+	if (!s)
+		return (h ^ 0xff) * 0x9e3779b97f4a7c15ULL;
+	n = strlen(s);
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	w = n;
+	memcpy(&w, s, n);
+	w ^= (uint64_t)n << 59;
+	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 32);
+}
+
+static size_t sig_frames(const struct lh_record *r)
+{
+	size_t n = r->nr_stacks ? r->stacks[0].nr : 0;
+
+	return n < LH_REPORT_SIG_FRAMES ? n : LH_REPORT_SIG_FRAMES;
+}
+
+static uint64_t sig_hash(const struct lh_record *r)
+{
+	uint64_t h = 0x6c68736967ULL ^ (uint64_t)r->tracer;
+	size_t i, n = sig_frames(r);
+
+	h = hash_str(h, r->started_at);
+	h = hash_str(h, r->ended_at);
+	for (i = 0; i < n; i++)
+		h = hash_str(h, r->stacks[0].frames[i]);
+	h ^= n;
+	if (r->has_wakeup)
+		h = hash_str(h ^ 1, r->woken.comm);
+	return h;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool sig_equal(const struct lh_report_offender *o, const struct lh_record *r)
+{
+	size_t i, n = sig_frames(r);
+
+	if (o->tracer != r->tracer || o->nr_frames != n || o->has_wakeup != r->has_wakeup ||
+	    !str_eq(o->started, r->started_at) || !str_eq(o->ended, r->ended_at))
+		return false;
+	for (i = 0; i < n; i++)
+		if (strcmp(o->frames[i], r->stacks[0].frames[i]))
+			return false;
+	return !r->has_wakeup || str_eq(o->woken, r->woken.comm);
+}
+
+static const char *arena_dup(struct lh_report *rep, const char *s)
+{
+	return s ? lh_arena_strdup(&rep->arena, s) : NULL;
+}
+
+/* Return: r's offender group (created), or NULL when the table is full. */
+static struct lh_report_offender *offender_get(struct lh_report *rep, const struct lh_record *r)
+{
+	uint64_t hash = sig_hash(r);
+	struct lh_report_offender *o;
+	char sig[LH_REPORT_SIG_LEN];
+	size_t mask, i;
+
+	if (rep->sig_size) {
+		mask = rep->sig_size - 1;
+		for (i = (size_t)hash & mask; rep->sig_table[i]; i = (i + 1) & mask) {
+			o = &rep->offenders[rep->sig_table[i] - 1];
+			if (o->hash == hash && sig_equal(o, r))
+				return o;
+		}
+	}
+	if (rep->nr_offenders >= LH_REPORT_SIGNATURES)
+		return NULL;
+	if ((rep->nr_offenders + 1) * 4 > rep->sig_size * 3)
+		sig_table_grow(rep);
+	LH_GROW(rep->offenders, rep->nr_offenders + 1, rep->alloc_offenders);
+	o = &rep->offenders[rep->nr_offenders];
+	memset(o, 0, sizeof(*o));
+	o->hash = hash;
+	o->signature = lh_arena_strdup(&rep->arena, lh_record_signature(r, sig, sizeof(sig)));
+	o->tracer = r->tracer;
+	o->started = arena_dup(rep, r->started_at);
+	o->ended = arena_dup(rep, r->ended_at);
+	o->nr_frames = sig_frames(r);
+	for (i = 0; i < o->nr_frames; i++)
+		o->frames[i] = lh_arena_strdup(&rep->arena, r->stacks[0].frames[i]);
+	o->has_wakeup = r->has_wakeup;
+	o->woken = r->has_wakeup ? arena_dup(rep, r->woken.comm) : NULL;
+	sig_table_insert(rep, hash, (uint32_t)rep->nr_offenders);
+	rep->nr_offenders++;
+	return o;
+}
+
+/* Heap order: lower priority, then lower latency, then later arrival is dropped first. */
+static bool kept_less(const struct lh_report_kept *a, const struct lh_report_kept *b)
+{
+	if (a->prio != b->prio)
+		return a->prio < b->prio;
+	if (a->rec->latency_us != b->rec->latency_us)
+		return a->rec->latency_us < b->rec->latency_us;
+	return a->seq > b->seq;
+}
+
+static void heap_swap(struct lh_report_kept **h, size_t i, size_t j)
+{
+	struct lh_report_kept *t = h[i];
+
+	h[i] = h[j];
+	h[j] = t;
+}
+
+static void heap_up(struct lh_report_kept **h, size_t i)
+{
+	while (i && kept_less(h[i], h[(i - 1) / 2])) {
+		heap_swap(h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_down(struct lh_report_kept **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && kept_less(h[l], h[m]))
+			m = l;
+		if (r < n && kept_less(h[r], h[m]))
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(h, i, m);
+		i = m;
+	}
+}
+
+static struct lh_report_kept *kept_new(const struct lh_record *r, const struct lh_match *m,
+				       unsigned int prio, unsigned long seq)
+{
+	struct lh_report_kept *k = lh_xcalloc(1, sizeof(*k));
+	char sig[LH_REPORT_SIG_LEN];
+
+	k->rec = lh_record_dup(r);
+	k->prio = prio;
+	k->seq = seq;
+	k->signature = lh_arena_strdup(&k->rec->arena, lh_record_signature(r, sig, sizeof(sig)));
+	if (m && m->nr_hits) {
+		k->hits = lh_xmalloc(m->nr_hits * sizeof(*k->hits));
+		memcpy(k->hits, m->hits, m->nr_hits * sizeof(*k->hits));
+		k->nr_hits = m->nr_hits;
+	}
+	if (m) {
+		k->accepted = m->accepted;
+		k->has_worst = m->has_worst;
+		k->worst = m->worst;
+	}
+	return k;
+}
+
+/* Keeps r in full when it ranks among the opts.keep most important records. */
+static void keep_record(struct lh_report *rep, const struct lh_record *r,
+			const struct lh_match *m, unsigned int prio)
+{
+	struct lh_report_kept probe, *top;
+	struct lh_record probe_rec;
+
+	if (!rep->opts.keep)
+		return;
+	if (rep->nr_heap < rep->opts.keep) {
+		LH_GROW(rep->heap, rep->nr_heap + 1, rep->alloc_heap);
+		rep->heap[rep->nr_heap] = kept_new(r, m, prio, rep->total);
+		heap_up(rep->heap, rep->nr_heap++);
+		return;
+	}
+	/* Compare before copying: most records are not kept, and cost nothing here. */
+	top = rep->heap[0];
+	probe_rec.latency_us = r->latency_us;
+	probe.rec = &probe_rec;
+	probe.prio = prio;
+	probe.seq = rep->total;
+	if (!kept_less(top, &probe))
+		return;
+	kept_free(top);
+	rep->heap[0] = kept_new(r, m, prio, rep->total);
+	heap_down(rep->heap, rep->nr_heap, 0);
+}
+
+/* Rules loaded after the report was allocated still get counters. */
+static void rule_agg_fit(struct lh_report *rep, size_t idx)
+{
+	size_t old = rep->nr_rules;
+
+	if (idx < old)
+		return;
+	LH_GROW(rep->rule_agg, idx + 1, rep->nr_rules);
+	memset(rep->rule_agg + old, 0, (rep->nr_rules - old) * sizeof(*rep->rule_agg));
+}
+
 int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct lh_match *m)
-{ return 0; }
-void lh_report_add_parse_stats(struct lh_report *rep, const struct lh_parse_stats *st) { }
-void lh_report_add_diag(struct lh_report *rep, const struct lh_diag *d) { }
-void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run) { }
-bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g) { return true; }
-int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out) { return 0; }
-uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t) { return 0; }
-unsigned long lh_report_records(const struct lh_report *rep) { return 0; }
-unsigned long lh_report_rule_hits(const struct lh_report *rep) { return 0; }
+{
+	unsigned int t = (unsigned int)r->tracer < LH_TRACER_NR ? r->tracer : LH_TRACER_UNKNOWN;
+	struct lh_report_tracer *tr = &rep->tracers[t];
+	bool accepted = m && m->accepted, hit = m && m->has_worst;
+	struct lh_report_offender *o;
+	const char *source;
+	unsigned int prio;
+	size_t i;
+
+	rep->total++;
+	source = intern_source(rep, r->source);
+
+	tr->count++;
+	if (!tr->worst.set || r->latency_us > tr->worst.latency_us)
+		where_set(&tr->worst, r, source);
+	if (accepted) {
+		tr->accepted++;
+		rep->accepted_records++;
+	} else if (!tr->gate.set || r->latency_us > tr->gate.latency_us) {
+		where_set(&tr->gate, r, source);
+	}
+	add_progression(tr, r, source);
+
+	o = offender_get(rep, r);
+	if (o) {
+		o->count++;
+		o->accepted += accepted;
+		if (r->latency_us > o->worst_us)
+			o->worst_us = r->latency_us;
+	} else {
+		rep->other_count++;
+		rep->other_accepted += accepted;
+		if (r->latency_us > rep->other_worst_us)
+			rep->other_worst_us = r->latency_us;
+	}
+
+	for (i = 0; m && i < m->nr_hits; i++) {
+		struct lh_report_rule *ra;
+
+		rule_agg_fit(rep, m->hits[i]);
+		ra = &rep->rule_agg[m->hits[i]];
+		ra->hits++;
+		if (r->latency_us > ra->worst_us)
+			ra->worst_us = r->latency_us;
+		if (accepted) {
+			ra->accepted++;
+		} else {
+			ra->gate_hits++;
+			if (r->latency_us > ra->gate_worst_us)
+				ra->gate_worst_us = r->latency_us;
+		}
+	}
+	if (hit && !accepted)
+		rep->rule_hit_records++;
+
+	prio = hit && !accepted && m->worst < LH_SEV_IGNORE ? 1 + (unsigned int)m->worst : 0;
+	keep_record(rep, r, m, prio);
+	return 0;
+}
+
+int lh_report_feed(struct lh_record *r, void *arg)
+{
+	struct lh_report *rep = arg;
+	struct lh_diag *diag = rep->opts.diag ? rep->opts.diag : &rep->own_diag;
+
+	if (!rep->rules)
+		return lh_report_add(rep, r, NULL);
+	lh_rules_match(rep->rules, r, &rep->match, diag);
+	return lh_report_add(rep, r, &rep->match);
+}
+
+void lh_report_add_parse_stats(struct lh_report *rep, const struct lh_parse_stats *st)
+{
+	rep->parse.lines += st->lines;
+	rep->parse.snapshots += st->snapshots;
+	rep->parse.skipped += st->skipped;
+	rep->parse.bad_lines += st->bad_lines;
+}
+
+/* Adds d's messages from first_msg on, and count to the total. */
+static void add_diag_from(struct lh_report *rep, const struct lh_diag *d, size_t first_msg,
+			  unsigned long count)
+{
+	size_t i;
+
+	rep->warnings_total += count;
+	for (i = first_msg; i < d->nr && rep->nr_warnings < LH_REPORT_WARNINGS; i++) {
+		LH_GROW(rep->warnings, rep->nr_warnings + 1, rep->alloc_warnings);
+		rep->warnings[rep->nr_warnings++] = lh_xstrdup(d->msgs[i].text);
+	}
+}
+
+void lh_report_add_diag(struct lh_report *rep, const struct lh_diag *d)
+{
+	add_diag_from(rep, d, 0, d->warnings + d->errors);
+}
+
+/*
+ * Rule-matching warnings that lh_report_feed() kept itself (opts.diag was NULL): what came
+ * since the last merge, as a report may be evaluated and written many times.
+ */
+static void merge_own_diag(struct lh_report *rep)
+{
+	const struct lh_diag *d = &rep->own_diag;
+	unsigned long count = d->warnings + d->errors;
+
+	add_diag_from(rep, d, rep->own_merged_msgs, count - rep->own_merged_count);
+	rep->own_merged_msgs = d->nr;
+	rep->own_merged_count = count;
+}
+
+void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run)
+{
+	rep->run = *run;
+	rep->has_run = true;
+}
+
+bool lh_report_rule_gated(const struct lh_report *rep, size_t i)
+{
+	const struct lh_rule *rule = rep->rules && i < lh_rules_count(rep->rules) ?
+				     lh_rules_get(rep->rules, i) : NULL;
+
+	if (!rule || rep->gate.fail_on == LH_GATE_FAIL_NONE)
+		return false;
+	return rule->severity != LH_SEV_IGNORE && rule->severity >= rep->gate.fail_on;
+}
+
+char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t)
+{
+	const struct lh_report_where *w = &rep->tracers[t].gate;
+	char worst[32], budget[32], by[32], where[96] = "";
+	bool own = t != LH_TRACER_UNKNOWN && rep->gate.has_max[t];
+	uint64_t budget_ns, worst_ns;
+
+	if (!w->set || !lh_gate_budget(&rep->gate, t, &budget_ns))
+		return NULL;
+	worst_ns = w->latency_us * 1000;
+	if (worst_ns <= budget_ns)
+		return NULL;
+	if (w->comm[0] && w->pid >= 0)
+		snprintf(where, sizeof(where), "%s-%d", w->comm, w->pid);
+	else if (w->comm[0])
+		snprintf(where, sizeof(where), "%s", w->comm);
+	if (w->cpu >= 0)
+		snprintf(where + strlen(where), sizeof(where) - strlen(where), "%son CPU%d",
+			 where[0] ? " " : "", w->cpu);
+	return xprintf("%s: worst %s%s%s%s exceeds --max %s=%s by %s", lh_tracer_name(t),
+		       lh_report_fmt_us(worst_ns, worst, sizeof(worst)),
+		       where[0] ? " (" : "", where, where[0] ? ")" : "",
+		       own ? lh_tracer_name(t) : "all",
+		       lh_duration_format(budget_ns, budget, sizeof(budget)),
+		       lh_report_fmt_us(worst_ns - budget_ns, by, sizeof(by)));
+}
+
+char *lh_report_rule_violation(const struct lh_report *rep, size_t i)
+{
+	const struct lh_report_rule *ra = i < rep->nr_rules ? &rep->rule_agg[i] : NULL;
+	const struct lh_rule *rule;
+	char worst[32];
+
+	if (!ra || !ra->gate_hits || !lh_report_rule_gated(rep, i))
+		return NULL;
+	rule = lh_rules_get(rep->rules, i);
+	return xprintf("rule %s (%s) hit by %lu record%s, worst %s", rule->id,
+		       lh_severity_name(rule->severity), ra->gate_hits,
+		       ra->gate_hits == 1 ? "" : "s",
+		       lh_report_fmt_us(ra->gate_worst_us * 1000, worst, sizeof(worst)));
+}
+
+static void add_violation(struct lh_report *rep, char *v)
+{
+	if (!v)
+		return;
+	LH_GROW(rep->violations, rep->nr_violations + 1, rep->alloc_violations);
+	rep->violations[rep->nr_violations++] = v;
+}
+
+bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
+{
+	size_t i;
+	int t;
+
+	merge_own_diag(rep);
+	rep->gate = *g;
+	free_violations(rep);
+	for (t = 1; t < LH_TRACER_NR; t++)
+		add_violation(rep, lh_report_max_violation(rep, t));
+	add_violation(rep, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
+	for (i = 0; i < rep->nr_rules; i++)
+		add_violation(rep, lh_report_rule_violation(rep, i));
+	rep->evaluated = true;
+	rep->passed = !rep->nr_violations;
+	return rep->passed;
+}
+
+size_t lh_report_nr_violations(const struct lh_report *rep)
+{
+	return rep->nr_violations;
+}
+
+const char *lh_report_violation(const struct lh_report *rep, size_t i)
+{
+	return i < rep->nr_violations ? rep->violations[i] : NULL;
+}
+
+static int cmp_kept(const void *a, const void *b)
+{
+	const struct lh_report_kept *x = *(struct lh_report_kept *const *)a;
+	const struct lh_report_kept *y = *(struct lh_report_kept *const *)b;
+
+	if (kept_less(x, y))
+		return 1;
+	return kept_less(y, x) ? -1 : 0;
+}
+
+struct lh_report_kept **lh_report_kept_sorted(const struct lh_report *rep)
+{
+	struct lh_report_kept **v = lh_xmalloc((rep->nr_heap + 1) * sizeof(*v));
+
+	memcpy(v, rep->heap, rep->nr_heap * sizeof(*v));
+	qsort(v, rep->nr_heap, sizeof(*v), cmp_kept);
+	return v;
+}
+
+static int cmp_offender(const void *a, const void *b, void *arg)
+{
+	const struct lh_report_offender *o = arg;
+	const struct lh_report_offender *x = &o[*(const size_t *)a], *y = &o[*(const size_t *)b];
+
+	if (x->worst_us != y->worst_us)
+		return x->worst_us < y->worst_us ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+size_t *lh_report_offenders_sorted(const struct lh_report *rep)
+{
+	size_t *v = lh_xmalloc((rep->nr_offenders + 1) * sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < rep->nr_offenders; i++)
+		v[i] = i;
+	qsort_r(v, rep->nr_offenders, sizeof(*v), cmp_offender, rep->offenders);
+	return v;
+}
+
+int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
+{
+	if (!rep->evaluated) {
+		struct lh_gate g;
+
+		lh_gate_init(&g);
+		lh_report_evaluate(rep, &g);
+	}
+	merge_own_diag(rep);
+	switch (f) {
+	case LH_FORMAT_JSON:
+		return lh_report_write_json(rep, out);
+	case LH_FORMAT_JUNIT:
+		return lh_report_write_junit(rep, out);
+	case LH_FORMAT_TEXT:
+	default:
+		return lh_report_write_text(rep, out);
+	}
+}
+
+/* Writes, flushes and closes f (fsync'd when sync). Return: 0, or -1 with errno. */
+static int write_and_close(struct lh_report *rep, enum lh_format fmt, FILE *f, bool sync)
+{
+	int err = 0;
+
+	if (lh_report_write(rep, fmt, f) || fflush(f) || ferror(f))
+		err = errno ? errno : EIO;
+	if (!err && sync && fsync(fileno(f)))
+		err = errno;
+	if (fclose(f) && !err)
+		err = errno ? errno : EIO;
+	errno = err;
+	return err ? -1 : 0;
+}
+
+int lh_report_write_file(struct lh_report *rep, enum lh_format fmt, const char *path)
+{
+	size_t len = strlen(path);
+	struct stat st;
+	char *tmp;
+	FILE *f;
+	int fd, err;
+
+	/* A device or pipe (/dev/stdout, a FIFO) cannot be renamed over: write it in place. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return -1;
+		}
+		f = fopen(path, "w");
+		if (!f)
+			return -1;
+		return write_and_close(rep, fmt, f, false);
+	}
+
+	tmp = lh_xmalloc(len + 5);
+	memcpy(tmp, path, len);
+	memcpy(tmp + len, ".tmp", 5);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		goto out_err;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = errno;
+		close(fd);
+		errno = err;
+		goto out_unlink;
+	}
+	errno = 0;
+	if (write_and_close(rep, fmt, f, true))
+		goto out_unlink;
+	if (rename(tmp, path))
+		goto out_unlink;
+	free(tmp);
+	return 0;
+
+out_unlink:
+	err = errno;
+	unlink(tmp);
+	errno = err;
+out_err:
+	err = errno;
+	free(tmp);
+	errno = err;
+	return -1;
+}
+
+uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t)
+{
+	if ((unsigned int)t >= LH_TRACER_NR || !rep->tracers[t].worst.set)
+		return 0;
+	return rep->tracers[t].worst.latency_us;
+}
+
+unsigned long lh_report_records(const struct lh_report *rep)
+{
+	return rep->total;
+}
+
+unsigned long lh_report_rule_hits(const struct lh_report *rep)
+{
+	return rep->rule_hit_records;
+}

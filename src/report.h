@@ -17,18 +17,33 @@
 #include "record.h"
 #include "rules.h"
 
-/* --max TRACER=DURATION and --fail-on SEVERITY. */
+/*
+ * --max TRACER=DURATION and --fail-on SEVERITY. A tracer's own budget overrides 'all'; a
+ * section fails --max when it is strictly longer than its budget. Records that an 'ignore'
+ * rule accepted never fail either gate.
+ */
 struct lh_gate {
 	bool			has_max[LH_TRACER_NR];	/* [LH_TRACER_UNKNOWN] is 'all' */
 	uint64_t		max_ns[LH_TRACER_NR];
 	enum lh_severity	fail_on;		/* default LH_SEV_CRITICAL */
 };
 
+/* --fail-on none: no rule severity fails the gate. */
+#define LH_GATE_FAIL_NONE LH_SEV_NR
+
+/* No budget, --fail-on critical. */
 void lh_gate_init(struct lh_gate *g);
 /* "irqsoff=500us", "all=1ms". Return: 0, or -1 with *err a static message. */
 int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err);
-/* "info" | "warning" | "critical". Return: 0, or -1 with *err a static message. */
+/* "info" | "warning" | "critical" | "none". Return: 0, or -1 with *err a static message. */
 int lh_gate_parse_fail_on(struct lh_gate *g, const char *arg, const char **err);
+/* Return: "info", "warning", "critical" or "none" (static). */
+const char *lh_gate_fail_on_name(const struct lh_gate *g);
+/*
+ * The budget that applies to tracer t: its own, else 'all'.
+ * Return: true and *ns when t has a budget.
+ */
+bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns);
 
 enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT };
 /* Return: 0, or -1 when name is not text, json or junit. */
@@ -52,34 +67,75 @@ struct lh_run_info {
 	const struct lh_irqstat *irqstat;	/* borrowed; NULL when not collected */
 };
 
+#define LH_REPORT_KEEP		100	/* default records kept in full */
+#define LH_REPORT_SIGNATURES	10000	/* offender groups; more go to one 'other' bucket */
+#define LH_REPORT_STEPS		1000	/* progression steps kept per tracer and CPU */
+#define LH_REPORT_WARNINGS	100	/* warning texts kept (all are counted) */
+
 struct lh_report_opts {
 	size_t		keep;		/* records kept in full (worst first); default 100 */
+	struct lh_diag	*diag;		/* where lh_report_feed() puts rule-matching warnings
+					 * (borrowed); NULL: straight into the report */
 };
 
 struct lh_report;
 
-/* Return: an empty report; rules and opts are borrowed for its lifetime. */
-struct lh_report *lh_report_alloc(const struct lh_rules *rules, const struct lh_report_opts *o);
+/*
+ * Return: an empty report; free with lh_report_free(). rules (may be NULL: no rules) is
+ * borrowed for the report's lifetime, and used by lh_report_feed() to match records; o
+ * (may be NULL: defaults) is copied.
+ */
+struct lh_report *lh_report_alloc(struct lh_rules *rules, const struct lh_report_opts *o);
 void lh_report_free(struct lh_report *rep);
 
-/* Adds one record and its rule match (both borrowed; copied if kept). Return: 0. */
+/*
+ * Adds one record and its rule match (m may be NULL: no rule fired). Both are borrowed;
+ * the record is copied only when it is kept in full, so adding is O(1) otherwise.
+ * Return: 0.
+ */
 int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct lh_match *m);
-/* Parse counters and warnings (lines skipped, snapshots skipped) to show in the report. */
+/*
+ * Matches r against the report's rules and adds it: the lh_record_fn that analyze and
+ * record hand to lh_parse_buffer() with the report as arg. Return: 0.
+ */
+int lh_report_feed(struct lh_record *r, void *rep);
+/*
+ * Adds parser counters to the report's: a parser's lh_parser_stats() once when it is done,
+ * or (a live run, at each checkpoint) what they grew by since the last call.
+ */
 void lh_report_add_parse_stats(struct lh_report *rep, const struct lh_parse_stats *st);
-/* Warnings from rule matching (limits hit) and other run notes, counted and listed. */
+/*
+ * Adds d's warnings and errors (parse warnings, rule-matching limits, run notes): all are
+ * counted, the first LH_REPORT_WARNINGS texts of the report are kept. Every call adds all
+ * of d: pass a diag once, or release it after each call.
+ */
 void lh_report_add_diag(struct lh_report *rep, const struct lh_diag *d);
 /* Run metadata for record mode (copied; strings must outlive the report). */
 void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run);
 
-/* Evaluates the gate. Return: true when it passed; call before writing. */
+/* Evaluates the gate (g is copied). Return: true when it passed; call before writing. */
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g);
+/* The violations found by the last lh_report_evaluate(), each a sentence (borrowed). */
+size_t lh_report_nr_violations(const struct lh_report *rep);
+const char *lh_report_violation(const struct lh_report *rep, size_t i);
 
-/* Writers. Return: 0, or -1 when writing to f failed (errno set). */
+/*
+ * Writes the report in format f to out; evaluates a default gate first when
+ * lh_report_evaluate() was not called. Return: 0, or -1 when writing failed (errno set).
+ */
 int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out);
+/*
+ * Writes the report to path atomically: to "path.tmp", fsync'd, then renamed over path.
+ * A path that exists and is not a regular file (a pipe, /dev/stdout) is written in place.
+ * Return: 0, or -1 with errno set (nothing is left at path.tmp).
+ */
+int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *path);
 
 /* Worst latency seen for tracer t in µs (0 when none), for status lines. */
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t);
+/* Return: records added so far. */
 unsigned long lh_report_records(const struct lh_report *rep);
+/* Return: records not accepted that fired at least one rule of any severity but ignore. */
 unsigned long lh_report_rule_hits(const struct lh_report *rep);
 
 #endif /* LH_REPORT_H */

@@ -68,6 +68,14 @@ int lh_rules_load_buffer(struct lh_rules *rs, const char *file, const char *buf,
 			 struct lh_diag *diag);
 
 size_t lh_rules_count(const struct lh_rules *rs);
+
+/*
+ * The files loaded so far, in load order (a directory that held no *.rules file adds
+ * none: callers that require rules compare lh_rules_nr_files() before and after).
+ */
+size_t lh_rules_nr_files(const struct lh_rules *rs);
+/* Return: file i's name (borrowed); *nr_rules (when not NULL) = its good rules. */
+const char *lh_rules_file(const struct lh_rules *rs, size_t i, size_t *nr_rules);
 /* Return: rule i (borrowed, valid until lh_rules_free()). */
 const struct lh_rule *lh_rules_get(const struct lh_rules *rs, size_t i);
 
@@ -90,5 +98,33 @@ void lh_match_release(struct lh_match *m);
  */
 int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_match *m,
 		   struct lh_diag *diag);
+
+/*
+ * How matching went, for reports, tests and benchmarks. Patterns are searched line by
+ * line; the set of rules matching a given line is computed once and kept in a cache
+ * keyed by the line's text, whose memory is bounded (emptied when it would exceed it).
+ */
+struct lh_rules_stats {
+	unsigned long	records;	/* lh_rules_match() calls */
+	unsigned long	lines;		/* subject lines looked up */
+	unsigned long	cache_hits;
+	unsigned long	cache_misses;	/* distinct lines matched against the rules */
+	unsigned long	cache_clears;	/* times the cache reached its bound and was emptied */
+	size_t		cache_entries;	/* lines cached now */
+	size_t		cache_bytes;	/* memory the cache holds now */
+	unsigned long	regex_runs;	/* pcre2_match() calls */
+	size_t		prefiltered;	/* rules skipped on lines lacking a required literal */
+	size_t		jit;		/* rules JIT-compiled */
+};
+
+/* Return: the counters (borrowed, updated by every lh_rules_match()). */
+const struct lh_rules_stats *lh_rules_stats(const struct lh_rules *rs);
+
+#define LH_RULES_CACHE_DEFAULT	(64UL << 20)
+
+/* Bounds the line cache to about bytes (default LH_RULES_CACHE_DEFAULT); 0 disables it. */
+void lh_rules_set_cache_limit(struct lh_rules *rs, size_t bytes);
+/* Turns the literal prefilter off (or on again); results must not change (for tests). */
+void lh_rules_set_prefilter(struct lh_rules *rs, bool on);
 
 #endif /* LH_RULES_H */

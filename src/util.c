@@ -10,7 +10,8 @@
 
 int lh_quiet;
 
-static void vreport(const char *prefix, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0)))
+vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	fflush(stdout);
 	fprintf(stderr, "lathound: %s", prefix);

@@ -52,7 +52,8 @@ struct lh_diag {
 
 void lh_diag_add(struct lh_diag *d, enum lh_diag_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void lh_diag_vadd(struct lh_diag *d, enum lh_diag_level level, const char *fmt, va_list ap);
+void lh_diag_vadd(struct lh_diag *d, enum lh_diag_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* Frees the texts, keeps the struct; counters are reset. */
 void lh_diag_release(struct lh_diag *d);
 

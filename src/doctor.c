@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The checks behind 'lathound doctor': root, tracefs, the latency tracers and the kernel
+ * options behind the missing ones, events, kprobes, function filtering, someone else's
+ * tracer, tracing_on, instances, and what a killed lathound left behind.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+
+#include <tracefs.h>
+#include <zlib.h>
+
+#include "doctor.h"
+#include "record.h"
+#include "session.h"
+#include "state.h"
+#include "util.h"
+
+#define KCONFIG_MAX	(16u << 20)
+#define MOUNT_CMD	"mount -t tracefs nodev /sys/kernel/tracing"
+
+static const char *const kconfig_names[LH_DOCTOR_KCONFIG_NR] = {
+	"CONFIG_FTRACE", "CONFIG_FUNCTION_TRACER", "CONFIG_DYNAMIC_FTRACE",
+	"CONFIG_IRQSOFF_TRACER", "CONFIG_PREEMPT_TRACER", "CONFIG_SCHED_TRACER",
+	"CONFIG_KPROBE_EVENTS",
+};
+
+/* The events whose absence lathound notices, and what their absence costs. */
+static const char *const events[][2] = {
+	{ "irq", "irq_handler_entry" },
+	{ "irq", "irq_handler_exit" },
+	{ "sched", "sched_waking" },
+	{ "sched", "sched_wakeup" },
+	{ "sched", "sched_switch" },
+};
+
+const char *lh_doctor_status_name(enum lh_doctor_status s)
+{
+	return s == LH_DOCTOR_OK ? "ok" : s == LH_DOCTOR_WARN ? "warn" : "FAIL";
+}
+
+const char *lh_doctor_kconfig_name(enum lh_kconfig k)
+{
+	switch (k) {
+	case LH_KCONFIG_YES:
+		return "=y";
+	case LH_KCONFIG_MODULE:
+		return "=m";
+	case LH_KCONFIG_NOT_SET:
+		return "is not set";
+	default:
+		return "unknown";
+	}
+}
+
+static char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+static char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	return s;
+}
+
+/* Adds a check; remedy_fmt may be NULL. */
+static void add(struct lh_doctor *d, enum lh_doctor_status st, const char *name,
+		const char *remedy, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void add(struct lh_doctor *d, enum lh_doctor_status st, const char *name,
+		const char *remedy, const char *fmt, ...)
+{
+	struct lh_doctor_check *c;
+	va_list ap;
+
+	LH_GROW(d->checks, d->nr + 1, d->alloc);
+	c = &d->checks[d->nr++];
+	c->status = st;
+	c->name = lh_xstrdup(name);
+	va_start(ap, fmt);
+	c->detail = xvasprintf(fmt, ap);
+	va_end(ap);
+	c->remedy = remedy ? lh_xstrdup(remedy) : NULL;
+}
+
+void lh_doctor_release(struct lh_doctor *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++) {
+		free(d->checks[i].name);
+		free(d->checks[i].detail);
+		free(d->checks[i].remedy);
+	}
+	free(d->checks);
+	free(d->config_path);
+	free(d->config_tried);
+	memset(d, 0, sizeof(*d));
+}
+
+enum lh_kconfig lh_doctor_kconfig_lookup(const char *text, size_t len, const char *option)
+{
+	size_t olen = strlen(option);
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *le = nl ? nl : end;
+
+		if ((size_t)(le - p) > olen && !memcmp(p, option, olen) && p[olen] == '=') {
+			if (le - p == (ptrdiff_t)olen + 2 && p[olen + 1] == 'y')
+				return LH_KCONFIG_YES;
+			if (le - p == (ptrdiff_t)olen + 2 && p[olen + 1] == 'm')
+				return LH_KCONFIG_MODULE;
+			return LH_KCONFIG_NOT_SET;	/* =n or a value */
+		}
+		p = le + 1;
+	}
+	/* "# CONFIG_X is not set", or not there at all (its dependencies are not set) */
+	return LH_KCONFIG_NOT_SET;
+}
+
+int lh_doctor_kconfig_read(const char *path, char **text, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0, alloc = 0;
+	gzFile gz;
+	int r, err;
+
+	gz = gzopen(path, "rb");	/* reads plain text too */
+	if (!gz) {
+		if (!errno)
+			errno = ENOMEM;
+		return -1;
+	}
+	for (;;) {
+		if (alloc - n < 65536 + 1) {
+			if (alloc >= KCONFIG_MAX) {
+				gzclose(gz);
+				free(buf);
+				errno = EFBIG;
+				return -1;
+			}
+			lh_grow((void **)&buf, &alloc, n + 65536 + 1, 1);
+		}
+		r = gzread(gz, buf + n, 65536);
+		if (r < 0) {
+			gzerror(gz, &err);
+			gzclose(gz);
+			free(buf);
+			errno = err == Z_ERRNO && errno ? errno : EIO;
+			return -1;
+		}
+		if (!r)
+			break;
+		n += r;
+	}
+	gzclose(gz);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+static void read_kconfig(struct lh_doctor *d, const struct lh_doctor_opts *o)
+{
+	char boot[300], *text = NULL;
+	const char *paths[2];
+	struct utsname u;
+	size_t len = 0, i, np = 0;
+
+	if (o->config_path) {
+		if (*o->config_path)
+			paths[np++] = o->config_path;
+	} else {
+		paths[np++] = "/proc/config.gz";
+		if (!uname(&u)) {
+			snprintf(boot, sizeof(boot), "/boot/config-%s", u.release);
+			paths[np++] = boot;
+		}
+	}
+	d->config_tried = lh_xstrdup(np ? paths[0] : "none");
+	if (np == 2) {
+		free(d->config_tried);
+		if (asprintf(&d->config_tried, "%s, %s", paths[0], paths[1]) < 0)
+			abort();
+	}
+	for (i = 0; i < np && !text; i++)
+		if (!lh_doctor_kconfig_read(paths[i], &text, &len))
+			d->config_path = lh_xstrdup(paths[i]);
+	for (i = 0; i < LH_DOCTOR_KCONFIG_NR; i++) {
+		d->kconfig[i].name = kconfig_names[i];
+		d->kconfig[i].state = text ? lh_doctor_kconfig_lookup(text, len, kconfig_names[i])
+					   : LH_KCONFIG_UNKNOWN;
+	}
+	free(text);
+}
+
+static enum lh_kconfig kconfig_state(const struct lh_doctor *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < LH_DOCTOR_KCONFIG_NR; i++)
+		if (!strcmp(d->kconfig[i].name, name))
+			return d->kconfig[i].state;
+	return LH_KCONFIG_UNKNOWN;
+}
+
+/* "CONFIG_X is not set" / "CONFIG_X=y" / "CONFIG_X: unknown (no kernel config)". */
+static const char *kconfig_says(const struct lh_doctor *d, const char *name, char *buf,
+				size_t len)
+{
+	enum lh_kconfig k = kconfig_state(d, name);
+
+	if (k == LH_KCONFIG_UNKNOWN)
+		snprintf(buf, len, "%s: unknown (no kernel config)", name);
+	else if (k == LH_KCONFIG_NOT_SET)
+		snprintf(buf, len, "%s is not set", name);
+	else
+		snprintf(buf, len, "%s%s", name, lh_doctor_kconfig_name(k));
+	return buf;
+}
+
+static bool tracefs_in_proc_mounts(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+
+		if (sp && (sp = strchr(sp + 1, ' ')) && !strncmp(sp + 1, "tracefs ", 8))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Reads a one-line knob without its newline. Return: 0, or -1 with errno. */
+static int knob(const char *path, char *buf, size_t len)
+{
+	char *c;
+
+	errno = 0;
+	c = tracefs_instance_file_read(NULL, path, NULL);
+	if (!c) {
+		if (!errno)
+			errno = ENODATA;
+		return -1;
+	}
+	snprintf(buf, len, "%.*s", (int)strcspn(c, "\n"), c);
+	free(c);
+	return 0;
+}
+
+static void check_root(struct lh_doctor *d, long euid)
+{
+	if (!euid)
+		add(d, LH_DOCTOR_OK, "root", NULL, "running as root");
+	else
+		add(d, LH_DOCTOR_FAIL, "root", "run lathound as root (sudo lathound ...)",
+		    "not running as root (euid %ld): tracefs can only be written by root", euid);
+}
+
+/* Return: true when tracefs is usable. */
+static bool check_tracefs(struct lh_doctor *d)
+{
+	struct lh_diag diag = { 0 };
+	bool was_mounted = tracefs_in_proc_mounts();
+	const char *dir;
+	char *file;
+	bool ok = false;
+
+	if (lh_session_tracing_dir(&dir, &diag)) {
+		add(d, LH_DOCTOR_FAIL, "tracefs", "as root: " MOUNT_CMD " (if the mount point is missing, the kernel lacks CONFIG_TRACING)",
+		    "%s", diag.nr ? diag.msgs[0].text : "tracefs not found");
+		goto out;
+	}
+	file = tracefs_instance_get_file(NULL, "current_tracer");
+	if (file && access(file, W_OK)) {
+		add(d, LH_DOCTOR_FAIL, "tracefs", "run lathound as root",
+		    "tracefs at '%s' is not writable: %s", dir, strerror(errno));
+	} else {
+		add(d, LH_DOCTOR_OK, "tracefs", NULL, "mounted at %s%s, writable", dir,
+		    !was_mounted && tracefs_in_proc_mounts() ? " (mounted it now)" : "");
+		ok = true;
+	}
+	tracefs_put_tracing_file(file);
+	d->tracing_dir = dir;
+out:
+	lh_diag_release(&diag);
+	return ok;
+}
+
+static void check_kconfig(struct lh_doctor *d)
+{
+	if (d->config_path)
+		add(d, LH_DOCTOR_OK, "kernel config", NULL, "read from %s", d->config_path);
+	else
+		add(d, LH_DOCTOR_WARN, "kernel config",
+		    "load the 'configs' module (modprobe configs) or install the kernel's config file to learn which options are missing",
+		    "kernel config not found (%s)", d->config_tried);
+}
+
+/* Return: how many latency tracers are available. */
+static int check_tracers(struct lh_doctor *d)
+{
+	char **avail = d->tracing_dir ? tracefs_tracers(d->tracing_dir) : NULL;
+	char name[64], says[2][128], needs[128], remedy[192];
+	int t, i, n = 0;
+
+	for (t = 1; t < LH_TRACER_NR; t++) {
+		const char *cfg = lh_tracer_config(t), *and = strstr(cfg, " and ");
+		bool found = false;
+
+		for (i = 0; avail && avail[i]; i++)
+			if (!strcmp(avail[i], lh_tracer_name(t)))
+				found = true;
+		snprintf(name, sizeof(name), "tracer %s", lh_tracer_name(t));
+		if (found) {
+			add(d, LH_DOCTOR_OK, name, NULL, "available");
+			n++;
+			continue;
+		}
+		if (and) {
+			char first[64];
+
+			snprintf(first, sizeof(first), "%.*s", (int)(and - cfg), cfg);
+			kconfig_says(d, first, says[0], sizeof(says[0]));
+			kconfig_says(d, and + 5, says[1], sizeof(says[1]));
+		} else {
+			kconfig_says(d, cfg, says[0], sizeof(says[0]));
+			says[1][0] = '\0';
+		}
+		snprintf(remedy, sizeof(remedy), "build the kernel with %s",
+			 lh_session_tracer_needs(t, needs, sizeof(needs)));
+		add(d, LH_DOCTOR_WARN, name, remedy, "not available in this kernel (%s%s%s)",
+		    says[0], says[1][0] ? ", " : "", says[1]);
+	}
+	tracefs_list_free(avail);
+	if (n)
+		add(d, LH_DOCTOR_OK, "latency tracers", NULL, "%d of %d available", n,
+		    LH_TRACER_NR - 1);
+	else
+		add(d, LH_DOCTOR_FAIL, "latency tracers",
+		    "build a kernel with CONFIG_IRQSOFF_TRACER=y CONFIG_PREEMPT_TRACER=y CONFIG_SCHED_TRACER=y (all three are off in most distribution kernels)",
+		    "none available: lathound record cannot run on this kernel");
+	return n;
+}
+
+static void check_events(struct lh_doctor *d)
+{
+	char missing[256] = "", path[128];
+	size_t i, o = 0;
+
+	for (i = 0; i < LH_ARRAY_SIZE(events); i++) {
+		snprintf(path, sizeof(path), "events/%s/%s/enable", events[i][0], events[i][1]);
+		if (!lh_state_knob_exists(path))
+			o += snprintf(missing + o, sizeof(missing) - o, "%s%s:%s", o ? ", " : "",
+				      events[i][0], events[i][1]);
+	}
+	if (!o)
+		add(d, LH_DOCTOR_OK, "events", NULL,
+		    "irq:irq_handler_entry/exit, sched:sched_waking/wakeup/switch present");
+	else
+		add(d, LH_DOCTOR_WARN, "events",
+		    "without the irq events snapshots cannot name the irq handler that kept interrupts off (needs CONFIG_TRACING with tracepoints)",
+		    "missing: %s", missing);
+}
+
+static void check_kprobes(struct lh_doctor *d)
+{
+	char says[128];
+
+	if (lh_state_knob_exists("kprobe_events"))
+		add(d, LH_DOCTOR_OK, "kprobe events", NULL, "kprobe_events present (--kprobe works)");
+	else
+		add(d, LH_DOCTOR_WARN, "kprobe events",
+		    "--kprobe needs a kernel with CONFIG_KPROBE_EVENTS=y",
+		    "kprobe events are not available in this kernel (%s)",
+		    kconfig_says(d, "CONFIG_KPROBE_EVENTS", says, sizeof(says)));
+}
+
+/* The "system slow under tracing" failure mode: function tracing and its filters. */
+static void check_function_tracing(struct lh_doctor *d)
+{
+	char **avail = tracefs_tracers(d->tracing_dir);
+	char says[128], *c;
+	bool function = false;
+	int i;
+
+	for (i = 0; avail && avail[i]; i++)
+		if (!strcmp(avail[i], "function"))
+			function = true;
+	tracefs_list_free(avail);
+	if (!function) {
+		add(d, LH_DOCTOR_WARN, "function tracing",
+		    "--function-trace needs CONFIG_FUNCTION_TRACER=y; snapshots still show where sections start and end",
+		    "no function tracer (%s): --function-trace shows no functions",
+		    kconfig_says(d, "CONFIG_FUNCTION_TRACER", says, sizeof(says)));
+		return;
+	}
+	errno = 0;
+	c = tracefs_instance_file_read(NULL, "set_ftrace_filter", NULL);
+	if (!c && errno) {
+		add(d, LH_DOCTOR_WARN, "function tracing",
+		    "with --function-trace every function inside a section is traced: the system slows down and sections grow 7-10%; --filter/--notrace, which would narrow it, need a readable set_ftrace_filter (CONFIG_DYNAMIC_FTRACE=y, no lockdown)",
+		    "set_ftrace_filter cannot be read: %s: --filter/--notrace will not work",
+		    strerror(errno));
+		return;
+	}
+	free(c);
+	add(d, LH_DOCTOR_OK, "function tracing", NULL,
+	    "available; off unless --function-trace (it slows the system: narrow it with --filter/--notrace)");
+}
+
+/* Someone else's tracer, the "trace is empty" failure mode, and instances in use. */
+static void check_tracer_state(struct lh_doctor *d, pid_t holder)
+{
+	char cur[128], on[16], msg[256];
+	char **inst;
+	size_t o = 0;
+	int i;
+
+	if (knob("current_tracer", cur, sizeof(cur))) {
+		add(d, LH_DOCTOR_WARN, "current_tracer", NULL, "cannot be read: %s",
+		    strerror(errno));
+	} else if (!strcmp(cur, "nop")) {
+		add(d, LH_DOCTOR_OK, "current_tracer", NULL, "nop (free)");
+	} else if (holder > 0 && lh_tracer_from_name(cur, strlen(cur)) != LH_TRACER_UNKNOWN) {
+		add(d, LH_DOCTOR_OK, "current_tracer", NULL, "%s (lathound pid %ld is recording)",
+		    cur, (long)holder);
+	} else {
+		snprintf(msg, sizeof(msg), "stop that tool (or: echo nop > %s/current_tracer), or take the tracer over with 'lathound record --force'",
+			 d->tracing_dir);
+		add(d, LH_DOCTOR_WARN, "current_tracer", msg,
+		    "current_tracer is '%s': another tool is using the tracer", cur);
+	}
+
+	if (knob("tracing_on", on, sizeof(on)))
+		add(d, LH_DOCTOR_WARN, "tracing_on", NULL, "cannot be read: %s", strerror(errno));
+	else if (!strcmp(on, "0"))
+		add(d, LH_DOCTOR_WARN, "tracing_on",
+		    "lathound turns it on while it records; for other tools: echo 1 > tracing_on (and check current_tracer)",
+		    "tracing_on is 0: the 'trace' file stays empty while it is off");
+	else
+		add(d, LH_DOCTOR_OK, "tracing_on", NULL, "%s", on);
+
+	inst = tracefs_instances(NULL);
+	msg[0] = '\0';
+	for (i = 0; inst && inst[i] && o < sizeof(msg) - 1; i++)
+		o += snprintf(msg + o, sizeof(msg) - o, "%s%s", i ? ", " : "", inst[i]);
+	if (!o)
+		add(d, LH_DOCTOR_OK, "instances", NULL, "none");
+	else
+		add(d, LH_DOCTOR_WARN, "instances",
+		    "other tools trace in these; the latency tracers run only in the top-level instance, which lathound borrows",
+		    "in use: %s", msg);
+	tracefs_list_free(inst);
+}
+
+static void check_leftovers(struct lh_doctor *d, const char *state_dir, pid_t holder)
+{
+	struct lh_diag diag = { 0 };
+	struct lh_state *st = NULL;
+	char path[4096], remedy[4200];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, LH_STATE_FILE);
+	if (holder < 0) {
+		add(d, LH_DOCTOR_WARN, "lathound state", NULL,
+		    "cannot tell whether a lathound is running (%s/%s)", state_dir, LH_LOCK_FILE);
+		return;
+	}
+	if (holder > 0) {
+		add(d, LH_DOCTOR_WARN, "lathound state", "wait for it to end: one lathound at a time",
+		    "lathound pid %ld is running (it holds %s/%s)", (long)holder, state_dir,
+		    LH_LOCK_FILE);
+		return;
+	}
+	ret = lh_state_read_file(path, &st, &diag);
+	if (!ret) {
+		add(d, LH_DOCTOR_OK, "lathound state", NULL, "nothing left over in %s", state_dir);
+	} else if (ret > 0) {
+		add(d, LH_DOCTOR_WARN, "lathound state",
+		    "run 'lathound reset' (the next 'lathound record' also restores it first)",
+		    "tracefs state left by a killed lathound (pid %ld) in %s", (long)st->pid, path);
+	} else {
+		snprintf(remedy, sizeof(remedy), "check the tracefs knobs it lists by hand, then remove %s",
+			 path);
+		add(d, LH_DOCTOR_WARN, "lathound state", remedy, "%s",
+		    diag.nr ? diag.msgs[0].text : "cannot read the state file");
+	}
+	lh_state_free(st);
+	lh_diag_release(&diag);
+}
+
+int lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o)
+{
+	const char *state_dir = o->state_dir ? o->state_dir : LH_STATE_DIR;
+	bool root, tracefs;
+	pid_t holder;
+	int tracers = 0;
+
+	read_kconfig(d, o);
+	root = !(o->euid < 0 ? (long)geteuid() : o->euid);
+	check_root(d, o->euid < 0 ? (long)geteuid() : o->euid);
+	tracefs = check_tracefs(d);
+	check_kconfig(d);
+	holder = lh_session_lock_holder(state_dir);
+	if (d->tracing_dir) {
+		tracers = check_tracers(d);
+		check_events(d);
+		check_kprobes(d);
+		check_function_tracing(d);
+		check_tracer_state(d, holder);
+	} else {
+		tracers = check_tracers(d);	/* from the kernel config alone */
+	}
+	check_leftovers(d, state_dir, holder);
+	d->can_run = root && tracefs && tracers > 0;
+	return d->can_run ? 0 : 1;
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Release gates: --max TRACER=DURATION budgets and the --fail-on severity. */
+#include <string.h>
+
+#include "report.h"
+
+static const char *const fail_on_names[] = {
+	[LH_SEV_INFO]		= "info",
+	[LH_SEV_WARNING]	= "warning",
+	[LH_SEV_CRITICAL]	= "critical",
+};
+
+void lh_gate_init(struct lh_gate *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->fail_on = LH_SEV_CRITICAL;
+}
+
+int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err)
+{
+	const char *eq = arg ? strchr(arg, '=') : NULL;
+	enum lh_tracer t;
+	uint64_t ns;
+
+	if (!eq || eq == arg) {
+		*err = "expected TRACER=DURATION, e.g. irqsoff=500us or all=1ms";
+		return -1;
+	}
+	if (eq - arg == 3 && !memcmp(arg, "all", 3)) {
+		t = LH_TRACER_UNKNOWN;
+	} else {
+		t = lh_tracer_from_name(arg, (size_t)(eq - arg));
+		if (t == LH_TRACER_UNKNOWN) {
+			*err = "unknown tracer (use irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt, wakeup_dl or all)";
+			return -1;
+		}
+	}
+	if (lh_duration_parse(eq + 1, &ns, err))
+		return -1;
+	g->has_max[t] = true;
+	g->max_ns[t] = ns;
+	return 0;
+}
+
+int lh_gate_parse_fail_on(struct lh_gate *g, const char *arg, const char **err)
+{
+	size_t i;
+
+	if (arg && !strcmp(arg, "none")) {
+		g->fail_on = LH_GATE_FAIL_NONE;
+		return 0;
+	}
+	for (i = 0; arg && i < LH_ARRAY_SIZE(fail_on_names); i++) {
+		if (!strcmp(arg, fail_on_names[i])) {
+			g->fail_on = (enum lh_severity)i;
+			return 0;
+		}
+	}
+	*err = "expected info, warning, critical or none";
+	return -1;
+}
+
+const char *lh_gate_fail_on_name(const struct lh_gate *g)
+{
+	if ((size_t)g->fail_on < LH_ARRAY_SIZE(fail_on_names))
+		return fail_on_names[g->fail_on];
+	return "none";
+}
+
+bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns)
+{
+	if ((unsigned int)t < LH_TRACER_NR && t != LH_TRACER_UNKNOWN && g->has_max[t]) {
+		*ns = g->max_ns[t];
+		return true;
+	}
+	if (g->has_max[LH_TRACER_UNKNOWN]) {
+		*ns = g->max_ns[LH_TRACER_UNKNOWN];
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * irq_handler_entry/exit in lathound's own tracefs instance, read from the per-CPU
+ * trace_pipe_raw files and decoded with libtraceevent into lh_irqstat.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+#include "irqtrace.h"
+
+struct lh_irqtrace {
+	char			name[32];
+	struct tracefs_instance	*inst;
+	struct tep_handle	*tep;
+	struct kbuffer		*kbuf;
+	struct tracefs_cpu	**cpus;		/* NULL where a CPU has no buffer */
+	int			nr_cpus;
+	void			*page;		/* one sub-buffer */
+	int			page_size;
+	long			buffer_bytes;	/* per-CPU ring buffer size */
+	struct lh_irqstat	*st;
+
+	int			entry_id;
+	int			exit_id;
+	struct tep_format_field	*entry_irq;
+	struct tep_format_field	*entry_name;
+	struct tep_format_field	*exit_irq;
+
+	uint64_t		missed;		/* losses the sub-buffers reported */
+	uint64_t		overruns;	/* losses the per-CPU stats reported */
+	uint64_t		lost_reported;	/* what lh_irqstat already counts */
+
+	uint64_t		last_read_ns;
+	uint64_t		last_busiest;	/* bytes of the busiest CPU in the last read */
+	uint64_t		last_span_ns;	/* time those bytes accumulated in */
+};
+
+const char *lh_irqtrace_name(const struct lh_irqtrace *t)
+{
+	return t->name;
+}
+
+/*
+ * A tep that knows the ring-buffer page header and the two irq events, and nothing else:
+ * tracefs_local_events*() would also parse /proc/kallsyms, some 20 MB of heap for symbols
+ * that these events never print.
+ */
+static struct tep_handle *load_formats(struct lh_diag *diag)
+{
+	static const char *const events[] = { "irq_handler_entry", "irq_handler_exit" };
+	enum tep_endian endian = tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN;
+	struct tep_handle *tep = tep_alloc();
+	const char *what = "events/header_page";
+	char *buf;
+	size_t i;
+	int size;
+
+	if (!tep)
+		goto fail;
+	tep_set_long_size(tep, (int)sizeof(long));
+	tep_set_file_bigendian(tep, endian);
+	tep_set_local_bigendian(tep, endian);
+	tep_set_page_size(tep, getpagesize());
+	buf = tracefs_instance_file_read(NULL, what, &size);
+	if (!buf || tep_parse_header_page(tep, buf, (unsigned long)size, (int)sizeof(long))) {
+		free(buf);
+		goto fail;
+	}
+	free(buf);
+	for (i = 0; i < LH_ARRAY_SIZE(events); i++) {
+		what = events[i];
+		buf = tracefs_event_file_read(NULL, "irq", events[i], "format", &size);
+		if (!buf || tep_parse_event(tep, buf, (unsigned long)size, "irq")) {
+			free(buf);
+			goto fail;
+		}
+		free(buf);
+	}
+	return tep;
+fail:
+	lh_diag_add(diag, LH_DIAG_ERROR,
+		    "cannot read the format of '%s' (this kernel needs irq:irq_handler_entry and irq:irq_handler_exit): %s",
+		    what, strerror(errno ? errno : EINVAL));
+	tep_free(tep);
+	return NULL;
+}
+
+static int find_events(struct lh_irqtrace *t, struct lh_diag *diag)
+{
+	struct tep_event *entry, *exit_ev;
+
+	entry = tep_find_event_by_name(t->tep, "irq", "irq_handler_entry");
+	exit_ev = tep_find_event_by_name(t->tep, "irq", "irq_handler_exit");
+	if (!entry || !exit_ev) {
+		lh_diag_add(diag, LH_DIAG_ERROR,
+			    "this kernel has no 'irq:irq_handler_entry' and 'irq:irq_handler_exit' events (CONFIG_TRACEPOINTS)");
+		return -1;
+	}
+	t->entry_id = entry->id;
+	t->exit_id = exit_ev->id;
+	t->entry_irq = tep_find_field(entry, "irq");
+	t->entry_name = tep_find_field(entry, "name");
+	t->exit_irq = tep_find_field(exit_ev, "irq");
+	if (!t->entry_irq || !t->entry_name || !t->exit_irq ||
+	    !(t->entry_name->flags & TEP_FIELD_IS_DYNAMIC)) {
+		lh_diag_add(diag, LH_DIAG_ERROR,
+			    "unexpected format of 'irq:irq_handler_entry' (no 'irq' or '__data_loc name' field)");
+		return -1;
+	}
+	return 0;
+}
+
+int lh_irqtrace_create(struct lh_irqtrace **tp, struct lh_irqstat *st, struct lh_diag *diag)
+{
+	struct lh_irqtrace *t = lh_xcalloc(1, sizeof(*t));
+	ssize_t kb;
+	int cpu;
+
+	*tp = NULL;
+	t->st = st;
+	snprintf(t->name, sizeof(t->name), LH_IRQTRACE_PREFIX "%d", (int)getpid());
+	if (tracefs_instance_exists(t->name)) {
+		/* Left by an earlier process with our pid: not ours to keep. */
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, t->name);
+
+		if (old) {
+			tracefs_instance_destroy(old);
+			tracefs_instance_free(old);
+		}
+	}
+	t->inst = tracefs_instance_create(t->name);
+	if (!t->inst) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot create tracefs instance '%s': %s",
+			    t->name, strerror(errno));
+		goto fail;
+	}
+	/* Off while it is set up; the events are enabled, then tracing starts. */
+	if (tracefs_trace_off(t->inst)) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot stop tracing in instance '%s': %s",
+			    t->name, strerror(errno));
+		goto fail;
+	}
+	t->tep = load_formats(diag);
+	if (!t->tep)
+		goto fail;
+	if (find_events(t, diag))
+		goto fail;
+	t->kbuf = tep_kbuffer(t->tep);
+	if (!t->kbuf) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot allocate a ring-buffer reader: %s",
+			    strerror(errno));
+		goto fail;
+	}
+
+	t->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (t->nr_cpus < 1)
+		t->nr_cpus = 1;
+	t->cpus = lh_xcalloc((size_t)t->nr_cpus, sizeof(*t->cpus));
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		t->cpus[cpu] = tracefs_cpu_open(t->inst, cpu, true);
+		if (t->cpus[cpu] && !t->page_size)
+			t->page_size = tracefs_cpu_read_size(t->cpus[cpu]);
+	}
+	if (t->page_size <= 0) {
+		lh_diag_add(diag, LH_DIAG_ERROR,
+			    "cannot open the per-CPU buffers of instance '%s': %s", t->name,
+			    strerror(errno ? errno : ENOENT));
+		goto fail;
+	}
+	t->page = lh_xmalloc((size_t)t->page_size);
+	kb = tracefs_instance_get_buffer_size(t->inst, 0);
+	t->buffer_bytes = kb > 0 ? (long)kb * 1024 : 1024 * 1024;
+
+	if (tracefs_event_enable(t->inst, "irq", "irq_handler_entry") ||
+	    tracefs_event_enable(t->inst, "irq", "irq_handler_exit")) {
+		lh_diag_add(diag, LH_DIAG_ERROR,
+			    "cannot enable the irq handler events in instance '%s': %s", t->name,
+			    strerror(errno));
+		goto fail;
+	}
+	if (tracefs_trace_on(t->inst)) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot start tracing in instance '%s': %s",
+			    t->name, strerror(errno));
+		goto fail;
+	}
+	t->last_read_ns = lh_now_ns();
+	*tp = t;
+	return 0;
+fail:
+	lh_irqtrace_destroy(t, diag);
+	return -1;
+}
+
+int lh_irqtrace_destroy(struct lh_irqtrace *t, struct lh_diag *diag)
+{
+	int ret = 0, cpu;
+
+	if (!t)
+		return 0;
+	if (t->inst)
+		tracefs_trace_off(t->inst);
+	/* The per-CPU files must be closed first, or removing the instance fails (EBUSY). */
+	for (cpu = 0; t->cpus && cpu < t->nr_cpus; cpu++)
+		tracefs_cpu_close(t->cpus[cpu]);
+	free(t->cpus);
+	if (t->inst) {
+		if (tracefs_instance_destroy(t->inst) && tracefs_instance_exists(t->name)) {
+			lh_diag_add(diag, LH_DIAG_ERROR,
+				    "cannot remove tracefs instance '%s': %s (remove it with 'lathound reset')",
+				    t->name, strerror(errno));
+			ret = -1;
+		}
+		tracefs_instance_free(t->inst);
+	}
+	if (t->kbuf)
+		kbuffer_free(t->kbuf);
+	tep_free(t->tep);
+	free(t->page);
+	free(t);
+	return ret;
+}
+
+/* Copies a __data_loc (or __rel_loc) string field into buf. Return: buf, "" when bad. */
+static const char *dyn_string(const struct tep_format_field *f, const void *data, int size,
+			      char *buf, size_t len)
+{
+	unsigned long long v;
+	unsigned int off, n;
+	const char *s;
+	size_t i;
+
+	buf[0] = '\0';
+	if (f->offset + f->size > size || tep_read_number_field((struct tep_format_field *)f,
+								 data, &v))
+		return buf;
+	off = (unsigned int)(v & 0xffff);
+	n = (unsigned int)((v >> 16) & 0xffff);
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += (unsigned int)(f->offset + f->size);
+	if (off >= (unsigned int)size)
+		return buf;
+	if (n > (unsigned int)size - off)
+		n = (unsigned int)size - off;
+	s = (const char *)data + off;
+	for (i = 0; i < n && i + 1 < len && s[i]; i++)
+		buf[i] = s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+static void decode(struct lh_irqtrace *t, int cpu, void *data, int size, uint64_t ts)
+{
+	struct tep_record rec = { .ts = ts, .data = data, .size = size, .cpu = cpu };
+	char name[LH_IRQSTAT_NAME];
+	unsigned long long irq;
+	int type;
+
+	if (size < 8)
+		return;
+	type = tep_data_type(t->tep, &rec);
+	if (type == t->entry_id) {
+		if (tep_read_number_field(t->entry_irq, data, &irq))
+			return;
+		lh_irqstat_entry(t->st, cpu, (int)irq,
+				 dyn_string(t->entry_name, data, size, name, sizeof(name)), ts);
+	} else if (type == t->exit_id) {
+		if (tep_read_number_field(t->exit_irq, data, &irq))
+			return;
+		lh_irqstat_exit(t->st, cpu, (int)irq, ts);
+	}
+}
+
+/* Sums 'overrun', 'commit overrun' and 'dropped events' of every CPU's stats file. */
+static int read_overruns(struct lh_irqtrace *t, uint64_t *total)
+{
+	static const char *const keys[] = { "overrun:", "commit overrun:", "dropped events:" };
+	char file[64];
+	int cpu, size;
+	size_t k;
+
+	*total = 0;
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		char *text, *line;
+
+		if (!t->cpus[cpu])
+			continue;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		text = tracefs_instance_file_read(t->inst, file, &size);
+		if (!text)
+			return -1;
+		for (line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+			for (k = 0; k < LH_ARRAY_SIZE(keys); k++)
+				if (!strncmp(line, keys[k], strlen(keys[k])))
+					*total += strtoull(line + strlen(keys[k]), NULL, 10);
+		free(text);
+	}
+	return 0;
+}
+
+long lh_irqtrace_read(struct lh_irqtrace *t, int sync_lost, struct lh_diag *diag)
+{
+	uint64_t now = lh_now_ns(), busiest = 0, lost;
+	long events = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		uint64_t bytes = 0;
+		long pages;
+		int n = 0;
+
+		if (!t->cpus[cpu])
+			continue;
+		/* At most one buffer's worth per call: a flood cannot keep us here forever. */
+		for (pages = t->buffer_bytes / t->page_size + 1; pages > 0; pages--) {
+			unsigned long long ts;
+			void *data;
+			int missed;
+
+			n = tracefs_cpu_read(t->cpus[cpu], t->page, true);
+			if (n <= 0)
+				break;
+			bytes += (uint64_t)n;
+			if (kbuffer_load_subbuffer(t->kbuf, t->page) < 0)
+				continue;
+			missed = kbuffer_missed_events(t->kbuf);
+			if (missed) {
+				/* A count the kernel could not store is at least one event. */
+				t->missed += missed > 0 ? (uint64_t)missed : 1;
+				lh_irqstat_lost_on_cpu(t->st, cpu, 0);
+			}
+			while ((data = kbuffer_read_event(t->kbuf, &ts))) {
+				decode(t, cpu, data, kbuffer_event_size(t->kbuf), ts);
+				events++;
+				kbuffer_next_event(t->kbuf, NULL);
+			}
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			lh_diag_add(diag, LH_DIAG_ERROR,
+				    "cannot read the ring buffer of CPU %d in instance '%s': %s",
+				    cpu, t->name, strerror(errno));
+			return -1;
+		}
+		if (bytes > busiest)
+			busiest = bytes;
+	}
+	t->last_busiest = busiest;
+	t->last_span_ns = now - t->last_read_ns;
+	t->last_read_ns = now;
+
+	if (sync_lost) {
+		uint64_t over;
+
+		if (read_overruns(t, &over) == 0 && over > t->overruns)
+			t->overruns = over;
+	}
+	/* The pages and the stats see the same losses two ways: count the larger. */
+	lost = t->missed > t->overruns ? t->missed : t->overruns;
+	if (lost > t->lost_reported) {
+		lh_irqstat_add_lost(t->st, lost - t->lost_reported);
+		t->lost_reported = lost;
+	}
+	return events;
+}
+
+uint64_t lh_irqtrace_interval(const struct lh_irqtrace *t, uint64_t min_ns, uint64_t max_ns)
+{
+	double quarter = (double)t->buffer_bytes / 4, ns;
+
+	if (!t->last_busiest || !t->last_span_ns)
+		return max_ns;
+	/* Time for the busiest CPU to fill a quarter of its buffer at the last rate. */
+	ns = quarter / (double)t->last_busiest * (double)t->last_span_ns;
+	if (ns < (double)min_ns)
+		return min_ns;
+	if (ns > (double)max_ns)
+		return max_ns;
+	return (uint64_t)ns;
+}
+
+/* Return: true when pid is a running lathound (then its instance is not stale). */
+static bool lathound_alive(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, "lathound") || !strncmp(comm, "lt-lathound", 11);
+}
+
+/* Return: the pid in an instance name LH_IRQTRACE_PREFIX<pid>, or 0 for any other name. */
+static int instance_pid(const char *name)
+{
+	const char *digits = name + strlen(LH_IRQTRACE_PREFIX);
+
+	if (strncmp(name, LH_IRQTRACE_PREFIX, strlen(LH_IRQTRACE_PREFIX)) || !*digits ||
+	    digits[strspn(digits, "0123456789")] || strlen(digits) > 9)
+		return 0;
+	return atoi(digits);
+}
+
+int lh_irqtrace_remove_stale(struct lh_diag *diag)
+{
+	const char *top = tracefs_tracing_dir();
+	int removed = 0, failed = 0, pid;
+	struct dirent *de;
+	char path[PATH_MAX];
+	DIR *dir;
+
+	/* Listed by hand: tracefs_instances() of libtracefs 1.6 leaks its regex. */
+	if (!top)
+		return 0;
+	snprintf(path, sizeof(path), "%s/instances", top);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		struct tracefs_instance *inst;
+
+		pid = instance_pid(de->d_name);
+		if (!pid || pid == (int)getpid() || lathound_alive(pid))
+			continue;
+		inst = tracefs_instance_alloc(NULL, de->d_name);
+		if (!inst ||
+		    (tracefs_instance_destroy(inst) && tracefs_instance_exists(de->d_name))) {
+			lh_diag_add(diag, LH_DIAG_ERROR,
+				    "cannot remove tracefs instance '%s' left by a killed run: %s",
+				    de->d_name, strerror(errno));
+			failed++;
+		} else {
+			removed++;
+		}
+		tracefs_instance_free(inst);
+	}
+	closedir(dir);
+	return failed ? -1 : removed;
+}

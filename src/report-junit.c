@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The JUnit XML report, for CI: one testcase per latency budget (--max) and per rule, with
+ * a <failure> when that gate failed. Rules that cannot fail the gate (severity below
+ * --fail-on, or 'ignore') pass and say their hits in <system-out>.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-priv.h"
+
+struct junit_case {
+	const char	*classname;
+	char		name[160];
+	char		*failure;	/* NULL: passed */
+	char		*out;		/* system-out text */
+};
+
+/*
+ * Writes s escaped for XML text and attribute values. Characters XML 1.0 cannot carry at
+ * all (control characters other than tab, newline, carriage return) become U+FFFD.
+ */
+static void xml_escape(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&apos;", out);
+			break;
+		case '\t':
+		case '\n':
+		case '\r':
+			putc(c, out);
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				fputs("\xef\xbf\xbd", out);
+			else
+				putc(c, out);
+		}
+	}
+}
+
+static char *xstrdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xstrdupf(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return lh_xstrdup(buf);
+}
+
+/* Appends "; v" to *acc (taking v). */
+static void join(char **acc, char *v)
+{
+	char *s;
+
+	if (!v)
+		return;
+	if (!*acc) {
+		*acc = v;
+		return;
+	}
+	s = lh_xmalloc(strlen(*acc) + strlen(v) + 3);
+	sprintf(s, "%s; %s", *acc, v);
+	free(*acc);
+	free(v);
+	*acc = s;
+}
+
+static char *tracer_summary(const struct lh_report *rep, enum lh_tracer t)
+{
+	const struct lh_report_tracer *tr = &rep->tracers[t];
+
+	if (!tr->count)
+		return xstrdupf("no %s sections", lh_tracer_name(t));
+	if (!tr->accepted)
+		return xstrdupf("%s: %lu section%s, worst %lluus", lh_tracer_name(t), tr->count,
+				tr->count == 1 ? "" : "s", (unsigned long long)tr->worst.latency_us);
+	return xstrdupf("%s: %lu section%s, worst %lluus; %lu accepted by 'ignore' rules, worst of the others %lluus",
+			lh_tracer_name(t), tr->count, tr->count == 1 ? "" : "s",
+			(unsigned long long)tr->worst.latency_us, tr->accepted,
+			(unsigned long long)(tr->gate.set ? tr->gate.latency_us : 0));
+}
+
+/* Return: the testcases, *nr of them (free each with free_cases()). */
+static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
+{
+	size_t n = 0, i, nrules = rep->rules ? lh_rules_count(rep->rules) : 0;
+	struct junit_case *cs = lh_xcalloc(LH_TRACER_NR + nrules + 1, sizeof(*cs));
+	char budget[32];
+	int t;
+
+	if (rep->gate.has_max[LH_TRACER_UNKNOWN]) {
+		struct junit_case *c = &cs[n++];
+
+		c->classname = "lathound.max";
+		snprintf(c->name, sizeof(c->name), "all<=%s",
+			 lh_duration_format(rep->gate.max_ns[LH_TRACER_UNKNOWN], budget,
+					    sizeof(budget)));
+		for (t = 0; t < LH_TRACER_NR; t++) {
+			if (t != LH_TRACER_UNKNOWN && rep->gate.has_max[t])
+				continue;
+			join(&c->failure, lh_report_max_violation(rep, t));
+			if (rep->tracers[t].count)
+				join(&c->out, tracer_summary(rep, t));
+		}
+		if (!c->out)
+			c->out = lh_xstrdup("no sections under this budget");
+	}
+	for (t = 1; t < LH_TRACER_NR; t++) {
+		struct junit_case *c;
+
+		if (!rep->gate.has_max[t])
+			continue;
+		c = &cs[n++];
+		c->classname = "lathound.max";
+		snprintf(c->name, sizeof(c->name), "%s<=%s", lh_tracer_name(t),
+			 lh_duration_format(rep->gate.max_ns[t], budget, sizeof(budget)));
+		c->failure = lh_report_max_violation(rep, t);
+		c->out = tracer_summary(rep, t);
+	}
+	for (i = 0; i < nrules; i++) {
+		const struct lh_rule *rule = lh_rules_get(rep->rules, i);
+		const struct lh_report_rule *ra = i < rep->nr_rules ? &rep->rule_agg[i] : NULL;
+		unsigned long hits = ra ? ra->hits : 0, acc = ra ? ra->accepted : 0;
+		struct junit_case *c = &cs[n++];
+		const char *why;
+
+		c->classname = "lathound.rules";
+		snprintf(c->name, sizeof(c->name), "%s", rule->id);
+		c->failure = lh_report_rule_violation(rep, i);
+		if (rule->severity == LH_SEV_IGNORE)
+			why = "an 'ignore' rule accepts its offenders";
+		else if (lh_report_rule_gated(rep, i))
+			why = "at or above --fail-on";
+		else
+			why = "below --fail-on";
+		c->out = xstrdupf("%lu hit%s (%lu accepted), worst %lluus; severity %s, --fail-on %s: %s",
+				  hits, hits == 1 ? "" : "s", acc,
+				  (unsigned long long)(ra ? ra->worst_us : 0),
+				  lh_severity_name(rule->severity),
+				  lh_gate_fail_on_name(&rep->gate), why);
+	}
+	*nr = n;
+	return cs;
+}
+
+static void free_cases(struct junit_case *cs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(cs[i].failure);
+		free(cs[i].out);
+	}
+	free(cs);
+}
+
+int lh_report_write_junit(struct lh_report *rep, FILE *out)
+{
+	size_t n, i, failures = 0;
+	struct junit_case *cs = make_cases(rep, &n);
+
+	for (i = 0; i < n; i++)
+		failures += cs[i].failure != NULL;
+	errno = 0;
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(out, "<testsuites name=\"lathound\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n",
+		n, failures);
+	fprintf(out, "  <testsuite name=\"lathound %s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n",
+		rep->has_run && rep->run.mode ? rep->run.mode : "analyze", n, failures);
+	for (i = 0; i < n; i++) {
+		fprintf(out, "    <testcase classname=\"%s\" name=\"", cs[i].classname);
+		xml_escape(out, cs[i].name);
+		fprintf(out, "\">\n");
+		if (cs[i].failure) {
+			fprintf(out, "      <failure message=\"");
+			xml_escape(out, cs[i].failure);
+			fprintf(out, "\" type=\"%s\">", cs[i].classname);
+			xml_escape(out, cs[i].failure);
+			fprintf(out, "</failure>\n");
+		}
+		fprintf(out, "      <system-out>");
+		xml_escape(out, cs[i].out);
+		fprintf(out, "</system-out>\n    </testcase>\n");
+	}
+	fprintf(out, "  </testsuite>\n</testsuites>\n");
+	free_cases(cs, n);
+	if (ferror(out)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The report's insides, shared by report.c (aggregation, gate) and its writers
+ * (report-text.c, report-json.c, report-junit.c). Not for other modules.
+ */
+#ifndef LH_REPORT_PRIV_H
+#define LH_REPORT_PRIV_H
+
+#include "report.h"
+
+#define LH_REPORT_SIG_LEN	512	/* signature text, truncated */
+#define LH_REPORT_SIG_FRAMES	3	/* innermost frames in a signature */
+#define LH_REPORT_MAX_CPUS	8192	/* CPUs with a progression; higher ones are not tracked */
+
+/* Where a tracer's worst section was, copied out of the record (truncated). */
+struct lh_report_where {
+	bool		set;
+	uint64_t	latency_us;
+	int		cpu;
+	int		pid;
+	char		comm[32];
+	char		started[128];
+	char		ended[128];
+	const char	*source;	/* interned */
+	unsigned long	line;
+};
+
+/* One step of a (tracer, CPU) progression of maxima. */
+struct lh_report_step {
+	int		cpu;
+	uint64_t	latency_us;
+	uint64_t	at_ns;		/* CLOCK_REALTIME, 0 when unknown */
+	const char	*source;	/* interned */
+	unsigned long	line;
+};
+
+struct lh_report_cpu {
+	bool		seen;
+	uint64_t	max_us;
+	unsigned int	steps;
+};
+
+struct lh_report_tracer {
+	unsigned long		count;
+	unsigned long		accepted;
+	struct lh_report_where	worst;		/* over every record */
+	struct lh_report_where	gate;		/* over records not accepted: what --max sees */
+	struct lh_report_cpu	*cpus;		/* indexed by cpu + 1 (slot 0: unknown CPU) */
+	size_t			nr_cpus;	/* slots allocated, all initialised */
+	struct lh_report_step	*steps;
+	size_t			nr_steps;
+	size_t			alloc_steps;
+	unsigned long		steps_dropped;
+};
+
+/* Records grouped by lh_record_signature(). */
+struct lh_report_offender {
+	uint64_t	hash;
+	const char	*signature;
+	enum lh_tracer	tracer;
+	const char	*started;
+	const char	*ended;
+	const char	*frames[LH_REPORT_SIG_FRAMES];
+	size_t		nr_frames;
+	bool		has_wakeup;
+	const char	*woken;		/* the woken task's comm, part of a wakeup signature */
+	unsigned long	count;
+	unsigned long	accepted;
+	uint64_t	worst_us;
+};
+
+struct lh_report_rule {
+	unsigned long	hits;
+	unsigned long	accepted;	/* hits on records an 'ignore' rule accepted */
+	uint64_t	worst_us;
+	unsigned long	gate_hits;	/* hits on records not accepted */
+	uint64_t	gate_worst_us;
+};
+
+/* A record kept in full, with its match. */
+struct lh_report_kept {
+	struct lh_record	*rec;
+	unsigned int		prio;		/* 1 + severity of a non-accepted hit, else 0 */
+	unsigned long		seq;		/* arrival order */
+	size_t			*hits;
+	size_t			nr_hits;
+	bool			accepted;
+	bool			has_worst;
+	enum lh_severity	worst;
+	const char		*signature;	/* in rec's arena */
+};
+
+struct lh_report {
+	struct lh_rules			*rules;
+	size_t				nr_rules;
+	struct lh_report_opts		opts;
+	struct lh_arena			arena;		/* interned strings, offender texts */
+
+	const char			**sources;
+	size_t				nr_sources;
+	size_t				alloc_sources;
+	size_t				last_source;
+
+	unsigned long			total;
+	unsigned long			rule_hit_records;
+	unsigned long			accepted_records;
+	struct lh_report_tracer		tracers[LH_TRACER_NR];
+
+	struct lh_report_offender	*offenders;
+	size_t				nr_offenders;
+	size_t				alloc_offenders;
+	uint32_t			*sig_table;	/* open addressing: offender index + 1 */
+	size_t				sig_size;
+	unsigned long			other_count;
+	unsigned long			other_accepted;
+	uint64_t			other_worst_us;
+
+	struct lh_report_rule		*rule_agg;	/* nr_rules slots, all initialised */
+
+	struct lh_report_kept		**heap;		/* min-heap: the first to drop on top */
+	size_t				nr_heap;
+	size_t				alloc_heap;
+
+	struct lh_parse_stats		parse;
+	char				**warnings;
+	size_t				nr_warnings;
+	size_t				alloc_warnings;
+	unsigned long			warnings_total;
+
+	bool				has_run;
+	struct lh_run_info		run;
+
+	struct lh_match			match;
+	struct lh_diag			own_diag;
+	size_t				own_merged_msgs;	/* of own_diag, in warnings */
+	unsigned long			own_merged_count;
+
+	bool				evaluated;
+	bool				passed;
+	struct lh_gate			gate;
+	char				**violations;
+	size_t				nr_violations;
+	size_t				alloc_violations;
+};
+
+/* Return: the kept records, most important first (free the array, not the records). */
+struct lh_report_kept **lh_report_kept_sorted(const struct lh_report *rep);
+/* Return: indices of the offenders, worst first (free it). */
+size_t *lh_report_offenders_sorted(const struct lh_report *rep);
+/*
+ * Return: the violation text for tracer t under its --max budget, or NULL when it passes or
+ * has none (free it).
+ */
+char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t);
+/* Return: the violation text for rule i under --fail-on, or NULL when it passes (free it). */
+char *lh_report_rule_violation(const struct lh_report *rep, size_t i);
+/* Return: true when rule i can fail the gate (severity at or above --fail-on, not ignore). */
+bool lh_report_rule_gated(const struct lh_report *rep, size_t i);
+/* The record's tracer as written ("irqsoff", or the unknown name). Return: static or r's. */
+const char *lh_report_tracer_name(const struct lh_record *r);
+
+/* "2002us", "1.5us": µs from ns, exact. Return: buf. */
+char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len);
+/* "2026-11-29T18:00:01Z", or NULL when ns is 0. Return: buf or NULL. */
+char *lh_report_iso8601(uint64_t ns, char *buf, size_t len);
+
+int lh_report_write_text(struct lh_report *rep, FILE *out);
+int lh_report_write_json(struct lh_report *rep, FILE *out);
+int lh_report_write_junit(struct lh_report *rep, FILE *out);
+
+#endif /* LH_REPORT_PRIV_H */

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Borrowed tracefs knobs, saved before lathound changes them and given back after: a list
+ * of (path relative to the tracing directory, content as read) that is written to a state
+ * file before the first change, so that a run killed by SIGKILL or a power loss can still
+ * be undone by the next one ('lathound reset').
+ *
+ * lh_state_format() and lh_state_parse() are pure (buffers in, buffers out).
+ * lh_state_save() reads tracefs, lh_state_restore() writes it (top-level instance, through
+ * libtracefs), lh_state_write_file() and lh_state_read_file() do the file I/O.
+ * No printing: problems go to the caller's lh_diag.
+ *
+ * The state file is text, one entry per line, values escaped (\n \t \\ \xHH):
+ *
+ *	lathound-state 1
+ *	pid 1234
+ *	started 1764439200123456789
+ *	tracing-dir /sys/kernel/tracing
+ *	value tracing_on 1\n
+ *	value current_tracer nop\n
+ *	list set_ftrace_filter schedule\nvfs_read\n
+ *	kprobe lathound/do_sys_open p:lathound/do_sys_open do_sys_open
+ *	end 4
+ *
+ * 'end N' (N = number of entries) closes a complete file: a file without it is corrupt.
+ */
+#ifndef LH_STATE_H
+#define LH_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+#define LH_STATE_VERSION	1
+
+enum lh_state_kind {
+	LH_STATE_VALUE,		/* one-value knob: written back as it was read */
+	LH_STATE_LIST,		/* set_ftrace_filter...: cleared, each line written back */
+	LH_STATE_KPROBE,	/* a kprobe lathound created ("group/event"): removed */
+};
+
+struct lh_state_entry {
+	enum lh_state_kind	kind;
+	/* relative to the tracing dir; "group/event" for a kprobe */
+	char			*path;
+	/* as read (a list: one item a line); for a kprobe, its definition */
+	char			*value;
+};
+
+struct lh_state {
+	pid_t			pid;		/* the lathound that saved it */
+	uint64_t		started_ns;	/* CLOCK_REALTIME when it was saved */
+	char			*tracing_dir;	/* informative: restores use today's */
+	struct lh_state_entry	*entries;
+	size_t			nr;
+	size_t			alloc;
+};
+
+/* Return: an empty state for this process; free with lh_state_free(). */
+struct lh_state *lh_state_alloc(void);
+void lh_state_free(struct lh_state *st);
+
+/*
+ * Adds an entry, copying path and value. A path already saved keeps its first value (the
+ * one from before lathound touched it). Return: 0, or -1 (EINVAL: path not a plain
+ * relative tracefs path).
+ */
+int lh_state_add(struct lh_state *st, enum lh_state_kind kind, const char *path,
+		 const char *value);
+/* Return: the entry saved for path, or NULL (borrowed). */
+const struct lh_state_entry *lh_state_find(const struct lh_state *st, const char *path);
+
+/*
+ * Reads the current content of path (top-level instance) and adds it with lh_state_add().
+ * For LH_STATE_LIST the kernel's "#### all functions enabled ####" is saved as empty and
+ * "func [module]" lines as "func:mod:module", so that they can be written back.
+ * Return: 0, or -1 with the reason in diag ("cannot read 'set_ftrace_filter': ...").
+ */
+int lh_state_save(struct lh_state *st, enum lh_state_kind kind, const char *path,
+		  struct lh_diag *diag);
+
+/*
+ * Gives every saved knob back to the top-level instance, in an order the kernel accepts:
+ * tracing_on off, current_tracer, tracing_thresh / tracing_max_latency / buffer_size_kb,
+ * options, filters, event enables, kprobes removed, tracing_on last. Goes on after a
+ * failure so that as much as possible is restored.
+ * Return: 0, or -1 when an entry could not be restored (each one reported in diag).
+ */
+int lh_state_restore(const struct lh_state *st, struct lh_diag *diag);
+
+/* Return: the state file text (malloc'd, NUL-terminated, caller frees); *len its size. */
+char *lh_state_format(const struct lh_state *st, size_t *len);
+/*
+ * Parses a state file's text; name is used in messages. Return: 0 and *st (free with
+ * lh_state_free()), or -1 with "corrupt state file 'NAME': line N: ..." in diag.
+ */
+int lh_state_parse(const char *buf, size_t len, const char *name, struct lh_state **st,
+		   struct lh_diag *diag);
+
+/*
+ * Writes the state file atomically: a temporary file in the same directory, fsync'd,
+ * renamed over path, and the directory fsync'd, so that after a crash path holds either
+ * the old or the complete new state. Return: 0, or -1 with the reason in diag.
+ */
+int lh_state_write_file(const struct lh_state *st, const char *path, struct lh_diag *diag);
+/*
+ * Return: 1 and *st (caller frees), 0 when there is no file at path, -1 when it cannot be
+ * read or is corrupt (diag says why).
+ */
+int lh_state_read_file(const char *path, struct lh_state **st, struct lh_diag *diag);
+
+/*
+ * Return: whether path exists under the tracing dir. (libtracefs 1.6's
+ * tracefs_file_exists(NULL, ...) looks in the mounted tracefs even after
+ * tracefs_set_tracing_dir(), which the fake trees of the tests rely on.)
+ */
+bool lh_state_knob_exists(const char *path);
+
+/*
+ * Looks "group/event" up in kprobe_events. Return: 1 and its probe address in addr,
+ * 0 when it is not defined (or there are no kprobe events), -1 when kprobe_events
+ * cannot be read (errno).
+ */
+int lh_state_kprobe_find(const char *path, char *addr, size_t len);
+
+/* Return: the restore rank of an entry (lower restores first); exposed for tests. */
+int lh_state_rank(const struct lh_state_entry *e);
+
+#endif /* LH_STATE_H */

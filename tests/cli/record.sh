@@ -1,0 +1,282 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 'lathound record' end to end without root and without a kernel that has latency tracers:
+# --tracefs points it at a copy of a tracefs tree made of plain files, and this script plays
+# the kernel, writing real snapshots into 'trace' and the latency into tracing_max_latency
+# (which inotify reports exactly as the kernel's own notification). Covers options, rules
+# checked before tracefs is touched, capture, lost-section counting, the poll fallback,
+# tracer slices, gates, the disk budget, the lock, SIGKILL recovery, and that every file of
+# the tree is given back as it was.
+. "$(dirname "$0")/../lib.sh"
+
+IRQSOFF=$DATA/pidt-irqsoff-nofunc.trace
+WAKEUP=$DATA/handmade-wakeup_rt-6.1.trace
+F=$TMP/tracefs
+ST=$TMP/state
+NORULES=(-r "$TMP/none.rules")
+echo '# no rules' >"$TMP/none.rules"
+BG=
+
+cleanup_bg() { [ -n "$BG" ] && kill -9 "$BG" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup_bg EXIT
+
+# A tracefs tree as a kernel with irqsoff and wakeup_rt shows it, in plain files.
+mkfake() {
+	local e o
+	rm -rf "$F" "$ST"
+	mkdir -p "$F/options" "$F/instances" "$F/events/irq"
+	echo nop >"$F/current_tracer"
+	echo "irqsoff wakeup_rt function nop" >"$F/available_tracers"
+	echo 1 >"$F/tracing_on"
+	echo 0 >"$F/tracing_thresh"
+	echo 0 >"$F/tracing_max_latency"
+	echo 1408 >"$F/buffer_size_kb"
+	printf '# tracer: nop\n#\n' >"$F/trace"
+	echo 0 >"$F/events/enable"
+	echo 0 >"$F/events/irq/enable"
+	for e in irq_handler_entry irq_handler_exit; do
+		mkdir -p "$F/events/irq/$e"
+		echo 0 >"$F/events/irq/$e/enable"
+		printf 'name: %s\nID: %d\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n' \
+			"$e" $((${#e} + 200)) >"$F/events/irq/$e/format"
+	done
+	for o in function-trace irq-info context-info print-parent record-cmd; do
+		echo 1 >"$F/options/$o"
+	done
+	for o in sym-offset sym-addr raw hex bin verbose stacktrace userstacktrace display-graph; do
+		echo 0 >"$F/options/$o"
+	done
+	echo 0 >"$F/options/pause-on-trace"
+	tree >"$TMP/tree.before"
+}
+
+# Every file of the fake tree but 'trace' (which the "kernel" writes), with its content.
+tree() {
+	(cd "$F" && find . -type f ! -name trace | sort | while read -r f; do
+		printf '%s=%s\n' "$f" "$(cat "$f")"; done; find . -type d | sort)
+}
+
+expect_tree() {
+	tree >"$TMP/tree.now"
+	if cmp -s "$TMP/tree.before" "$TMP/tree.now"; then ok "$1: tracefs tree left as found"; else
+		not_ok "$1: tracefs tree changed"; diff "$TMP/tree.before" "$TMP/tree.now" | head | sed 's/^/#   /'
+	fi
+}
+
+rec() { run record --tracefs "$F" --state-dir "$ST" "$@"; }
+
+# The kernel's side: wait until TRACER is armed, then record sections.
+wait_armed() {
+	local i
+	for i in $(seq 100); do
+		[ "$(cat "$F/current_tracer")" = "$1" ] && [ "$(cat "$F/tracing_on")" = 1 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# notify LATENCY_US: one write, so one IN_MODIFY, as the kernel sends one per section ('>' would
+# truncate first: two events).
+notify() { printf '%-7s\n' "$1" 1<>"$F/tracing_max_latency"; }
+# section FILE LATENCY_US: a new snapshot and its notification.
+section() { cp "$1" "$F/trace.new" && mv "$F/trace.new" "$F/trace" && notify "$2"; }
+irqsoff_3000() { sed 's/latency: 2002 us/latency: 3000 us/; s/ 2002us : / 3000us : /' "$IRQSOFF"; }
+irqsoff_3000 >"$TMP/irqsoff-3000.trace"
+
+# ---- options, checked before anything is touched ----
+mkfake
+rec -t irqsoff,bogus -d 1s
+expect_rc "unknown tracer" 1
+expect_in "it is named" "$err" "unknown tracer 'bogus'"
+rec --irq-only -t irqsoff -d 1s
+expect_rc "--irq-only with --tracer" 1
+rec -t irqsoff --slice 1ms -d 1s
+expect_rc "a slice too short" 1
+rec -t irqsoff -d 1s stray
+expect_rc "an argument not after --" 1
+expect_in "it says where a command goes" "$err" "a command to run goes after '--'"
+rec -t irqsoff --disk-budget 12Q -d 1s
+expect_rc "a bad size" 1
+expect_in "the size error names the option" "$err" "invalid size '12Q' for --disk-budget"
+rec -t irqsoff --max irqsoff -d 1s
+expect_rc "a bad --max" 1
+printf '[broken]\nmatch = (unclosed\n\n[no-match]\nseverity = warning\n' >"$TMP/broken.rules"
+rec -t irqsoff -r "$TMP/broken.rules" -d 1s -o "$TMP/o-broken"
+expect_rc "a broken rule file" 1
+expect_in "its error says file:line:column" "$err" "$TMP/broken.rules:2:"
+expect_in "every error is printed" "$err" "$TMP/broken.rules:4"
+check "no state directory: tracefs was not touched" test ! -e "$ST"
+check "no output directory" test ! -e "$TMP/o-broken"
+expect_tree "refused options"
+run record --help
+expect_rc "record --help" 0
+expect_in "help says the default tracers and why" "$out" "Default tracers: irqsoff,wakeup_rt"
+
+# ---- capture: two sections, then a notification whose snapshot was already read ----
+mkfake
+(
+	wait_armed irqsoff || exit 1
+	sleep 0.3; section "$IRQSOFF" 2002
+	sleep 0.4; section "$TMP/irqsoff-3000.trace" 3000
+	sleep 0.4; notify 3000
+) &
+BG=$!
+rec -t irqsoff -d 2500ms -o "$TMP/o1" -f json "${NORULES[@]}"
+wait $BG
+expect_rc "record -t irqsoff" 0
+echo "$out" >"$TMP/o1.json"
+J=$TMP/o1/report.json
+check "report.json matches what was printed" cmp -s <(jq -S . "$J") <(jq -S . "$TMP/o1.json")
+expect_jq "two distinct sections captured" "$J" '.run.captures == 2 and .records_total == 2'
+expect_jq "the notification of a snapshot already read counts one section lost" "$J" \
+	'.run.sections_lost == 1'
+expect_jq "inotify was used" "$J" '.run.wait_method == "inotify"'
+expect_jq "worst irqsoff 3000us, progression 2002 then 3000 on CPU 0" "$J" \
+	'.tracers.irqsoff.max_us == 3000 and ([.tracers.irqsoff.progression[].latency_us] == [2002, 3000]) and ([.tracers.irqsoff.progression[].cpu] == [0, 0])'
+expect_jq "every capture has a time and a source" "$J" \
+	'[.records[] | (.captured_at | test("^20[0-9-]+T")) and (.source | test("^capture-00000[12]"))] | all'
+expect_jq "armed_s is the run's length" "$J" \
+	'.tracers.irqsoff.armed_s > 2 and .tracers.irqsoff.armed_s < 3.5'
+expect_jq "the run is described" "$J" \
+	'.mode == "record" and .run.end_reason == "duration" and .run.threshold_us == 0'
+expect_jq "no IRQ statistics without a real instance" "$J" '.irq_stats == null'
+expect_in "it says why there are no IRQ statistics" "$err" "IRQ handler statistics are not collected"
+check "raw snapshot 1 kept, byte for byte" cmp -s "$IRQSOFF" "$TMP/o1/snapshots/capture-000001-irqsoff-2002us.trace"
+check "raw snapshot 2 kept" test -s "$TMP/o1/snapshots/capture-000002-irqsoff-3000us.trace"
+check "report.txt written" grep -q "irqsoff" "$TMP/o1/report.txt"
+check "the state file is gone" test ! -e "$ST/state"
+expect_tree "record -t irqsoff"
+
+# ---- gates ----
+for gate in "--max irqsoff=1ms" "--max all=2500us"; do
+	mkfake
+	( wait_armed irqsoff && sleep 0.3 && section "$TMP/irqsoff-3000.trace" 3000 ) &
+	BG=$!
+	rec -t irqsoff -d 1500ms -o "$TMP/o-gate$RANDOM" "${NORULES[@]}" $gate
+	wait $BG
+	expect_rc "gate $gate fails" 2
+	expect_in "the violation is said" "$out" "exceeds --max ${gate#--max }"
+done
+cat >"$TMP/hit.rules" <<'EOF'
+[self-test]
+match    = ^execute_preemptirqtest$
+in       = start
+severity = critical
+message  = the latency self-test
+EOF
+for failon in critical none; do
+	mkfake
+	( wait_armed irqsoff && sleep 0.3 && section "$IRQSOFF" 2002 ) &
+	BG=$!
+	rec -t irqsoff -d 1500ms -o "$TMP/o-rule-$failon" -r "$TMP/hit.rules" --fail-on $failon -f json
+	wait $BG
+	echo "$out" >"$TMP/rule.json"
+	expect_jq "the rule fired (--fail-on $failon)" "$TMP/rule.json" \
+		'.rules[0].id == "self-test" and .rules[0].hits == 1'
+	if [ $failon = critical ]; then
+		expect_rc "a critical rule hit fails the gate" 2
+	else
+		expect_rc "--fail-on none passes" 0
+	fi
+done
+
+# ---- the poll fallback ----
+mkfake
+(
+	wait_armed irqsoff || exit 1
+	sleep 0.4; section "$IRQSOFF" 2002
+	sleep 0.4; section "$TMP/irqsoff-3000.trace" 3000
+) &
+BG=$!
+rec -t irqsoff --poll -d 2s -o "$TMP/o-poll" -q "${NORULES[@]}"
+wait $BG
+expect_rc "record --poll" 0
+expect_jq "poll: both sections captured, the method said" "$TMP/o-poll/report.json" \
+	'.run.wait_method == "poll" and .run.captures == 2 and .run.sections_lost == 0'
+expect_tree "record --poll"
+
+# ---- several tracers share the run in slices ----
+mkfake
+(
+	seen=
+	for i in $(seq 90); do
+		t=$(cat "$F/current_tracer")
+		case " $seen " in *" $t "*) ;; *) seen="$seen $t" ;; esac
+		if [ "$t" = wakeup_rt ] && [ ! -e "$TMP/woke" ]; then
+			touch "$TMP/woke"; section "$WAKEUP" 64
+		fi
+		sleep 0.05
+	done
+	echo "$seen" >"$TMP/seen"
+) &
+BG=$!
+rec -t irqsoff,wakeup_rt --slice 1s -d 4s -o "$TMP/o-slices" -q "${NORULES[@]}"
+wait $BG
+expect_rc "two tracers in slices" 0
+expect_in "the 'kernel' saw irqsoff armed" "$(cat "$TMP/seen")" "irqsoff"
+expect_in "the 'kernel' saw wakeup_rt armed" "$(cat "$TMP/seen")" "wakeup_rt"
+expect_jq "each tracer armed about half of the run" "$TMP/o-slices/report.json" \
+	'(.tracers.irqsoff.armed_s > 1.2) and (.tracers.wakeup_rt.armed_s > 1.2) and ((.tracers.irqsoff.armed_s + .tracers.wakeup_rt.armed_s) < 4.8)'
+expect_jq "the wakeup_rt section was captured while wakeup_rt was armed" "$TMP/o-slices/report.json" \
+	'.tracers.wakeup_rt.max_us == 64 and .run.captures == 1'
+expect_tree "slices"
+
+# ---- threshold: tracing_thresh set while armed, given back after ----
+mkfake
+( wait_armed irqsoff && cat "$F/tracing_thresh" >"$TMP/thresh" ) &
+BG=$!
+rec -t irqsoff -T 50us -d 1s -o "$TMP/o-thresh" -q "${NORULES[@]}"
+wait $BG
+expect_rc "record -T 50us" 0
+expect_in "tracing_thresh was 50 while armed" "$(cat "$TMP/thresh")" "50"
+expect_jq "threshold_us in the report" "$TMP/o-thresh/report.json" '.run.threshold_us == 50'
+expect_tree "record -T 50us"
+
+# ---- the disk budget and the count cap ----
+for budget in "--disk-budget 2k" "--max-snapshots 1"; do
+	mkfake
+	(
+		wait_armed irqsoff || exit 1
+		sleep 0.3; section "$IRQSOFF" 2002
+		sleep 0.4; section "$TMP/irqsoff-3000.trace" 3000
+	) &
+	BG=$!
+	rec -t irqsoff -d 1500ms -o "$TMP/o-budget" -q "${NORULES[@]}" $budget
+	wait $BG
+	expect_jq "$budget: one snapshot dropped and counted" "$TMP/o-budget/report.json" \
+		'.run.captures == 2 and .run.snapshots_dropped == 1'
+	check "$budget: the longer one is kept" test "$(ls "$TMP/o-budget/snapshots")" = \
+		capture-000002-irqsoff-3000us.trace
+	rm -rf "$TMP/o-budget"
+done
+
+# ---- the lock, and a run killed with SIGKILL ----
+mkfake
+"$LATHOUND" record --tracefs "$F" --state-dir "$ST" -t irqsoff -o "$TMP/o-first" -q \
+	"${NORULES[@]}" >/dev/null 2>&1 &
+BG=$!
+wait_armed irqsoff
+rec -t irqsoff -d 1s -o "$TMP/o-second"
+expect_rc "a second run on the same state dir is refused" 1
+expect_in "naming the first one's pid" "$err" "pid $BG"
+kill -KILL $BG
+wait $BG 2>/dev/null
+check "after SIGKILL, the state file is left" test -s "$ST/state"
+check "after SIGKILL, irqsoff is still armed" test "$(cat "$F/current_tracer")" = irqsoff
+rec -t irqsoff -d 500ms -o "$TMP/o-after" -q "${NORULES[@]}"
+expect_rc "the next run after a SIGKILL" 0
+expect_tree "SIGKILL, then the next run"
+BG=
+
+# ---- the default output directory ----
+mkfake
+mkdir "$TMP/cwd"
+(cd "$TMP/cwd" && "$LATHOUND" record --tracefs "$F" --state-dir "$ST" -t irqsoff -d 300ms -q \
+	"${NORULES[@]}" >/dev/null 2>&1)
+check "a timestamped directory in the current one" \
+	bash -c "ls '$TMP/cwd' | grep -qE '^lathound-[0-9]{8}-[0-9]{6}\$'"
+check "holding the report" bash -c "jq -e .run '$TMP'/cwd/lathound-*/report.json >/dev/null"
+rec -t irqsoff -d 300ms -q -o "$(echo "$TMP"/cwd/lathound-*)" "${NORULES[@]}"
+expect_rc "a directory that already holds a report is refused" 1
+expect_in "it says so" "$err" "already holds a report"
+
+finish

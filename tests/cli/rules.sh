@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# lathound rules check: good, broken and missing rule files, the shipped library, usage.
+. "$(dirname "$0")/../lib.sh"
+
+cd "$DATA/rules" || exit 1
+
+# A good directory: every *.rules file, sorted, summed up on stdout, nothing on stderr.
+run rules check good
+expect_rc "good directory" 0
+check "good directory: exact summary" [ "$out" = "good/a-storage.rules: 3 rules ok
+good/b-misc.rules: 2 rules ok
+total: 5 rules in 2 files ok" ]
+check "good directory: nothing on stderr" [ -z "$err" ]
+
+run rules check good/b-misc.rules
+expect_rc "one good file" 0
+check "one good file: exact summary" [ "$out" = "good/b-misc.rules: 2 rules ok
+total: 2 rules in 1 file ok" ]
+
+run rules check -q good
+expect_rc "-q on good rules" 0
+check "-q prints nothing" [ -z "$out$err" ]
+
+# The shipped library must always pass, and holds the rules other tests rely on.
+run rules check "$TOP/rules"
+expect_rc "shipped rules/" 0
+expect_in "shipped rules/: summary" "$out" "total: "
+n=$(sed -n 's/^total: \([0-9]*\) rules in \([0-9]*\) files ok$/\1 \2/p' <<<"$out")
+nr=${n% *} nf=${n#* }
+check "shipped rules/: at least 20 rules in 5 files ($nr in $nf)" \
+	[ "${nr:-0}" -ge 20 -a "${nf:-0}" -ge 5 ]
+for id in raid-irq-held lhx-fakeraid-irq lhx-preempt-hog lhx-wakeup-delay preemptirq-delay-test \
+	console-serial8250; do
+	check "shipped rules/ define [$id]" grep -q "^\[$id\]" "$TOP"/rules/*.rules
+done
+check "every shipped rule is preceded by a comment naming its source" \
+	awk '/^\[/ { if (prev !~ /^#/) { print FILENAME ": " $0; bad = 1 } } { prev = $0 }
+	     END { exit bad }' "$TOP"/rules/*.rules
+
+# A broken regex: file:line:column with PCRE2's message; no summary.
+run rules check broken/regex.rules
+expect_rc "broken regex" 1
+check "broken regex: exact stderr" [ "$err" = "lathound: error: broken/regex.rules:3:13: missing closing parenthesis
+lathound: error: rule check failed: 1 error" ]
+check "broken regex: nothing on stdout" [ -z "$out" ]
+
+# Every error of a file is listed, in order.
+run rules check broken/many.rules
+expect_rc "many errors" 1
+expect_in "outside a section" "$err" \
+	"lathound: error: broken/many.rules:2:1: 'severity' outside a rule section (start one with '[id]')"
+expect_in "bad id" "$err" \
+	"lathound: error: broken/many.rules:5:5: invalid character ' ' in rule id 'bad id' (use letters, digits, '-', '_' and '.')"
+expect_in "unknown subject" "$err" \
+	"lathound: error: broken/many.rules:9:16: unknown subject 'stacks' (use stack, functions, irq, task, start or end)"
+expect_in "unknown tracer" "$err" \
+	"lathound: error: broken/many.rules:10:20: unknown tracer 'preemptof' (use irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt or wakeup_dl)"
+expect_in "bad duration" "$err" \
+	"lathound: error: broken/many.rules:11:12: invalid duration '5 parsecs' for 'min': unknown duration unit (use ns, us, ms, s, m or h)"
+expect_in "unknown severity" "$err" \
+	"lathound: error: broken/many.rules:12:12: unknown severity 'fatal' (use info, warning, critical or ignore)"
+expect_in "unknown key" "$err" \
+	"lathound: error: broken/many.rules:13:1: unknown key 'colour' (use match, in, tracer, min, severity or message)"
+expect_in "missing match" "$err" \
+	"lathound: error: broken/many.rules:15:1: rule 'no-match' has no 'match' pattern"
+expect_in "duplicate id in one file" "$err" \
+	"lathound: error: broken/many.rules:17:2: duplicate rule id 'ok-rule' (first defined at broken/many.rules:3)"
+expect_in "regex error column" "$err" \
+	"lathound: error: broken/many.rules:26:17: missing terminating ] for character class"
+expect_in "error count" "$err" "lathound: error: rule check failed: 14 errors"
+check "14 located errors, in line order" \
+	[ "$(grep -o '^lathound: error: broken/many.rules:[0-9]*' <<<"$err" | cut -d: -f4 | tr '\n' ' ')" = \
+	  "2 5 9 10 11 12 13 14 15 17 19 21 23 26 " ]
+
+# Duplicate ids across files loaded together, naming the first definition.
+run rules check dup
+expect_rc "duplicate across files" 1
+check "duplicate across files: exact stderr" [ "$err" = "lathound: error: dup/b.rules:5:2: duplicate rule id 'shared-id' (first defined at dup/a.rules:1)
+lathound: error: rule check failed: 1 error" ]
+run rules check good/b-misc.rules good/b-misc.rules
+expect_rc "same file twice" 1
+expect_in "same file twice: names the first" "$err" \
+	"good/b-misc.rules:2:2: duplicate rule id 'fixture-selftest' (first defined at good/b-misc.rules:2)"
+
+# A broken file among good ones: errors only, no summary.
+run rules check good broken/regex.rules
+expect_rc "good and broken together" 1
+check "good and broken: no summary on stdout" [ -z "$out" ]
+
+# Missing paths and directories without rules.
+run rules check x.rules
+expect_rc "missing file" 1
+check "missing file: exact stderr" [ "$err" = "lathound: error: cannot open rule file 'x.rules': No such file or directory
+lathound: error: rule check failed: 1 error" ]
+run rules check norules
+expect_rc "directory without rules" 1
+expect_in "directory without rules: says so" "$err" \
+	"lathound: error: no rule files (*.rules) in directory 'norules'"
+
+# 1000 generated rules (the benchmark's) are valid.
+if "$TOP/bench/rules-gen.sh" 1000 >"$TMP/gen.rules"; then
+	run rules check "$TMP/gen.rules"
+	expect_rc "1000 generated rules" 0
+	expect_in "1000 generated rules: counted" "$out" "$TMP/gen.rules: 1000 rules ok"
+else
+	not_ok "bench/rules-gen.sh 1000 failed"
+fi
+
+# Usage errors exit 1 with the usage on stderr; --help exits 0 with it on stdout.
+run rules
+expect_rc "'rules' without subcommand" 1
+expect_in "'rules' alone: usage" "$err" "usage: lathound rules check [-q] PATH..."
+run rules frob
+expect_rc "unknown subcommand" 1
+expect_in "unknown subcommand: named" "$err" \
+	"lathound: error: 'frob' is not a rules subcommand (use 'lathound rules check PATH...')"
+run rules check
+expect_rc "'rules check' without PATH" 1
+expect_in "'rules check' without PATH: says so" "$err" \
+	"lathound: error: 'rules check' needs at least one rule file or directory"
+run rules check --bogus good
+expect_rc "unknown option" 1
+expect_in "unknown option: named" "$err" "unknown option '--bogus'"
+run rules --help
+expect_rc "rules --help" 0
+expect_in "rules --help: usage on stdout" "$out" "usage: lathound rules check [-q] PATH..."
+run rules check --help
+expect_rc "rules check --help" 0
+expect_in "rules check --help: options" "$out" "-q, --quiet"
+
+# A failed write of the summary is an error.
+if [ -w /dev/full ]; then
+	"${LATHOUND_RUN[@]}" rules check good >/dev/full 2>"$TMP/err"
+	rc=$?
+	expect_rc "summary to a full disk" 1
+	expect_in "full disk: reported" "$(cat "$TMP/err")" "write error on standard output"
+else
+	skip "summary to a full disk" "/dev/full is not writable here"
+fi
+
+finish

@@ -1,0 +1,218 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The borrowed-state layer against this machine's REAL tracefs (root): doctor, the "tracer
+# not available" refusals, reset of a killed run's state, the run lock, someone else's
+# tracer, --kprobe without kprobe events. Every knob touched is put back, and the test
+# asserts that tracefs is left exactly as it was found.
+. "$(dirname "$0")/../lib.sh"
+
+if [ ! -x "$LATHOUND" ]; then
+	not_ok "no lathound binary at $LATHOUND (run make)"
+	finish
+fi
+if [ "$(id -u)" != 0 ]; then
+	skip "live state tests" "not root: the real tracefs is only writable by root"
+	finish
+fi
+T=/sys/kernel/tracing
+if [ ! -e $T/current_tracer ]; then
+	# lathound mounts it too (through libtracefs); mounting changes no knob.
+	mount -t tracefs nodev $T 2>/dev/null
+fi
+if [ ! -w $T/current_tracer ]; then
+	skip "live state tests" "tracefs is not available at $T (mount -t tracefs nodev $T failed)"
+	finish
+fi
+
+# The knobs lathound may touch in the top-level instance.
+KNOBS=(current_tracer tracing_on tracing_thresh tracing_max_latency buffer_size_kb set_event
+       events/irq/irq_handler_entry/enable events/irq/irq_handler_exit/enable
+       events/irq/enable kprobe_events)
+snapshot() {
+	local f
+	for f in "${KNOBS[@]}" options/*; do
+		[ -e "$T/$f" ] && printf '%s=%s\n' "$f" "$(cat "$T/$f" 2>&1)"
+	done
+}
+snapshot >"$TMP/before"
+ORIG_TRACER=$(cat $T/current_tracer)
+ORIG_THRESH=$(cat $T/tracing_thresh)
+ORIG_ENTRY=$(cat $T/events/irq/irq_handler_entry/enable)
+ORIG_EXIT=$(cat $T/events/irq/irq_handler_exit/enable)
+ORIG_STACK=$(cat $T/options/stacktrace)
+HOLDER=
+
+# The flock(1) holding a lock, and the sleep it runs (which inherits the locked fd).
+stop_holder() {
+	[ -n "$HOLDER" ] || return
+	kill $(pgrep -P "$HOLDER") "$HOLDER" 2>/dev/null
+	wait "$HOLDER" 2>/dev/null
+	HOLDER=
+}
+
+# Whatever happens, put back what this test changes by hand.
+cleanup() {
+	stop_holder
+	echo "$ORIG_TRACER" >$T/current_tracer
+	echo "$ORIG_THRESH" >$T/tracing_thresh
+	echo "${ORIG_ENTRY%\*}" >$T/events/irq/irq_handler_entry/enable
+	echo "${ORIG_EXIT%\*}" >$T/events/irq/irq_handler_exit/enable
+	echo "$ORIG_STACK" >$T/options/stacktrace
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+if [ "$ORIG_TRACER" != nop ]; then
+	skip "live state tests" "current_tracer is '$ORIG_TRACER': another tool is tracing here"
+	finish
+fi
+
+HAS_LATENCY=
+grep -qwE 'irqsoff|preemptoff|wakeup|wakeup_rt' $T/available_tracers && HAS_LATENCY=1
+RECORD=1
+grep -q "not implemented yet" "$TOP/src/cmd-record.c" && RECORD=
+
+# ---- doctor ----
+run doctor
+if [ -z "$HAS_LATENCY" ]; then
+	expect_rc "doctor on a kernel without latency tracers" 1
+	for opt in CONFIG_IRQSOFF_TRACER CONFIG_PREEMPT_TRACER CONFIG_SCHED_TRACER; do
+		expect_in "doctor names $opt" "$out" "$opt"
+	done
+	expect_in "doctor fails on the latency tracers" "$out" "FAIL  latency tracers"
+	if [ -r /proc/config.gz ] || [ -r "/boot/config-$(uname -r)" ]; then
+		expect_in "doctor reads the kernel config" "$out" "ok    kernel config"
+		expect_in "doctor says the option is not set" "$out" "CONFIG_IRQSOFF_TRACER is not set"
+	else
+		expect_in "doctor says the config is missing" "$out" "kernel config not found (/proc/config.gz, /boot/config-"
+	fi
+	run doctor --format json
+	expect_rc "doctor --format json on this kernel" 1
+	echo "$out" >"$TMP/doctor.json"
+	expect_jq "doctor json: cannot run, tracers FAIL" "$TMP/doctor.json" \
+		'.can_run == false and ([.checks[] | select(.check == "latency tracers")][0].status == "fail")'
+	expect_jq "doctor json: every missing tracer named with its option" "$TMP/doctor.json" \
+		'[.checks[] | select(.check | startswith("tracer ")) | select(.status == "warn")] | length == 6'
+else
+	skip "doctor without latency tracers" "this kernel has latency tracers"
+fi
+expect_in "doctor checks tracefs" "$out" "tracefs"
+
+# ---- the "not available" refusals ----
+if [ -n "$RECORD" ] && [ -z "$HAS_LATENCY" ]; then
+	run record -t irqsoff -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
+	expect_rc "record -t irqsoff on a kernel without it" 1
+	expect_in "record names the missing option" "$err" \
+		"tracer 'irqsoff' is not available in this kernel (needs CONFIG_IRQSOFF_TRACER=y)"
+	check "record left no state file" test ! -e "$TMP/state/state"
+	run record -t irqsoff,wakeup_rt -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
+	expect_rc "record with two missing tracers" 1
+	expect_in "record warns about each" "$err" \
+		"tracer 'wakeup_rt' is not available in this kernel (needs CONFIG_SCHED_TRACER=y)"
+	expect_in "record says none is left" "$err" "none of the requested latency tracers is available"
+	if [ ! -e $T/kprobe_events ]; then
+		run record -t irqsoff --kprobe do_sys_open -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
+		expect_rc "record --kprobe without kprobe events" 1
+		expect_in "record --kprobe names the missing option" "$err" \
+			"kprobe events are not available in this kernel (needs CONFIG_KPROBE_EVENTS=y)"
+	else
+		skip "--kprobe without kprobe events" "this kernel has kprobe events"
+	fi
+else
+	skip "record refusals" "${RECORD:+this kernel has latency tracers}${RECORD:-cmd-record.c is a stub}"
+fi
+
+# ---- reset: a killed run's state, planted, with the real knobs changed as it had ----
+mkdir -p "$TMP/killed"
+esc() { printf '%s\\n' "$1"; }
+{
+	echo "lathound-state 1"
+	echo "pid 4242"
+	echo "started $(date +%s)000000000"
+	echo "tracing-dir $T"
+	echo "value tracing_on $(esc "$(cat $T/tracing_on)")"
+	echo "value current_tracer $(esc "$ORIG_TRACER")"
+	echo "value tracing_thresh $(esc "$ORIG_THRESH")"
+	echo "value options/stacktrace $(esc "$ORIG_STACK")"
+	echo "value events/irq/irq_handler_entry/enable $(esc "$ORIG_ENTRY")"
+	echo "value events/irq/irq_handler_exit/enable $(esc "$ORIG_EXIT")"
+	echo "kprobe lathound/gone p:lathound/gone do_sys_open"
+	echo "end 7"
+} >"$TMP/killed/state"
+echo 123 >$T/tracing_thresh
+echo 1 >$T/events/irq/irq_handler_entry/enable
+echo 1 >$T/events/irq/irq_handler_exit/enable
+echo $((1 - ORIG_STACK)) >$T/options/stacktrace
+check "the knobs really changed" test "$(cat $T/tracing_thresh)" = 123
+run reset --state-dir "$TMP/killed"
+expect_rc "reset restores a killed run's state" 0
+expect_in "reset says whose state it restored" "$out" "restored tracefs state left by lathound pid 4242 (killed?)"
+expect_in "reset lists the knobs" "$out" "tracing_thresh = $ORIG_THRESH"
+snapshot >"$TMP/after-reset"
+if cmp -s "$TMP/before" "$TMP/after-reset"; then ok "reset left every knob as it was before"; else
+	not_ok "reset did not restore every knob:"; diff "$TMP/before" "$TMP/after-reset" | sed 's/^/#   /'; fi
+check "reset removed the state file" test ! -e "$TMP/killed/state"
+run reset --state-dir "$TMP/killed"
+expect_rc "reset with nothing left" 0
+expect_in "reset says so" "$out" "nothing to restore"
+
+# a corrupt state file is kept, and reset fails
+printf 'lathound-state 1\npid 12\nvalue tracing_thresh 0\\n\n' >"$TMP/killed/state"
+run reset --state-dir "$TMP/killed"
+expect_rc "reset of a truncated state file" 1
+expect_in "reset says it is corrupt" "$err" "corrupt state file '$TMP/killed/state': line 3: truncated (no 'end' line)"
+check "the corrupt state file is kept" test -e "$TMP/killed/state"
+rm -f "$TMP/killed/state"
+
+# ---- the run lock, held by flock(1) as another lathound would ----
+mkdir -p "$TMP/locked"
+echo 4343 >"$TMP/locked/lock"
+flock "$TMP/locked/lock" sleep 30 &
+HOLDER=$!
+for _ in $(seq 50); do flock -n "$TMP/locked/lock" true || break; sleep 0.1; done
+if [ -n "$RECORD" ]; then
+	run record -t irqsoff -d 1s --state-dir "$TMP/locked" -o "$TMP/rec"
+	expect_rc "record while another lathound holds the lock" 1
+	expect_in "record names the holder" "$err" "another lathound (pid 4343) is using the latency tracers"
+fi
+printf 'lathound-state 1\nend 0\n' >"$TMP/locked/state"
+run reset --state-dir "$TMP/locked"
+expect_rc "reset while a lathound runs" 1
+expect_in "reset does not take a live state for a leftover" "$err" "another lathound (pid 4343) is using the latency tracers"
+check "reset kept the live state file" test -e "$TMP/locked/state"
+run doctor --state-dir "$TMP/locked"
+expect_in "doctor sees the running lathound" "$out" "lathound pid 4343 is running"
+stop_holder
+
+# ---- someone else's tracer (the first other tracer this kernel lets us set) ----
+OTHER=
+for t in function blk; do
+	grep -qw "$t" $T/available_tracers || continue
+	if echo "$t" 2>/dev/null >$T/current_tracer; then OTHER=$t; break; fi
+done
+if [ -n "$OTHER" ]; then
+	run doctor
+	expect_in "doctor sees another tool's tracer" "$out" "current_tracer is '$OTHER': another tool is using the tracer"
+	if [ -n "$RECORD" ]; then
+		run record -t irqsoff -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
+		expect_rc "record while current_tracer is in use" 1
+		expect_in "record names the tracer in use" "$err" \
+			"current_tracer is '$OTHER': another tool is using the tracer (use --force to take it over)"
+		check "record left current_tracer alone" test "$(cat $T/current_tracer)" = "$OTHER"
+		if [ -z "$HAS_LATENCY" ]; then
+			run record -t irqsoff --force -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
+			expect_rc "record --force on a kernel without the tracer" 1
+			expect_in "record --force says it takes the tracer over" "$err" "taking it over (--force)"
+			check "record --force gave current_tracer back" test "$(cat $T/current_tracer)" = "$OTHER"
+		fi
+	fi
+	echo nop >$T/current_tracer
+else
+	skip "another tool's tracer" "no other tracer can be set here to play the other tool"
+fi
+
+# ---- everything as found ----
+snapshot >"$TMP/after"
+if cmp -s "$TMP/before" "$TMP/after"; then ok "tracefs left exactly as found"; else
+	not_ok "tracefs changed:"; diff "$TMP/before" "$TMP/after" | sed 's/^/#   /'; fi
+finish

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the release gates (src/gate.c, lh_report_evaluate()): --max budgets per
+ * tracer and 'all', --fail-on severities, accepted records that never fail, and the
+ * violation sentences.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char test_rules[] =
+	"[raid-irq-held]\n"
+	"match    = fakeraid\n"
+	"in       = irq\n"
+	"severity = critical\n"
+	"\n"
+	"[slow-alloc]\n"
+	"match    = ^slob_\n"
+	"severity = warning\n"
+	"\n"
+	"[note]\n"
+	"match    = ^note\n"
+	"severity = info\n"
+	"\n"
+	"[known-nic]\n"
+	"match    = ^igb_\n"
+	"severity = ignore\n";
+
+enum { R_CRIT, R_WARN, R_INFO, R_IGNORE };
+
+static struct lh_rules *rules;
+static struct lh_report *rep;
+static struct lh_gate gate;
+
+static void setup(void)
+{
+	struct lh_diag d = { 0 };
+
+	rules = lh_rules_alloc();
+	ck_assert_int_eq(lh_rules_load_buffer(rules, "gate.rules", test_rules,
+					      strlen(test_rules), &d), 0);
+	ck_assert_uint_eq(lh_rules_count(rules), 4);
+	lh_diag_release(&d);
+	rep = lh_report_alloc(rules, NULL);
+	lh_gate_init(&gate);
+}
+
+static void teardown(void)
+{
+	lh_report_free(rep);
+	lh_rules_free(rules);
+}
+
+static void max(const char *arg)
+{
+	const char *err = NULL;
+
+	ck_assert_msg(!lh_gate_parse_max(&gate, arg, &err), "--max %s: %s", arg, err);
+}
+
+static void fail_on(const char *arg)
+{
+	const char *err = NULL;
+
+	ck_assert_msg(!lh_gate_parse_fail_on(&gate, arg, &err), "--fail-on %s: %s", arg, err);
+}
+
+/* Adds a record of tracer t that fired the rules in hits (-1 terminated). */
+static void add(enum lh_tracer t, uint64_t lat, int cpu, const char *comm, int pid,
+		const int *hits)
+{
+	struct lh_record *r = lh_record_alloc();
+	struct lh_match m = { 0 };
+
+	r->tracer = t;
+	r->latency_us = lat;
+	r->cpu = cpu;
+	r->task.comm = comm;
+	r->task.pid = pid;
+	for (; hits && *hits >= 0; hits++) {
+		const struct lh_rule *rule = lh_rules_get(rules, (size_t)*hits);
+
+		LH_GROW(m.hits, m.nr_hits + 1, m.alloc_hits);
+		m.hits[m.nr_hits++] = (size_t)*hits;
+		if (rule->severity == LH_SEV_IGNORE) {
+			m.accepted = true;
+		} else if (!m.has_worst || rule->severity > m.worst) {
+			m.has_worst = true;
+			m.worst = rule->severity;
+		}
+	}
+	lh_report_add(rep, r, &m);
+	lh_match_release(&m);
+	lh_record_free(r);
+}
+
+static bool has_violation(const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < lh_report_nr_violations(rep); i++)
+		if (!strcmp(lh_report_violation(rep, i), text))
+			return true;
+	return false;
+}
+
+static void dump(void)
+{
+	size_t i;
+
+	for (i = 0; i < lh_report_nr_violations(rep); i++)
+		fprintf(stderr, "violation: %s\n", lh_report_violation(rep, i));
+}
+
+START_TEST(parse_max)
+{
+	const char *err;
+	uint64_t ns;
+
+	max("irqsoff=500us");
+	ck_assert(gate.has_max[LH_TRACER_IRQSOFF]);
+	ck_assert_uint_eq(gate.max_ns[LH_TRACER_IRQSOFF], 500000);
+	max("all=1ms");
+	ck_assert(gate.has_max[LH_TRACER_UNKNOWN]);
+	ck_assert_uint_eq(gate.max_ns[LH_TRACER_UNKNOWN], 1000000);
+	max("wakeup_rt=150");		/* a bare number is µs */
+	ck_assert_uint_eq(gate.max_ns[LH_TRACER_WAKEUP_RT], 150000);
+	max("irqsoff=80us");		/* the last one given wins */
+	ck_assert_uint_eq(gate.max_ns[LH_TRACER_IRQSOFF], 80000);
+	max("preemptirqsoff=0");
+	ck_assert(gate.has_max[LH_TRACER_PREEMPTIRQSOFF]);
+
+	ck_assert(lh_gate_budget(&gate, LH_TRACER_IRQSOFF, &ns));
+	ck_assert_uint_eq(ns, 80000);
+	ck_assert(lh_gate_budget(&gate, LH_TRACER_PREEMPTOFF, &ns));	/* from all */
+	ck_assert_uint_eq(ns, 1000000);
+	ck_assert(lh_gate_budget(&gate, LH_TRACER_UNKNOWN, &ns));
+	ck_assert_uint_eq(ns, 1000000);
+
+	lh_gate_init(&gate);
+	ck_assert(!lh_gate_budget(&gate, LH_TRACER_IRQSOFF, &ns));
+	ck_assert_int_eq(gate.fail_on, LH_SEV_CRITICAL);
+	err = NULL;
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "irqsoff", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "TRACER=DURATION"));
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "=1ms", &err), -1);
+	err = NULL;
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "irqsof=1ms", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unknown tracer"));
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "unknown=1ms", &err), -1);
+	err = NULL;
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "irqsoff=1parsec", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unit"));
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "irqsoff=-1ms", &err), -1);
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "irqsoff=", &err), -1);
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "", &err), -1);
+	/* Failed parses change nothing. */
+	ck_assert(!lh_gate_budget(&gate, LH_TRACER_IRQSOFF, &ns));
+}
+END_TEST
+
+START_TEST(parse_fail_on)
+{
+	const char *err = NULL;
+
+	fail_on("info");
+	ck_assert_int_eq(gate.fail_on, LH_SEV_INFO);
+	ck_assert_str_eq(lh_gate_fail_on_name(&gate), "info");
+	fail_on("warning");
+	ck_assert_int_eq(gate.fail_on, LH_SEV_WARNING);
+	fail_on("none");
+	ck_assert_int_eq(gate.fail_on, LH_GATE_FAIL_NONE);
+	ck_assert_str_eq(lh_gate_fail_on_name(&gate), "none");
+	fail_on("critical");
+	ck_assert_str_eq(lh_gate_fail_on_name(&gate), "critical");
+	ck_assert_int_eq(lh_gate_parse_fail_on(&gate, "ignore", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "info, warning, critical or none"));
+	ck_assert_int_eq(lh_gate_parse_fail_on(&gate, "Critical", &err), -1);
+	ck_assert_int_eq(lh_gate_parse_fail_on(&gate, "", &err), -1);
+	ck_assert_int_eq(gate.fail_on, LH_SEV_CRITICAL);
+}
+END_TEST
+
+START_TEST(no_gate_passes)
+{
+	add(LH_TRACER_IRQSOFF, 100000, 0, "a", 1, NULL);
+	ck_assert(lh_report_evaluate(rep, &gate));
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 0);
+	ck_assert_ptr_null(lh_report_violation(rep, 0));
+}
+END_TEST
+
+/* A section fails only when strictly longer than its budget. */
+START_TEST(max_is_strict)
+{
+	max("irqsoff=1ms");
+	add(LH_TRACER_IRQSOFF, 1000, 0, "a", 1, NULL);
+	ck_assert(lh_report_evaluate(rep, &gate));
+	add(LH_TRACER_IRQSOFF, 1001, 3, "b", 2, NULL);
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 1);
+	ck_assert_str_eq(lh_report_violation(rep, 0),
+			 "irqsoff: worst 1001us (b-2 on CPU3) exceeds --max irqsoff=1ms by 1us");
+}
+END_TEST
+
+START_TEST(max_violation_text)
+{
+	max("irqsoff=1ms");
+	max("preemptoff=1500ns");
+	add(LH_TRACER_IRQSOFF, 150, 0, "irq_test", 82, NULL);
+	add(LH_TRACER_IRQSOFF, 2002, 0, "irq_test", 82, NULL);
+	add(LH_TRACER_PREEMPTOFF, 2, -1, NULL, -1, NULL);
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	dump();
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 2);
+	ck_assert(has_violation(
+		"irqsoff: worst 2002us (irq_test-82 on CPU0) exceeds --max irqsoff=1ms by 1002us"));
+	ck_assert(has_violation("preemptoff: worst 2us exceeds --max preemptoff=1500ns by 0.500us"));
+}
+END_TEST
+
+/* all= covers every tracer without its own budget; a tracer's own budget overrides it. */
+START_TEST(all_and_override)
+{
+	max("all=1ms");
+	max("irqsoff=5ms");
+	add(LH_TRACER_IRQSOFF, 2000, 0, "a", 1, NULL);	/* under its own 5ms */
+	add(LH_TRACER_PREEMPTOFF, 2000, 1, "b", 2, NULL);	/* over all=1ms */
+	add(LH_TRACER_WAKEUP_RT, 999, 1, "c", 3, NULL);
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	dump();
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 1);
+	ck_assert(has_violation(
+		"preemptoff: worst 2000us (b-2 on CPU1) exceeds --max all=1ms by 1000us"));
+
+	/* The order of the options does not matter. */
+	lh_gate_init(&gate);
+	max("irqsoff=1500us");
+	max("all=10ms");
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 1);
+	ck_assert(has_violation(
+		"irqsoff: worst 2000us (a-1 on CPU0) exceeds --max irqsoff=1500us by 500us"));
+
+	/* An unknown tracer's records fall under all=. */
+	lh_gate_init(&gate);
+	max("all=1ms");
+	max("irqsoff=1h");
+	max("preemptoff=1h");
+	add(LH_TRACER_UNKNOWN, 3000, 0, "d", 4, NULL);
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	ck_assert(has_violation("unknown: worst 3000us (d-4 on CPU0) exceeds --max all=1ms by 2000us"));
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 1);
+}
+END_TEST
+
+START_TEST(fail_on_severity)
+{
+	static const int crit[] = { R_CRIT, -1 }, warn[] = { R_WARN, -1 };
+	static const int info[] = { R_INFO, -1 };
+
+	add(LH_TRACER_IRQSOFF, 10, 0, "a", 1, info);
+	add(LH_TRACER_IRQSOFF, 20, 0, "a", 1, info);
+	add(LH_TRACER_IRQSOFF, 30, 0, "a", 1, warn);
+	ck_assert(lh_report_evaluate(rep, &gate));		/* critical by default */
+	fail_on("warning");
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 1);
+	ck_assert_str_eq(lh_report_violation(rep, 0),
+			 "rule slow-alloc (warning) hit by 1 record, worst 30us");
+	fail_on("info");
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 2);
+	ck_assert(has_violation("rule note (info) hit by 2 records, worst 20us"));
+	fail_on("none");
+	add(LH_TRACER_IRQSOFF, 2002, 0, "a", 1, crit);
+	ck_assert(lh_report_evaluate(rep, &gate));
+	fail_on("critical");
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	ck_assert(has_violation("rule raid-irq-held (critical) hit by 1 record, worst 2002us"));
+	ck_assert_uint_eq(lh_report_rule_hits(rep), 4);
+}
+END_TEST
+
+/* Records an 'ignore' rule accepted fail neither --max nor --fail-on. */
+START_TEST(accepted_never_fails)
+{
+	static const int crit_ign[] = { R_CRIT, R_IGNORE, -1 }, crit[] = { R_CRIT, -1 };
+
+	max("irqsoff=1ms");
+	fail_on("info");
+	add(LH_TRACER_IRQSOFF, 9000, 0, "nic", 5, crit_ign);
+	add(LH_TRACER_IRQSOFF, 900, 1, "ok", 6, NULL);
+	ck_assert(lh_report_evaluate(rep, &gate));
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 0);
+	ck_assert_uint_eq(lh_report_worst_us(rep, LH_TRACER_IRQSOFF), 9000);	/* still shown */
+	ck_assert_uint_eq(lh_report_rule_hits(rep), 0);
+
+	/* The --max worst is the worst non-accepted section. */
+	add(LH_TRACER_IRQSOFF, 1200, 1, "bad", 7, crit);
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	dump();
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 2);
+	ck_assert(has_violation(
+		"irqsoff: worst 1200us (bad-7 on CPU1) exceeds --max irqsoff=1ms by 200us"));
+	ck_assert(has_violation("rule raid-irq-held (critical) hit by 1 record, worst 1200us"));
+}
+END_TEST
+
+/* An ignore rule alone neither fails nor counts as a rule hit, even with --fail-on info. */
+START_TEST(ignore_rule_alone)
+{
+	static const int ign[] = { R_IGNORE, -1 };
+
+	fail_on("info");
+	add(LH_TRACER_WAKEUP, 50, 0, "x", 1, ign);
+	ck_assert(lh_report_evaluate(rep, &gate));
+	ck_assert_uint_eq(lh_report_rule_hits(rep), 0);
+}
+END_TEST
+
+/* Evaluating again replaces the verdict and violations; writing uses the last one. */
+START_TEST(reevaluate)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	add(LH_TRACER_IRQSOFF, 2000, 0, "a", 1, NULL);
+	max("irqsoff=1ms");
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	lh_gate_init(&gate);
+	max("irqsoff=2ms");
+	ck_assert(lh_report_evaluate(rep, &gate));
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 0);
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(lh_report_write(rep, LH_FORMAT_JSON, f), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\"verdict\": \"pass\""));
+	ck_assert_ptr_nonnull(strstr(buf, "\"irqsoff\": 2000"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"fail_on\": \"critical\""));
+	free(buf);
+}
+END_TEST
+
+static Suite *gate_suite(void)
+{
+	Suite *s = suite_create("gate");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, parse_max);
+	tcase_add_test(tc, parse_fail_on);
+	tcase_add_test(tc, no_gate_passes);
+	tcase_add_test(tc, max_is_strict);
+	tcase_add_test(tc, max_violation_text);
+	tcase_add_test(tc, all_and_override);
+	tcase_add_test(tc, fail_on_severity);
+	tcase_add_test(tc, accepted_never_fails);
+	tcase_add_test(tc, ignore_rule_alone);
+	tcase_add_test(tc, reevaluate);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(gate_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0;
+}

@@ -1,0 +1,1044 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the latency-snapshot parser (src/parse.c) on the trace corpus in tests/data:
+ * every file's records asserted field by field, malformed input, state between snapshots and
+ * between buffers, and edge cases built in memory.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+#define MAX_RECORDS 64
+
+/* Every record a parse produced (deep copies), its stats and its warnings. */
+struct result {
+	struct lh_record	*r[MAX_RECORDS];
+	size_t			nr;
+	struct lh_parse_stats	stats;
+	struct lh_diag		diag;
+	int			ret;
+	size_t			stop_after;	/* the callback stops after this many */
+};
+
+static int collect(struct lh_record *r, void *arg)
+{
+	struct result *res = arg;
+
+	ck_assert_uint_lt(res->nr, MAX_RECORDS);
+	res->r[res->nr++] = lh_record_dup(r);
+	return res->stop_after && res->nr >= res->stop_after ? -1 : 0;
+}
+
+static void result_free(struct result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr; i++)
+		lh_record_free(res->r[i]);
+	lh_diag_release(&res->diag);
+	memset(res, 0, sizeof(*res));
+}
+
+/* Reads a data file into an exactly sized buffer (no NUL), so overreads are caught. */
+static char *slurp(const char *name, size_t *len)
+{
+	char path[4096];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", LH_TEST_DATA, name);
+	f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open '%s'", path);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	ck_assert_int_ge(n, 0);
+	rewind(f);
+	buf = malloc(n ? (size_t)n : 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void parse_mem(struct result *res, const char *source, const char *buf, size_t len)
+{
+	struct lh_parser *p = lh_parser_alloc(&res->diag);
+
+	res->ret = lh_parse_buffer(p, source, buf, len, collect, res);
+	res->stats = *lh_parser_stats(p);
+	lh_parser_free(p);
+}
+
+static void parse_file(struct result *res, const char *name)
+{
+	size_t len;
+	char *buf = slurp(name, &len);
+
+	parse_mem(res, name, buf, len);
+	free(buf);
+}
+
+/* Parses a string (copied to an exactly sized buffer). */
+static void parse_str(struct result *res, const char *text)
+{
+	size_t len = strlen(text);
+	char *buf = malloc(len ? len : 1);
+
+	memcpy(buf, text, len);
+	parse_mem(res, "mem.trace", buf, len);
+	free(buf);
+}
+
+static bool has_warning(const struct result *res, const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < res->diag.nr; i++)
+		if (strstr(res->diag.msgs[i].text, needle))
+			return true;
+	return false;
+}
+
+static const struct lh_func *func(const struct lh_record *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_funcs; i++)
+		if (!strcmp(r->funcs[i].name, name))
+			return &r->funcs[i];
+	return NULL;
+}
+
+#define ck_assert_str_or_null(a, b) do { \
+		const char *_a = (a), *_b = (b); \
+		if (!_b) \
+			ck_assert_msg(_a == NULL, "'%s' is '%s', expected NULL", #a, _a); \
+		else \
+			ck_assert_msg(_a && !strcmp(_a, _b), "'%s' is '%s', expected '%s'", #a, \
+				      _a ? _a : "(null)", _b); \
+	} while (0)
+
+/* What each record of the corpus must be. */
+struct stack_exp {
+	size_t		nr;
+	const char	*first;	/* innermost */
+	const char	*last;
+};
+
+struct record_exp {
+	const char	*file;
+	unsigned long	line;	/* the record's '# tracer:' line */
+	enum lh_tracer	tracer;
+	uint64_t	latency_us;
+	int		cpu;
+	int		nr_cpus;
+	const char	*model;
+	const char	*kernel;
+	unsigned long	entries;
+	const char	*comm;
+	int		pid;
+	const char	*started;
+	const char	*ended;
+	size_t		nr_stacks;
+	struct stack_exp stack[2];
+	size_t		nr_funcs;
+	const char	*first_func;	/* first seen, and its count */
+	unsigned int	first_count;
+	const char	*func;		/* another one, and its count */
+	unsigned int	count;
+	size_t		nr_irqs;
+};
+
+static const struct record_exp records[] = {
+	{ "ftrace-rst-irqsoff-format.trace", 1, LH_TRACER_IRQSOFF, 259, 2, 4, "preempt",
+	  "3.8.0-test+", 4, "ps", 6143, "__lock_task_sighand", "_raw_spin_unlock_irqrestore",
+	  1, { { 10, "trace_hardirqs_on_caller", "system_call_fastpath" } },
+	  3, "trace_hardirqs_off", 1, "time_hardirqs_on", 1, 0 },
+	{ "ftrace-rst-irqsoff.trace", 1, LH_TRACER_IRQSOFF, 16, 0, 4, "preempt", "3.8.0-test+", 4,
+	  "swapper/0", 0, "run_timer_softirq", "run_timer_softirq",
+	  1, { { 14, "_raw_spin_unlock_irq", "x86_64_start_kernel" } },
+	  3, "_raw_spin_lock_irq", 1, "trace_hardirqs_on", 1, 0 },
+	{ "ftrace-rst-irqsoff-func.trace", 1, LH_TRACER_IRQSOFF, 71, 3, 4, "preempt",
+	  "3.8.0-test+", 168, "bash", 2042, "ata_scsi_queuecmd", "ata_scsi_queuecmd",
+	  1, { { 25, "_raw_spin_unlock_irqrestore", "system_call_fastpath" } },
+	  14, "_raw_spin_lock_irqsave", 1, "_raw_spin_unlock_irqrestore", 2, 0 },
+	{ "ftrace-rst-irqsoff-graph.trace", 1, LH_TRACER_IRQSOFF, 3751, 0, 4, "desktop",
+	  "4.20.0-rc6+", 274, "bash", 1507, "free_debug_processing", "return_to_handler",
+	  1, { { 14, "free_debug_processing", "entry_SYSCALL_64_after_hwframe" } },
+	  11, "_raw_spin_lock_irqsave", 1, "in_task_stack", 1, 0 },
+	{ "ftrace-rst-preemptoff.trace", 1, LH_TRACER_PREEMPTOFF, 46, 1, 4, "preempt",
+	  "3.8.0-test+", 4, "sshd", 1991, "do_IRQ", "do_IRQ",
+	  1, { { 4, "sub_preempt_count", "ret_from_intr" } },
+	  3, "irq_enter", 1, "trace_preempt_on", 1, 0 },
+	{ "ftrace-rst-preemptoff-func.trace", 1, LH_TRACER_PREEMPTOFF, 83, 1, 4, "preempt",
+	  "3.8.0-test+", 241, "bash", 1994, "wake_up_new_task", "task_rq_unlock",
+	  1, { { 7, "sub_preempt_count", "stub_clone" } },
+	  25, "_raw_spin_lock_irqsave", 1, "source_load", 2, 0 },
+	{ "ftrace-rst-preemptirqsoff.trace", 1, LH_TRACER_PREEMPTIRQSOFF, 100, 3, 4, "preempt",
+	  "3.8.0-test+", 4, "ls", 2230, "ata_scsi_queuecmd", "ata_scsi_queuecmd",
+	  1, { { 19, "sub_preempt_count", "system_call_fastpath" } },
+	  3, "_raw_spin_lock_irqsave", 1, "trace_preempt_on", 1, 0 },
+	{ "ftrace-rst-preemptirqsoff-func.trace", 1, LH_TRACER_PREEMPTIRQSOFF, 161, 3, 4,
+	  "preempt", "3.8.0-test+", 339, "ls", 2269, "schedule", "mutex_unlock",
+	  1, { { 8, "__mutex_unlock_slowpath", "system_call_fastpath" } },
+	  44, "__schedule", 1, "sub_preempt_count", 6, 0 },
+	{ "ftrace-rst-wakeup.trace", 1, LH_TRACER_WAKEUP, 15, 3, 4, "preempt", "3.8.0-test+", 4,
+	  "kworker/3:1H", 312, NULL, NULL, 0, { { 0 } },
+	  2, "ttwu_do_activate.constprop.87", 1, "__schedule", 1, 0 },
+	/* the documentation's block starts with a stray "# tracer: wakeup" */
+	{ "ftrace-rst-wakeup_rt.trace", 3, LH_TRACER_WAKEUP_RT, 5, 3, 4, "preempt", "3.8.0-test+",
+	  4, "sleep", 2389, NULL, NULL, 0, { { 0 } },
+	  2, "ttwu_do_activate.constprop.87", 1, "__schedule", 1, 0 },
+	{ "ftrace-rst-wakeup_rt-func.trace", 1, LH_TRACER_WAKEUP_RT, 29, 3, 4, "preempt",
+	  "3.8.0-test+", 85, "sleep", 2448, NULL, NULL, 0, { { 0 } },
+	  51, "ttwu_do_activate.constprop.87", 1, "sub_preempt_count", 9, 0 },
+	{ "ftrace-rst-wakeup_rt-events.trace", 1, LH_TRACER_WAKEUP_RT, 6, 2, 4, "preempt",
+	  "3.8.0-test+", 12, "sleep", 5882, NULL, NULL, 0, { { 0 } },
+	  2, "ttwu_do_activate.constprop.87", 1, "__schedule", 1, 0 },
+	{ "pidt-irqsoff-nofunc.trace", 1, LH_TRACER_IRQSOFF, 2002, 0, 1, "preempt", "6.1.192", 4,
+	  "irq_test", 82, "execute_preemptirqtest", "execute_preemptirqtest",
+	  1, { { 7, "preemptirq_delay_run", "ret_from_fork" } },
+	  2, "execute_preemptirqtest", 2, "tracer_hardirqs_on", 1, 0 },
+	{ "pidt-preemptoff-nofunc.trace", 1, LH_TRACER_PREEMPTOFF, 3002, 0, 1, "preempt",
+	  "6.1.192", 4, "preempt_test", 92, "execute_preemptirqtest", "preempt_count_sub",
+	  1, { { 7, "preemptirq_delay_run", "ret_from_fork" } },
+	  3, "execute_preemptirqtest", 1, "tracer_preempt_on", 1, 0 },
+	{ "pidt-preemptirqsoff-func.trace", 1, LH_TRACER_PREEMPTIRQSOFF, 2079, 0, 1, "preempt",
+	  "6.1.192", 1821, "insmod", 96, "_raw_spin_lock_irqsave", "preempt_count_sub",
+	  1, { { 15, "preempt_count_sub", "entry_SYSCALL_64_after_hwframe" } },
+	  94, "_raw_spin_lock_irqsave", 8, "slob_next", 1546, 0 },
+	{ "pidt-irqsoff-graph.trace", 1, LH_TRACER_IRQSOFF, 4179, 0, 1, "preempt", "6.1.192",
+	  3042, "insmod", 101, "_raw_spin_lock_irqsave", "__raw_spin_unlock_irqrestore",
+	  1, { { 16, "trace_hardirqs_on", "entry_SYSCALL_64_after_hwframe" } },
+	  7, "_raw_spin_lock_irqsave", 1, "slob_next", 1440, 0 },
+	{ "handmade-irq-events.trace", 1, LH_TRACER_IRQSOFF, 2007, 0, 1, "preempt", "6.1.192", 8,
+	  "irq_test", 82, "irqentry_enter", "irqentry_exit",
+	  1, { { 6, "irqentry_exit", "ret_from_fork" } },
+	  3, "irqentry_enter", 1, "tracer_hardirqs_on", 1, 2 },
+	{ "handmade-irq-nested.trace", 1, LH_TRACER_PREEMPTIRQSOFF, 819, 0, 4, "preempt_rt",
+	  "5.10.0-28-rt-amd64", 16, "kworker/0:2", 311, "irq_exit_rcu",
+	  "_raw_spin_unlock_irqrestore", 1, { { 8, "preempt_count_sub", "ret_from_fork" } },
+	  7, "irq_exit_rcu", 1, "fakeraid_poll_wait", 2, 4 },
+	{ "handmade-graph-irq.trace", 1, LH_TRACER_IRQSOFF, 1999, 0, 1, "preempt", "6.1.192", 11,
+	  "camera_poll", 145, "lhx_camera_poll_locked", "_raw_spin_unlock_irqrestore",
+	  1, { { 6, "trace_hardirqs_on", "ret_from_fork" } },
+	  5, "_raw_spin_lock_irqsave", 1, "lhx_camera_read_reg", 2, 1 },
+	{ "handmade-wakeup_rt-6.1.trace", 1, LH_TRACER_WAKEUP_RT, 64, 0, 1, "preempt", "6.1.192",
+	  6, "rt_task", 64, NULL, NULL,
+	  2, { { 10, "__ftrace_trace_stack", "default_idle" },
+	       { 8, "__ftrace_trace_stack", "arch_call_rest_init" } },
+	  2, "ttwu_do_activate", 1, "__schedule", 1, 0 },
+	{ "handmade-wakeup_dl.trace", 1, LH_TRACER_WAKEUP_DL, 11, 0, 2, "preempt_rt",
+	  "6.6.15-rt22", 5, "dl_task", 1234, NULL, NULL,
+	  1, { { 6, "__ftrace_trace_stack", "asm_sysvec_apic_timer_interrupt" } },
+	  2, "ttwu_do_activate", 1, "__schedule", 1, 0 },
+	{ "handmade-multi.trace", 1, LH_TRACER_IRQSOFF, 512, 1, 2, "preempt", "6.1.192", 4,
+	  "irq_test", 83, "execute_preemptirqtest", "execute_preemptirqtest",
+	  1, { { 6, "preemptirq_delay_run", "ret_from_fork" } },
+	  2, "execute_preemptirqtest", 2, "tracer_hardirqs_on", 1, 0 },
+	{ "handmade-multi.trace", 32, LH_TRACER_WAKEUP_RT, 64, 0, 1, "preempt", "6.1.192", 6,
+	  "rt_task", 64, NULL, NULL,
+	  2, { { 10, "__ftrace_trace_stack", "default_idle" },
+	       { 8, "__ftrace_trace_stack", "arch_call_rest_init" } },
+	  2, "ttwu_do_activate", 1, "__schedule", 1, 0 },
+	/* PREEMPT_RT lazy layout (7 flags), CONFIG_SMP off: no '#P:' */
+	{ "handmade-multi.trace", 74, LH_TRACER_IRQSOFF, 39, 0, -1, "preempt_rt", "6.6.15-rt22",
+	  8, "cyclictest", 1201, "rt_mutex_slowunlock", "_raw_spin_unlock_irqrestore",
+	  1, { { 6, "_raw_spin_unlock_irqrestore", "do_syscall_64" } },
+	  7, "_raw_spin_lock_irqsave", 1, "wake_q_add", 1, 0 },
+	{ "handmade-multi.trace", 111, LH_TRACER_IRQSOFF, 1999, 0, 1, "preempt", "6.1.192", 11,
+	  "camera_poll", 145, "lhx_camera_poll_locked", "_raw_spin_unlock_irqrestore",
+	  1, { { 6, "trace_hardirqs_on", "ret_from_fork" } },
+	  5, "_raw_spin_lock_irqsave", 1, "lhx_camera_poll_locked", 1, 1 },
+	{ "handmade-multi.trace", 147, LH_TRACER_PREEMPTOFF, 46, 3, 4, "server",
+	  "4.19.0-26-amd64", 4, "sshd", 1991, "do_IRQ", "do_IRQ",
+	  1, { { 4, "sub_preempt_count", "ret_from_intr" } },
+	  3, "irq_enter", 1, "trace_preempt_on", 1, 0 },
+	/* cut in the middle of a body line: no stack, still a record */
+	{ "handmade-truncated-body.trace", 1, LH_TRACER_PREEMPTIRQSOFF, 2079, 0, 1, "preempt",
+	  "6.1.192", 1821, "insmod", 96, "_raw_spin_lock_irqsave", "preempt_count_sub",
+	  0, { { 0 } }, 4, "_raw_spin_lock_irqsave", 1, "slob_next", 35, 0 },
+	{ "handmade-malformed.trace", 51, LH_TRACER_IRQSOFF, 2002, 0, 1, "preempt", "6.1.192", 4,
+	  "irq_test", 82, "execute_preemptirqtest", "execute_preemptirqtest",
+	  1, { { 7, "preemptirq_delay_run", "ret_from_fork" } },
+	  2, "execute_preemptirqtest", 2, "tracer_hardirqs_on", 1, 0 },
+	{ "handmade-malformed.trace", 103, LH_TRACER_WAKEUP, 15, 3, 4, "preempt", "3.8.0-test+",
+	  4, "kworker/3:1H", 312, NULL, NULL, 0, { { 0 } },
+	  2, "ttwu_do_activate.constprop.87", 1, "__schedule", 1, 0 },
+	{ "handmade-binary.trace", 15, LH_TRACER_PREEMPTOFF, 3002, 0, 1, "preempt", "6.1.192", 4,
+	  "preempt_test", 92, "execute_preemptirqtest", "preempt_count_sub",
+	  1, { { 7, "preemptirq_delay_run", "ret_from_fork" } },
+	  3, "execute_preemptirqtest", 1, "preempt_count_sub", 1, 0 },
+};
+
+/* What parsing each file as a whole must give. */
+struct file_exp {
+	const char	*file;
+	unsigned long	records;
+	unsigned long	skipped;
+	unsigned long	bad_lines;
+	unsigned long	warnings;
+};
+
+static const struct file_exp files[] = {
+	{ "ftrace-rst-irqsoff-format.trace", 1, 0, 0, 0 },
+	{ "ftrace-rst-irqsoff.trace", 1, 0, 0, 0 },
+	/* the documentation elides lines with "[...]" */
+	{ "ftrace-rst-irqsoff-func.trace", 1, 0, 1, 1 },
+	{ "ftrace-rst-irqsoff-graph.trace", 1, 0, 1, 1 },
+	{ "ftrace-rst-preemptoff.trace", 1, 0, 0, 0 },
+	{ "ftrace-rst-preemptoff-func.trace", 1, 0, 3, 1 },
+	{ "ftrace-rst-preemptirqsoff.trace", 1, 0, 0, 0 },
+	{ "ftrace-rst-preemptirqsoff-func.trace", 1, 0, 3, 1 },
+	{ "ftrace-rst-wakeup.trace", 1, 0, 0, 0 },
+	{ "ftrace-rst-wakeup_rt.trace", 1, 1, 0, 1 },
+	{ "ftrace-rst-wakeup_rt-func.trace", 1, 0, 0, 0 },
+	{ "ftrace-rst-wakeup_rt-events.trace", 1, 0, 0, 0 },
+	{ "pidt-irqsoff-nofunc.trace", 1, 0, 0, 0 },
+	{ "pidt-preemptoff-nofunc.trace", 1, 0, 0, 0 },
+	{ "pidt-preemptirqsoff-func.trace", 1, 0, 0, 0 },
+	{ "pidt-irqsoff-graph.trace", 1, 0, 0, 0 },
+	{ "handmade-irq-events.trace", 1, 0, 0, 0 },
+	{ "handmade-irq-nested.trace", 1, 0, 0, 0 },
+	{ "handmade-graph-irq.trace", 1, 0, 0, 0 },
+	{ "handmade-wakeup_rt-6.1.trace", 1, 0, 0, 0 },
+	{ "handmade-wakeup_dl.trace", 1, 0, 0, 0 },
+	{ "handmade-multi.trace", 5, 0, 0, 0 },
+	{ "handmade-truncated-body.trace", 1, 0, 1, 1 },
+	{ "handmade-truncated-header.trace", 0, 1, 0, 1 },
+	{ "handmade-malformed.trace", 2, 4, 4, 6 },
+	{ "handmade-binary.trace", 1, 0, 14, 1 },
+};
+
+static const struct file_exp *file_exp(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(files); i++)
+		if (!strcmp(files[i].file, name))
+			return &files[i];
+	return NULL;
+}
+
+START_TEST(test_record)
+{
+	const struct record_exp *x = &records[_i];
+	const struct lh_record *r = NULL;
+	struct result res = { 0 };
+	size_t i;
+
+	parse_file(&res, x->file);
+	for (i = 0; i < res.nr; i++)
+		if (res.r[i]->line == x->line)
+			r = res.r[i];
+	ck_assert_msg(r != NULL, "%s: no record at line %lu", x->file, x->line);
+
+	ck_assert_int_eq(r->tracer, x->tracer);
+	ck_assert_str_eq(r->tracer_name, lh_tracer_name(x->tracer));
+	ck_assert_uint_eq(r->latency_us, x->latency_us);
+	ck_assert_int_eq(r->cpu, x->cpu);
+	ck_assert_int_eq(r->nr_cpus, x->nr_cpus);
+	ck_assert_str_or_null(r->preempt_model, x->model);
+	ck_assert_str_or_null(r->kernel, x->kernel);
+	ck_assert_uint_eq(r->entries, x->entries);
+	ck_assert_uint_eq(r->entries_total, x->entries);
+	ck_assert_str_or_null(r->task.comm, x->comm);
+	ck_assert_int_eq(r->task.pid, x->pid);
+	ck_assert_int_eq(r->task.uid, 0);
+	ck_assert_str_or_null(r->started_at, x->started);
+	ck_assert_str_or_null(r->ended_at, x->ended);
+
+	ck_assert_uint_eq(r->nr_stacks, x->nr_stacks);
+	for (i = 0; i < x->nr_stacks && i < 2; i++) {
+		const struct lh_stack *s = &r->stacks[i];
+
+		ck_assert_uint_eq(s->nr, x->stack[i].nr);
+		ck_assert_str_eq(s->frames[0], x->stack[i].first);
+		ck_assert_str_eq(s->frames[s->nr - 1], x->stack[i].last);
+	}
+
+	ck_assert_uint_eq(r->nr_funcs, x->nr_funcs);
+	ck_assert_str_eq(r->funcs[0].name, x->first_func);
+	ck_assert_uint_eq(r->funcs[0].count, x->first_count);
+	ck_assert_msg(func(r, x->func) != NULL, "%s: no function '%s'", x->file, x->func);
+	ck_assert_uint_eq(func(r, x->func)->count, x->count);
+	ck_assert_uint_eq(r->nr_irqs, x->nr_irqs);
+
+	ck_assert_int_eq(r->has_wakeup, lh_tracer_is_wakeup(x->tracer));
+	ck_assert_int_eq(r->started_at == NULL, lh_tracer_is_wakeup(x->tracer));
+	ck_assert_str_eq(r->source, x->file);
+	ck_assert_uint_eq(r->captured_ns, 0);
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_file)
+{
+	const struct file_exp *x = &files[_i];
+	struct result res = { 0 };
+
+	parse_file(&res, x->file);
+	ck_assert_int_eq(res.ret, 0);
+	ck_assert_uint_eq(res.nr, x->records);
+	ck_assert_uint_eq(res.stats.snapshots, x->records);
+	ck_assert_uint_eq(res.stats.skipped, x->skipped);
+	ck_assert_uint_eq(res.stats.bad_lines, x->bad_lines);
+	ck_assert_uint_eq(res.diag.warnings, x->warnings);
+	ck_assert_uint_gt(res.stats.lines, 0);
+	result_free(&res);
+}
+END_TEST
+
+/* Each record of the corpus is asserted, and each data file has its expectations. */
+START_TEST(test_corpus_covered)
+{
+	struct dirent *de;
+	size_t i, j, n = 0;
+	DIR *d = opendir(LH_TEST_DATA);
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len < 7 || strcmp(de->d_name + len - 6, ".trace"))
+			continue;
+		n++;
+		ck_assert_msg(file_exp(de->d_name) != NULL, "'%s' has no expectations in %s",
+			      de->d_name, __FILE__);
+	}
+	closedir(d);
+	ck_assert_uint_eq(n, LH_ARRAY_SIZE(files));
+	for (i = 0; i < LH_ARRAY_SIZE(files); i++) {
+		unsigned long nr = 0;
+
+		for (j = 0; j < LH_ARRAY_SIZE(records); j++)
+			nr += !strcmp(records[j].file, files[i].file);
+		ck_assert_msg(nr == files[i].records, "'%s': %lu records asserted, %lu expected",
+			      files[i].file, nr, files[i].records);
+	}
+}
+END_TEST
+
+/* Returns the record of a one-record file (the caller frees res). */
+static const struct lh_record *only(struct result *res, const char *name)
+{
+	parse_file(res, name);
+	ck_assert_uint_eq(res->nr, 1);
+	return res->r[0];
+}
+
+START_TEST(test_irq_events)
+{
+	struct result res = { 0 };
+	const struct lh_record *r = only(&res, "handmade-irq-events.trace");
+
+	ck_assert_uint_eq(r->nr_irqs, 2);
+	ck_assert_int_eq(r->irqs[0].irq, 24);
+	ck_assert_str_eq(r->irqs[0].name, "fakeraid");
+	ck_assert_double_eq(r->irqs[0].start_us, 3);
+	ck_assert_double_eq(r->irqs[0].duration_us, 1998);
+	ck_assert_str_eq(r->irqs[0].ret, "handled");
+	ck_assert_int_eq(r->irqs[1].irq, 0);
+	ck_assert_str_eq(r->irqs[1].name, "timer");
+	ck_assert_double_eq(r->irqs[1].start_us, 2002);
+	ck_assert_double_eq(r->irqs[1].duration_us, 3);
+	/* event lines are not functions */
+	ck_assert_ptr_null(func(r, "irq_handler_entry"));
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_irq_nested)
+{
+	struct result res = { 0 };
+	const struct lh_record *r = only(&res, "handmade-irq-nested.trace");
+
+	ck_assert_uint_eq(r->nr_irqs, 4);
+	/* an exit without its entry: running since before the section began */
+	ck_assert_int_eq(r->irqs[0].irq, 11);
+	ck_assert_ptr_null(r->irqs[0].name);
+	ck_assert_double_eq(r->irqs[0].start_us, 0);
+	ck_assert_double_eq(r->irqs[0].duration_us, 1);
+	ck_assert_str_eq(r->irqs[0].ret, "handled");
+	/* the outer handler lasts past the one nested inside it */
+	ck_assert_int_eq(r->irqs[1].irq, 24);
+	ck_assert_str_eq(r->irqs[1].name, "fakeraid");
+	ck_assert_double_eq(r->irqs[1].start_us, 5);
+	ck_assert_double_eq(r->irqs[1].duration_us, 807);
+	ck_assert_int_eq(r->irqs[2].irq, 1);
+	ck_assert_str_eq(r->irqs[2].name, "i8042");
+	ck_assert_double_eq(r->irqs[2].duration_us, 7);
+	ck_assert_str_eq(r->irqs[2].ret, "unhandled");
+	/* an entry without exit */
+	ck_assert_int_eq(r->irqs[3].irq, 4);
+	ck_assert_str_eq(r->irqs[3].name, "ttyS0");
+	ck_assert_double_eq(r->irqs[3].start_us, 815);
+	ck_assert_double_eq(r->irqs[3].duration_us, -1);
+	ck_assert_ptr_null(r->irqs[3].ret);
+	/* module functions lose their " [fakeraid]"; sched_switch is no function */
+	ck_assert_uint_eq(func(r, "fakeraid_isr")->count, 1);
+	ck_assert_ptr_null(func(r, "sched_switch"));
+	result_free(&res);
+}
+END_TEST
+
+/* display-graph: events are comments, times are the REL TIME column */
+START_TEST(test_graph_irq)
+{
+	struct result res = { 0 };
+	const struct lh_record *r = only(&res, "handmade-graph-irq.trace");
+
+	ck_assert_uint_eq(r->nr_irqs, 1);
+	ck_assert_int_eq(r->irqs[0].irq, 24);
+	ck_assert_str_eq(r->irqs[0].name, "fakeraid");
+	ck_assert_double_eq(r->irqs[0].start_us, 3);
+	ck_assert_double_eq(r->irqs[0].duration_us, 1990);
+	ck_assert_str_eq(r->irqs[0].ret, "handled");
+	ck_assert_str_eq(r->funcs[1].name, "lhx_camera_poll_locked");
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_wakeup_doc)
+{
+	struct result res = { 0 };
+	const struct lh_record *r = only(&res, "ftrace-rst-wakeup.trace");
+
+	ck_assert(r->has_wakeup);
+	ck_assert_str_eq(r->woken.comm, "kworker/3:1H");
+	ck_assert_int_eq(r->woken.pid, 312);
+	ck_assert_int_eq(r->woken.prio, 100);
+	ck_assert_int_eq(r->woken.state, 'R');
+	ck_assert_int_eq(r->woken.nice, -20);
+	ck_assert_int_eq(r->task.nice, -20);
+	ck_assert_str_eq(r->waker.comm, "<idle>");
+	ck_assert_int_eq(r->waker.pid, 0);
+	ck_assert_int_eq(r->waker.prio, 120);
+	ck_assert_int_eq(r->waker.state, 'R');
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_wakeup_rt)
+{
+	struct result res = { 0 };
+	const struct lh_record *r = only(&res, "handmade-wakeup_rt-6.1.trace");
+
+	ck_assert_str_eq(r->woken.comm, "rt_task");
+	ck_assert_int_eq(r->woken.pid, 64);
+	ck_assert_int_eq(r->woken.prio, 49);
+	ck_assert_int_eq(r->woken.policy, 1);
+	ck_assert_int_eq(r->woken.rt_prio, 50);
+	ck_assert_int_eq(r->task.rt_prio, 50);
+	ck_assert_str_eq(r->waker.comm, "<idle>");
+	ck_assert_int_eq(r->waker.pid, 0);
+	ck_assert_ptr_null(r->started_at);
+	result_free(&res);
+}
+END_TEST
+
+/* The waker is the '+' line's task (on CPU 1), not the task switched out on CPU 0. */
+START_TEST(test_wakeup_dl)
+{
+	struct result res = { 0 };
+	const struct lh_record *r = only(&res, "handmade-wakeup_dl.trace");
+
+	ck_assert_str_eq(r->woken.comm, "dl_task");
+	ck_assert_int_eq(r->woken.pid, 1234);
+	ck_assert_int_eq(r->woken.prio, -1);
+	ck_assert_int_eq(r->woken.policy, 6);
+	ck_assert_str_eq(r->waker.comm, "kworker/");	/* the body's cmd column is 8 wide */
+	ck_assert_int_eq(r->waker.pid, 40);
+	ck_assert_int_eq(r->waker.prio, 120);
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_malformed)
+{
+	struct result res = { 0 };
+
+	parse_file(&res, "handmade-malformed.trace");
+	ck_assert(has_warning(&res, "handmade-malformed.trace:1: expected a '# tracer:' line"));
+	ck_assert(has_warning(&res, "handmade-malformed.trace:7: expected '# latency:' header "
+			      "line, skipping snapshot 'irqsoff' from line 4"));
+	ck_assert(has_warning(&res, "handmade-malformed.trace:14: expected '# latency: N us, "
+			      "...' with a number, skipping snapshot 'preemptoff' from line 10"));
+	ck_assert(has_warning(&res, "handmade-malformed.trace:51: header cut before the column "
+			      "legend, skipping snapshot 'irqsoff' from line 42"));
+	ck_assert(has_warning(&res, "handmade-malformed.trace:73: expected a trace line"));
+	ck_assert(has_warning(&res, "got '?ELF??? binary junk in the body'"));
+	ck_assert(has_warning(&res, "handmade-malformed.trace:98: expected '# latency:' header "
+			      "line (options/latency-format is off)"));
+	/* one warning per bad snapshot: the '[...]' line after the junk is only counted */
+	ck_assert_uint_eq(res.diag.warnings, 6);
+	ck_assert_uint_eq(res.stats.skipped, 4);
+	ck_assert_uint_eq(res.stats.bad_lines, 4);
+	/* what follows each malformed snapshot is still parsed */
+	ck_assert_uint_eq(res.nr, 2);
+	ck_assert_uint_eq(res.r[0]->latency_us, 2002);
+	ck_assert_uint_eq(res.r[1]->latency_us, 15);
+	ck_assert_int_eq(res.r[1]->tracer, LH_TRACER_WAKEUP);
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_truncated)
+{
+	struct result res = { 0 };
+
+	parse_file(&res, "handmade-truncated-header.trace");
+	ck_assert_uint_eq(res.nr, 0);
+	ck_assert_uint_eq(res.stats.skipped, 1);
+	ck_assert(has_warning(&res, "handmade-truncated-header.trace:7: header cut before the "
+			      "column legend"));
+	result_free(&res);
+
+	parse_file(&res, "handmade-truncated-body.trace");
+	ck_assert_uint_eq(res.nr, 1);
+	ck_assert_uint_eq(res.r[0]->nr_stacks, 0);
+	ck_assert(has_warning(&res, "handmade-truncated-body.trace:61: expected a trace line"));
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_binary)
+{
+	struct result res = { 0 };
+
+	parse_file(&res, "handmade-binary.trace");
+	ck_assert_uint_eq(res.nr, 1);
+	ck_assert(has_warning(&res, "handmade-binary.trace:1: expected a '# tracer:' line"));
+	ck_assert_uint_eq(res.r[0]->line, 15);
+	result_free(&res);
+}
+END_TEST
+
+/* A textual image of everything a record holds, to compare records. */
+static char *record_text(const struct lh_record *r)
+{
+	char *text = NULL;
+	size_t len = 0, i, j;
+	FILE *f = open_memstream(&text, &len);
+	const struct lh_task *t[3] = { &r->task, &r->woken, &r->waker };
+
+	fprintf(f, "%d %s %llu %d %d %s %s %lu/%lu %s %s %d %s:%lu %llu\n", r->tracer,
+		r->tracer_name, (unsigned long long)r->latency_us, r->cpu, r->nr_cpus,
+		r->preempt_model, r->kernel, r->entries, r->entries_total, r->started_at,
+		r->ended_at, r->has_wakeup, r->source, r->line, (unsigned long long)r->captured_ns);
+	for (i = 0; i < 3; i++)
+		fprintf(f, "%s %d %d %d %d %d %d %d\n", t[i]->comm, t[i]->pid, t[i]->uid,
+			t[i]->nice, t[i]->policy, t[i]->rt_prio, t[i]->prio, t[i]->state);
+	for (i = 0; i < r->nr_stacks; i++)
+		for (j = 0; j < r->stacks[i].nr; j++)
+			fprintf(f, "%zu %s\n", i, r->stacks[i].frames[j]);
+	for (i = 0; i < r->nr_funcs; i++)
+		fprintf(f, "%s %u\n", r->funcs[i].name, r->funcs[i].count);
+	for (i = 0; i < r->nr_irqs; i++)
+		fprintf(f, "%d %s %f %f %s\n", r->irqs[i].irq, r->irqs[i].name, r->irqs[i].start_us,
+			r->irqs[i].duration_us, r->irqs[i].ret);
+	fclose(f);
+	return text;
+}
+
+static int image(struct lh_record *r, void *arg)
+{
+	FILE *f = arg;
+	char *t = record_text(r);
+
+	fputs(t, f);
+	free(t);
+	return 0;
+}
+
+/* The same buffer twice through one parser gives the same records: no state leaks. */
+START_TEST(test_no_state_leak)
+{
+	static const char *const names[] = {
+		"handmade-multi.trace", "handmade-malformed.trace",
+		"pidt-preemptirqsoff-func.trace",
+	};
+	struct lh_diag diag = { 0 };
+	struct lh_parser *p = lh_parser_alloc(&diag);
+	size_t n, len, img_len[2], i;
+	char *img[2];
+	FILE *f;
+
+	for (n = 0; n < LH_ARRAY_SIZE(names); n++) {
+		char *buf = slurp(names[n], &len);
+
+		for (i = 0; i < 2; i++) {
+			f = open_memstream(&img[i], &img_len[i]);
+			ck_assert_int_eq(lh_parse_buffer(p, names[n], buf, len, image, f), 0);
+			fclose(f);
+		}
+		ck_assert_uint_gt(img_len[0], 100);
+		ck_assert_str_eq(img[0], img[1]);
+		free(img[0]);
+		free(img[1]);
+		free(buf);
+	}
+	ck_assert_uint_eq(lh_parser_stats(p)->snapshots, 2 * (5 + 2 + 1));
+	lh_parser_free(p);
+	lh_diag_release(&diag);
+}
+END_TEST
+
+/* A copy made with lh_record_dup outlives the parser's reuse of its record. */
+START_TEST(test_dup_survives)
+{
+	struct result res = { 0 };
+	char *before, *after;
+	size_t len;
+	char *buf = slurp("handmade-multi.trace", &len);
+	struct lh_diag diag = { 0 };
+	struct lh_parser *p = lh_parser_alloc(&diag);
+
+	ck_assert_int_eq(lh_parse_buffer(p, "a.trace", buf, len, collect, &res), 0);
+	ck_assert_uint_eq(res.nr, 5);
+	before = record_text(res.r[1]);
+	ck_assert_ptr_nonnull(strstr(before, "rt_task"));
+	/* the parser's own record is overwritten by every later snapshot */
+	free(buf);
+	buf = slurp("pidt-preemptirqsoff-func.trace", &len);
+	ck_assert_int_eq(lh_parse_buffer(p, "b.trace", buf, len, NULL, NULL), 0);
+	lh_parser_free(p);
+	after = record_text(res.r[1]);
+	ck_assert_str_eq(before, after);
+	ck_assert_str_eq(res.r[1]->source, "a.trace");
+	free(before);
+	free(after);
+	free(buf);
+	lh_diag_release(&diag);
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_callback_stops)
+{
+	struct result res = { .stop_after = 2 };
+
+	parse_file(&res, "handmade-multi.trace");
+	ck_assert_int_eq(res.ret, -1);
+	ck_assert_uint_eq(res.nr, 2);
+	ck_assert_uint_eq(res.stats.snapshots, 2);
+	result_free(&res);
+}
+END_TEST
+
+#define LEGEND \
+	"#                    _------=> CPU#            \n" \
+	"#                   / _-----=> irqs-off/BH-disabled\n" \
+	"#                  | / _----=> need-resched    \n" \
+	"#                  || / _---=> hardirq/softirq \n" \
+	"#                  ||| / _--=> preempt-depth   \n" \
+	"#                  |||| / _-=> migrate-disable \n" \
+	"#                  ||||| /     delay           \n" \
+	"#  cmd     pid     |||||| time  |   caller     \n" \
+	"#     \\   /        ||||||  \\    |    /       \n"
+
+#define HEADER(task) \
+	"# tracer: irqsoff\n" \
+	"#\n" \
+	"# irqsoff latency trace v1.1.5 on 6.1.192\n" \
+	"# --------------------------------------------------------------------\n" \
+	"# latency: 120 us, #3/3, CPU#1 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:2)\n" \
+	"#    -----------------\n" \
+	"#    | task: " task "\n" \
+	"#    -----------------\n" \
+	"#  => started at: a\n" \
+	"#  => ended at:   b\n" \
+	"#\n" \
+	"#\n" LEGEND
+
+START_TEST(test_empty)
+{
+	struct result res = { 0 };
+
+	parse_mem(&res, "empty.trace", "", 0);
+	ck_assert_uint_eq(res.nr, 0);
+	ck_assert_uint_eq(res.stats.lines, 0);
+	ck_assert_uint_eq(res.diag.warnings, 0);
+	result_free(&res);
+	parse_str(&res, "\n\n#\n");
+	ck_assert_uint_eq(res.nr, 0);
+	ck_assert_uint_eq(res.stats.bad_lines, 0);
+	ck_assert_uint_eq(res.diag.warnings, 0);
+	result_free(&res);
+}
+END_TEST
+
+/* comm keeps its '-' and spaces: the pid follows the last '-' */
+START_TEST(test_task_comm)
+{
+	struct result res = { 0 };
+	const struct lh_record *r;
+
+	parse_str(&res, HEADER("my-app worker-1234 (uid:1000 nice:-5 policy:2 rt_prio:10)")
+		  "my-app w-1234       1d.... 1us : a <-c\n");
+	ck_assert_uint_eq(res.nr, 1);
+	r = res.r[0];
+	ck_assert_str_eq(r->task.comm, "my-app worker");
+	ck_assert_int_eq(r->task.pid, 1234);
+	ck_assert_int_eq(r->task.uid, 1000);
+	ck_assert_int_eq(r->task.nice, -5);
+	ck_assert_int_eq(r->task.policy, 2);
+	ck_assert_int_eq(r->task.rt_prio, 10);
+	ck_assert_str_eq(r->funcs[0].name, "a");
+	result_free(&res);
+}
+END_TEST
+
+/* A complete header with no body (trace read before any entry): a record without functions. */
+START_TEST(test_header_only)
+{
+	struct result res = { 0 };
+
+	parse_str(&res, HEADER("t-1 (uid:0 nice:0 policy:0 rt_prio:0)") HEADER("u-2 (uid:0)"));
+	ck_assert_uint_eq(res.nr, 2);
+	ck_assert_str_eq(res.r[0]->task.comm, "t");
+	ck_assert_str_eq(res.r[1]->task.comm, "u");
+	ck_assert_int_eq(res.r[1]->task.nice, -1);
+	ck_assert_uint_eq(res.r[0]->nr_funcs, 0);
+	ck_assert_uint_eq(res.r[1]->line, 22);
+	ck_assert_uint_eq(res.stats.skipped, 0);
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_line_forms)
+{
+	struct result res = { 0 };
+	const struct lh_record *r;
+
+	parse_str(&res, HEADER("t-1 (uid:0 nice:0 policy:0 rt_prio:0)")
+		  /* CRLF */
+		  "       t-1       1d.... 0us : crlf_func <-x\r\n"
+		  /* sym-offset option */
+		  "       t-1       1d.... 1us : off_func+0x1c/0x40 <-parent+0x5/0x10\n"
+		  /* context-info off: no task, CPU, flags or time */
+		  "bare_func <-parent\n"
+		  "bare_func\n"
+		  /* latency-format off inside a snapshot: '[001]' CPU and seconds */
+		  "      t-1   [001] d....   100.000500: irq_handler_entry: irq=7 name=a b\n"
+		  "      t-1   [001] d....   100.000750: irq_handler_exit: irq=7 ret=handled\n"
+		  /* a comm with ':' and digits before the time column */
+		  "    a 1:2-5        1d.... 2us : colon_func <-x\n"
+		  /* raw address of an unloaded module's function */
+		  "       t-1       1d.... 3us : 0xffffffffa0000034 <-x\n"
+		  /* lost events, graph context switch: ordinary */
+		  "CPU:1 [LOST 12 EVENTS]\n"
+		  " ------------------------------------------\n"
+		  "       t-1       1d.... 4us : <user stack trace>\n"
+		  " => <00007f1234567890>\n"
+		  "       t-1       1d.... 5us : <stack trace>\n"
+		  " => frame_a\n"
+		  " => frame_b+0x10/0x20\n"
+		  "       t-1       1d.... 6us : last_func <-y");
+	ck_assert_uint_eq(res.nr, 1);
+	r = res.r[0];
+	ck_assert_uint_eq(res.stats.bad_lines, 0);
+	ck_assert_uint_eq(res.diag.warnings, 0);
+	ck_assert_uint_eq(func(r, "crlf_func")->count, 1);
+	ck_assert_uint_eq(func(r, "off_func")->count, 1);
+	ck_assert_uint_eq(func(r, "bare_func")->count, 2);
+	ck_assert_uint_eq(func(r, "colon_func")->count, 1);
+	ck_assert_uint_eq(func(r, "0xffffffffa0000034")->count, 1);
+	ck_assert_uint_eq(func(r, "last_func")->count, 1);
+	ck_assert_uint_eq(r->nr_funcs, 6);
+	ck_assert_uint_eq(r->nr_irqs, 1);
+	ck_assert_str_eq(r->irqs[0].name, "a b");
+	ck_assert_double_eq_tol(r->irqs[0].duration_us, 250, 1e-6);
+	ck_assert_uint_eq(r->nr_stacks, 1);
+	ck_assert_uint_eq(r->stacks[0].nr, 2);
+	ck_assert_str_eq(r->stacks[0].frames[1], "frame_b+0x10/0x20");
+	ck_assert_str_eq(r->started_at, "a");
+	result_free(&res);
+}
+END_TEST
+
+static int arena_used(struct lh_record *r, void *arg)
+{
+	*(size_t *)arg = r->arena.used;
+	return 0;
+}
+
+/* Repeated wakeup lines do not grow the record; a NUL inside a comm is only text. */
+START_TEST(test_wakeup_repeat)
+{
+	static const char wake[] =
+		"  <idle>-0         0dNh5.    1us+:        0:120:R   + [000]      64: 49:R rt_task\n";
+	static const char hdr[] = HEADER("rt_task-64 (uid:0 nice:0 policy:1 rt_prio:50)");
+	size_t used[2], n, i, len;
+	struct result res = { 0 };
+	char *buf;
+
+	for (n = 0; n < 2; n++) {
+		struct lh_parser *p = lh_parser_alloc(NULL);
+
+		len = strlen(hdr) + (n ? 500 : 1) * strlen(wake);
+		buf = malloc(len);
+		memcpy(buf, hdr, strlen(hdr));
+		for (i = 0; i < (n ? 500 : 1); i++)
+			memcpy(buf + strlen(hdr) + i * strlen(wake), wake, strlen(wake));
+		ck_assert_int_eq(lh_parse_buffer(p, "w.trace", buf, len, arena_used, &used[n]), 0);
+		lh_parser_free(p);
+		free(buf);
+	}
+	ck_assert_uint_eq(used[0], used[1]);
+
+	len = strlen(hdr) + 2 * strlen(wake);
+	buf = malloc(len);
+	memcpy(buf, hdr, strlen(hdr));
+	memcpy(buf + strlen(hdr), wake, strlen(wake));
+	memcpy(buf + strlen(hdr) + strlen(wake), wake, strlen(wake));
+	buf[len - 3] = '\0';	/* "rt_ta\0k" */
+	parse_mem(&res, "w.trace", buf, len);
+	ck_assert_uint_eq(res.nr, 1);
+	ck_assert_str_eq(res.r[0]->woken.comm, "rt_ta");
+	ck_assert_int_eq(res.r[0]->woken.prio, 49);
+	free(buf);
+	result_free(&res);
+}
+END_TEST
+
+/* Stack blocks beyond LH_MAX_STACKS (options/func_stack_trace) are dropped, not crashed on. */
+START_TEST(test_many_stacks)
+{
+	struct result res = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int i;
+
+	fputs(HEADER("t-1 (uid:0)"), f);
+	for (i = 0; i < 10; i++)
+		fprintf(f, "       t-1       1d.... %dus : <stack trace>\n => f%d\n => g\n", i, i);
+	fclose(f);
+	parse_str(&res, text);
+	ck_assert_uint_eq(res.nr, 1);
+	ck_assert_uint_eq(res.r[0]->nr_stacks, LH_MAX_STACKS);
+	ck_assert_str_eq(res.r[0]->stacks[LH_MAX_STACKS - 1].frames[0], "f3");
+	free(text);
+	result_free(&res);
+}
+END_TEST
+
+/* Distinct functions per record are bounded; the table grows and is reset per record. */
+START_TEST(test_many_functions)
+{
+	struct result res = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int i;
+
+	fputs(HEADER("t-1 (uid:0)"), f);
+	for (i = 0; i < 70000; i++)
+		fprintf(f, "       t-1       1d.... 1us : fn_%d <-x\n", i % 70000);
+	fputs(HEADER("t-2 (uid:0)"), f);
+	for (i = 0; i < 3000; i++)
+		fprintf(f, "       t-2       1d.... 1us : fn_%d <-x\n", i % 1000);
+	fclose(f);
+	parse_str(&res, text);
+	ck_assert_uint_eq(res.nr, 2);
+	ck_assert_uint_eq(res.r[0]->nr_funcs, 65536);
+	ck_assert_str_eq(res.r[0]->funcs[65535].name, "fn_65535");
+	ck_assert(has_warning(&res, "more than 65536 distinct functions"));
+	ck_assert_uint_eq(res.r[1]->nr_funcs, 1000);
+	ck_assert_str_eq(res.r[1]->funcs[999].name, "fn_999");
+	ck_assert_uint_eq(res.r[1]->funcs[999].count, 3);
+	free(text);
+	result_free(&res);
+}
+END_TEST
+
+/* Random damage to real snapshots: never a crash, never a record without its header. */
+START_TEST(test_mutations)
+{
+	static const char *const names[] = {
+		"handmade-multi.trace", "pidt-irqsoff-nofunc.trace", "handmade-irq-nested.trace",
+	};
+	unsigned int seed = 42;
+	size_t n, len, i, k;
+
+	for (n = 0; n < LH_ARRAY_SIZE(names); n++) {
+		char *orig = slurp(names[n], &len);
+		char *buf = malloc(len);
+
+		for (i = 0; i < 300; i++) {
+			struct result res = { 0 };
+			size_t cut = len;
+
+			memcpy(buf, orig, len);
+			for (k = 0; k < 1 + i % 8; k++) {
+				seed = seed * 1103515245 + 12345;
+				buf[(seed >> 8) % len] = (char)(seed >> 24);
+			}
+			if (i % 3 == 0)
+				cut = (seed >> 4) % len;
+			parse_mem(&res, "m.trace", buf, cut);
+			for (k = 0; k < res.nr; k++)
+				ck_assert_ptr_nonnull(res.r[k]->tracer_name);
+			ck_assert_uint_le(res.nr + res.stats.skipped, 5);
+			result_free(&res);
+		}
+		free(buf);
+		free(orig);
+	}
+}
+END_TEST
+
+static Suite *parse_suite(void)
+{
+	Suite *s = suite_create("parse");
+	TCase *tc = tcase_create("corpus");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_record, 0, LH_ARRAY_SIZE(records));
+	tcase_add_loop_test(tc, test_file, 0, LH_ARRAY_SIZE(files));
+	tcase_add_test(tc, test_corpus_covered);
+	tcase_add_test(tc, test_irq_events);
+	tcase_add_test(tc, test_irq_nested);
+	tcase_add_test(tc, test_graph_irq);
+	tcase_add_test(tc, test_wakeup_doc);
+	tcase_add_test(tc, test_wakeup_rt);
+	tcase_add_test(tc, test_wakeup_dl);
+	tcase_add_test(tc, test_malformed);
+	tcase_add_test(tc, test_truncated);
+	tcase_add_test(tc, test_binary);
+	tcase_add_test(tc, test_no_state_leak);
+	tcase_add_test(tc, test_dup_survives);
+	tcase_add_test(tc, test_callback_stops);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("edge");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_task_comm);
+	tcase_add_test(tc, test_header_only);
+	tcase_add_test(tc, test_line_forms);
+	tcase_add_test(tc, test_wakeup_repeat);
+	tcase_add_test(tc, test_many_stacks);
+	tcase_add_test(tc, test_many_functions);
+	tcase_add_test(tc, test_mutations);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(parse_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0;
+}

@@ -1,0 +1,1025 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests of rules.c: rule-file parsing, every error message, matching, limits, cache. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "rules.h"
+#include "util.h"
+
+#define RULES_DATA LH_TEST_DATA "/rules"
+
+/* rules.c uses the interpreter, not the JIT, under valgrind. */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define UNDER_VALGRIND() RUNNING_ON_VALGRIND
+#endif
+#endif
+#ifndef UNDER_VALGRIND
+#define UNDER_VALGRIND() 0
+#endif
+
+/* Helpers */
+
+static struct lh_rules *load(const char *text, struct lh_diag *d)
+{
+	struct lh_rules *rs = lh_rules_alloc();
+
+	lh_rules_load_buffer(rs, "x.rules", text, strlen(text), d);
+	return rs;
+}
+
+static const struct lh_rule *rule_by_id(const struct lh_rules *rs, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < lh_rules_count(rs); i++)
+		if (!strcmp(lh_rules_get(rs, i)->id, id))
+			return lh_rules_get(rs, i);
+	return NULL;
+}
+
+static void dump_diag(const struct lh_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		fprintf(stderr, "  diag: %s\n", d->msgs[i].text);
+}
+
+/* Loads text, which must give exactly one error, with this exact message. */
+static void expect_error(const char *text, const char *msg)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = lh_rules_alloc();
+	int ret = lh_rules_load_buffer(rs, "x.rules", text, strlen(text), &d);
+
+	if (d.errors != 1 || strcmp(d.msgs[0].text, msg))
+		dump_diag(&d);
+	ck_assert_int_eq(ret, -1);
+	ck_assert_uint_eq(d.errors, 1);
+	ck_assert_str_eq(d.msgs[0].text, msg);
+	lh_diag_release(&d);
+	lh_rules_free(rs);
+}
+
+static struct lh_record *rec_new(enum lh_tracer t, uint64_t latency_us)
+{
+	struct lh_record *r = lh_record_alloc();
+
+	r->tracer = t;
+	r->latency_us = latency_us;
+	r->source = "t.trace";
+	r->line = 1;
+	return r;
+}
+
+static void rec_func(struct lh_record *r, const char *name)
+{
+	struct lh_func *f = lh_record_add_func(r);
+
+	f->name = lh_arena_strdup(&r->arena, name);
+	f->count = 1;
+}
+
+static void rec_frame(struct lh_record *r, size_t stack, const char *name)
+{
+	lh_record_add_frame(r, stack, name, strlen(name));
+}
+
+static void rec_irq(struct lh_record *r, const char *name)
+{
+	struct lh_irq *q = lh_record_add_irq(r);
+
+	q->irq = 24;
+	q->name = lh_arena_strdup(&r->arena, name);
+}
+
+static void rec_task(struct lh_task *t, struct lh_record *r, const char *comm, int pid)
+{
+	t->comm = lh_arena_strdup(&r->arena, comm);
+	t->pid = pid;
+}
+
+/* Return: whether the rule called id fired on r (match storage reused). */
+static bool fires(struct lh_rules *rs, struct lh_record *r, const char *id)
+{
+	struct lh_match m = { 0 };
+	struct lh_diag d = { 0 };
+	bool found = false;
+	size_t i;
+
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+	for (i = 0; i < m.nr_hits; i++)
+		if (!strcmp(lh_rules_get(rs, m.hits[i])->id, id))
+			found = true;
+	lh_match_release(&m);
+	lh_diag_release(&d);
+	return found;
+}
+
+/* Parsing */
+
+START_TEST(test_severity)
+{
+	enum lh_severity s;
+
+	ck_assert_str_eq(lh_severity_name(LH_SEV_INFO), "info");
+	ck_assert_str_eq(lh_severity_name(LH_SEV_WARNING), "warning");
+	ck_assert_str_eq(lh_severity_name(LH_SEV_CRITICAL), "critical");
+	ck_assert_str_eq(lh_severity_name(LH_SEV_IGNORE), "ignore");
+	ck_assert_int_eq(lh_severity_parse("critical", &s), 0);
+	ck_assert_int_eq(s, LH_SEV_CRITICAL);
+	ck_assert_int_eq(lh_severity_parse("ignore", &s), 0);
+	ck_assert_int_eq(s, LH_SEV_IGNORE);
+	ck_assert_int_eq(lh_severity_parse("Critical", &s), -1);
+	ck_assert_int_eq(lh_severity_parse("", &s), -1);
+}
+END_TEST
+
+START_TEST(test_every_key)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("# comment\n"
+				   "\n"
+				   "[raid-irq-held]                   # id comment\n"
+				   "match    = ^(megasas|mpt3sas|fakeraid)\n"
+				   "in       = irq functions stack    # subjects\n"
+				   "tracer   = irqsoff preemptirqsoff # tracers\n"
+				   "min      = 500us                  # min\n"
+				   "severity = critical\n"
+				   "message  = RAID driver kept interrupts disabled   # shown in reports\n",
+				   &d);
+	const struct lh_rule *r;
+
+	dump_diag(&d);
+	ck_assert_uint_eq(d.errors, 0);
+	ck_assert_uint_eq(lh_rules_count(rs), 1);
+	r = lh_rules_get(rs, 0);
+	ck_assert_str_eq(r->id, "raid-irq-held");
+	ck_assert_str_eq(r->pattern, "^(megasas|mpt3sas|fakeraid)");
+	ck_assert_uint_eq(r->subjects, LH_SUBJ_IRQ | LH_SUBJ_FUNCTIONS | LH_SUBJ_STACK);
+	ck_assert_uint_eq(r->tracers, (1U << LH_TRACER_IRQSOFF) | (1U << LH_TRACER_PREEMPTIRQSOFF));
+	ck_assert_uint_eq(r->min_ns, 500000);
+	ck_assert_int_eq(r->severity, LH_SEV_CRITICAL);
+	ck_assert_str_eq(r->message, "RAID driver kept interrupts disabled");
+	ck_assert_str_eq(r->file, "x.rules");
+	ck_assert_uint_eq(r->line, 3);
+	ck_assert_ptr_null(lh_rules_get(rs, 1));
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_defaults_and_lists)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[a.b_c-1]\nmatch=x\n"
+				   "[all]\nmatch = y\nin = task,start, end\ntracer = wakeup,wakeup_rt "
+				   "wakeup_dl preemptoff\nmin = 2ms\nseverity = ignore\n"
+				   "[bare]\nmatch = z\nmin = 250\n",
+				   &d);
+	const struct lh_rule *r;
+
+	ck_assert_uint_eq(d.errors, 0);
+	r = rule_by_id(rs, "a.b_c-1");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->pattern, "x");
+	ck_assert_uint_eq(r->subjects, LH_SUBJ_ALL);
+	ck_assert_uint_eq(r->tracers, 0);
+	ck_assert_uint_eq(r->min_ns, 0);
+	ck_assert_int_eq(r->severity, LH_SEV_WARNING);
+	ck_assert_ptr_null(r->message);
+	ck_assert_uint_eq(r->line, 1);
+	r = rule_by_id(rs, "all");
+	ck_assert_uint_eq(r->subjects, LH_SUBJ_TASK | LH_SUBJ_START | LH_SUBJ_END);
+	ck_assert_uint_eq(r->tracers, (1U << LH_TRACER_WAKEUP) | (1U << LH_TRACER_WAKEUP_RT) |
+				      (1U << LH_TRACER_WAKEUP_DL) | (1U << LH_TRACER_PREEMPTOFF));
+	ck_assert_uint_eq(r->min_ns, 2000000);
+	ck_assert_int_eq(r->severity, LH_SEV_IGNORE);
+	/* a bare number is microseconds, as everywhere in lathound */
+	ck_assert_uint_eq(rule_by_id(rs, "bare")->min_ns, 250000);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_match_verbatim)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("  # indented comment\r\n"
+				   "[h]\r\n"
+				   "match   =   ^weird#name # not a comment   \r\n"
+				   "message = bug#12 is fine, but # this is a comment\r\n"
+				   "[m]\n"
+				   "match = a=b\n"
+				   "message = #only a comment\n",
+				   &d);
+	const struct lh_rule *r;
+
+	if (d.errors != 1)
+		dump_diag(&d);
+	ck_assert_uint_eq(d.errors, 1);	/* 'message' of [m] is empty once its comment goes */
+	ck_assert_str_eq(d.msgs[0].text, "x.rules:7:11: empty value for 'message'");
+	r = rule_by_id(rs, "h");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->pattern, "^weird#name # not a comment");
+	ck_assert_str_eq(r->message, "bug#12 is fine, but");
+	ck_assert_ptr_null(rule_by_id(rs, "m"));
+	lh_diag_release(&d);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "# broken regex\n[a]\nmatch = foo(\n", "x.rules:3:13: missing closing parenthesis" },
+		{ "[a]\nmatch   =   ab[c\n",
+		  "x.rules:2:17: missing terminating ] for character class" },
+		{ "[a]\nmatch = a{2,1}\n",
+		  "x.rules:2:14: numbers out of order in {} quantifier" },
+		{ "match = x\n",
+		  "x.rules:1:1: 'match' outside a rule section (start one with '[id]')" },
+		{ "[a]\nmatch = x\ncolour = red\n",
+		  "x.rules:3:1: unknown key 'colour' (use match, in, tracer, min, severity or message)" },
+		{ "[a]\n  in = irq\n", "x.rules:1:1: rule 'a' has no 'match' pattern" },
+		{ "[bad id]\nmatch = x\n",
+		  "x.rules:1:5: invalid character ' ' in rule id 'bad id' (use letters, digits, '-', '_' and '.')" },
+		{ "[a/b]\nmatch = x\n",
+		  "x.rules:1:3: invalid character '/' in rule id 'a/b' (use letters, digits, '-', '_' and '.')" },
+		{ "[]\nmatch = x\n", "x.rules:1:2: empty rule id" },
+		{ "[a\nmatch = x\n", "x.rules:1:1: unterminated section header (expected '[id]')" },
+		{ "[a] b\nmatch = x\n", "x.rules:1:5: unexpected text after section header '[a]'" },
+		{ "[a]\nmatch = x\nmin = 5xs\n",
+		  "x.rules:3:7: invalid duration '5xs' for 'min': unknown duration unit (use ns, us, ms, s, m or h)" },
+		{ "[a]\nmatch = x\nmin = -5us\n",
+		  "x.rules:3:7: invalid duration '-5us' for 'min': a duration is a positive number with a unit (ns, us, ms, s, m, h)" },
+		{ "[a]\nmatch = x\ntracer = irqsoff function\n",
+		  "x.rules:3:18: unknown tracer 'function' (use irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt or wakeup_dl)" },
+		{ "[a]\nmatch = x\nin = irq, stacks\n",
+		  "x.rules:3:11: unknown subject 'stacks' (use stack, functions, irq, task, start or end)" },
+		{ "[a]\nmatch = x\nseverity = fatal\n",
+		  "x.rules:3:12: unknown severity 'fatal' (use info, warning, critical or ignore)" },
+		{ "[a]\nmatch = x\nmatch = y\n", "x.rules:3:1: duplicate key 'match' (first at line 2)" },
+		{ "[a]\nmatch =   \n", "x.rules:2:11: empty value for 'match'" },
+		{ "[a]\nmatch = x\nin = # nothing\n", "x.rules:3:6: empty value for 'in'" },
+		{ "[a]\nmatch\n", "x.rules:2:6: expected '=' after 'match'" },
+		{ "[a]\nmatch = x\nin irq\n", "x.rules:3:3: expected '=' after 'in'" },
+		{ "[a]\nmatch = x\nfoo bar\n", "x.rules:3:1: expected 'key = value' or '[id]'" },
+		{ "[a]\nmatch = x\n[a]\nmatch = y\n",
+		  "x.rules:3:2: duplicate rule id 'a' (first defined at x.rules:1)" },
+	};
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(cases); i++)
+		expect_error(cases[i].text, cases[i].msg);
+}
+END_TEST
+
+START_TEST(test_nul_byte)
+{
+	static const char text[] = "[a]\nmatch = x\0y\n[b]\nmatch = ok\n";
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = lh_rules_alloc();
+
+	ck_assert_int_eq(lh_rules_load_buffer(rs, "x.rules", text, sizeof(text) - 1, &d), -1);
+	ck_assert_uint_eq(d.errors, 2);
+	ck_assert_str_eq(d.msgs[0].text, "x.rules:2:10: NUL byte in rule file");
+	/* the line is skipped, so [a] has no pattern; [b] is fine */
+	ck_assert_str_eq(d.msgs[1].text, "x.rules:1:1: rule 'a' has no 'match' pattern");
+	ck_assert_uint_eq(lh_rules_count(rs), 1);
+	ck_assert_str_eq(lh_rules_get(rs, 0)->id, "b");
+	lh_diag_release(&d);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_all_errors_listed)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = lh_rules_alloc();
+	static const char *const want[] = {
+		"broken/many.rules:2:1: 'severity' outside a rule section (start one with '[id]')",
+		"broken/many.rules:5:5: invalid character ' ' in rule id 'bad id' (use letters, digits, '-', '_' and '.')",
+		"broken/many.rules:9:16: unknown subject 'stacks' (use stack, functions, irq, task, start or end)",
+		"broken/many.rules:10:20: unknown tracer 'preemptof' (use irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt or wakeup_dl)",
+		"broken/many.rules:11:12: invalid duration '5 parsecs' for 'min': unknown duration unit (use ns, us, ms, s, m or h)",
+		"broken/many.rules:12:12: unknown severity 'fatal' (use info, warning, critical or ignore)",
+		"broken/many.rules:13:1: unknown key 'colour' (use match, in, tracer, min, severity or message)",
+		"broken/many.rules:14:1: duplicate key 'match' (first at line 8)",
+		"broken/many.rules:15:1: rule 'no-match' has no 'match' pattern",
+		"broken/many.rules:17:2: duplicate rule id 'ok-rule' (first defined at broken/many.rules:3)",
+		"broken/many.rules:19:2: empty rule id",
+		"broken/many.rules:21:1: unterminated section header (expected '[id]')",
+		"broken/many.rules:23:12: unexpected text after section header '[trailing]'",
+		"broken/many.rules:26:17: missing terminating ] for character class",
+	};
+	char cwd_path[] = RULES_DATA;
+	size_t i;
+
+	ck_assert_int_eq(chdir(cwd_path), 0);
+	ck_assert_int_eq(lh_rules_load(rs, "broken/many.rules", &d), -1);
+	if (d.errors != LH_ARRAY_SIZE(want))
+		dump_diag(&d);
+	ck_assert_uint_eq(d.errors, LH_ARRAY_SIZE(want));
+	for (i = 0; i < LH_ARRAY_SIZE(want); i++)
+		ck_assert_str_eq(d.msgs[i].text, want[i]);
+	/* only the good rule is kept */
+	ck_assert_uint_eq(lh_rules_count(rs), 1);
+	ck_assert_str_eq(lh_rules_get(rs, 0)->id, "ok-rule");
+	lh_diag_release(&d);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_duplicate_across_files)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = lh_rules_alloc();
+
+	ck_assert_int_eq(lh_rules_load(rs, RULES_DATA "/dup", &d), -1);
+	ck_assert_uint_eq(d.errors, 1);
+	ck_assert_str_eq(d.msgs[0].text, RULES_DATA "/dup/b.rules:5:2: duplicate rule id "
+			 "'shared-id' (first defined at " RULES_DATA "/dup/a.rules:1)");
+	ck_assert_uint_eq(lh_rules_count(rs), 2);
+	lh_diag_release(&d);
+
+	/* across separate loads into the same set, too */
+	ck_assert_int_eq(lh_rules_load_buffer(rs, "y.rules", "[other]\nmatch=o\n", 16, &d), -1);
+	ck_assert_str_eq(d.msgs[0].text, "y.rules:1:2: duplicate rule id 'other' (first defined at "
+			 RULES_DATA "/dup/b.rules:2)");
+	lh_diag_release(&d);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_load_missing)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = lh_rules_alloc();
+
+	ck_assert_int_eq(lh_rules_load(rs, "no-such-dir/x.rules", &d), -1);
+	ck_assert_uint_eq(d.errors, 1);
+	ck_assert_str_eq(d.msgs[0].text,
+			 "cannot open rule file 'no-such-dir/x.rules': No such file or directory");
+	ck_assert_uint_eq(lh_rules_nr_files(rs), 0);
+	lh_diag_release(&d);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_load_dir)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = lh_rules_alloc();
+	size_t n;
+
+	ck_assert_int_eq(lh_rules_load(rs, RULES_DATA "/good/", &d), 0);
+	dump_diag(&d);
+	ck_assert_uint_eq(d.errors + d.warnings, 0);
+	ck_assert_uint_eq(lh_rules_nr_files(rs), 2);	/* README is skipped */
+	ck_assert_str_eq(lh_rules_file(rs, 0, &n), RULES_DATA "/good/a-storage.rules");
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(lh_rules_file(rs, 1, &n), RULES_DATA "/good/b-misc.rules");
+	ck_assert_uint_eq(n, 2);
+	ck_assert_ptr_null(lh_rules_file(rs, 2, &n));
+	ck_assert_uint_eq(lh_rules_count(rs), 5);
+	ck_assert_str_eq(lh_rules_get(rs, 0)->id, "fixture-raid");
+	ck_assert_str_eq(lh_rules_get(rs, 4)->id, "fixture-accepted");
+	ck_assert_str_eq(rule_by_id(rs, "fixture-hash")->pattern, "^weird#name # not a comment");
+	ck_assert_str_eq(rule_by_id(rs, "fixture-raid-isr")->message, "RAID handler");
+	lh_rules_free(rs);
+
+	/* a directory without *.rules adds no file and no error: callers decide */
+	rs = lh_rules_alloc();
+	ck_assert_int_eq(lh_rules_load(rs, RULES_DATA "/norules", &d), 0);
+	ck_assert_uint_eq(d.errors, 0);
+	ck_assert_uint_eq(lh_rules_nr_files(rs), 0);
+	lh_rules_free(rs);
+}
+END_TEST
+
+/* Matching */
+
+START_TEST(test_subjects)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[irq]\nmatch = ^fakeraid$\nin = irq\n"
+				   "[func]\nmatch = ^fakeraid$\nin = functions\n"
+				   "[stack]\nmatch = ^fakeraid$\nin = stack\n"
+				   "[task]\nmatch = ^fakeraid-12$\nin = task\n"
+				   "[start]\nmatch = ^fakeraid$\nin = start\n"
+				   "[end]\nmatch = ^fakeraid$\nin = end\n"
+				   "[any]\nmatch = ^fakeraid\n",
+				   &d);
+	struct lh_record *r;
+
+	ck_assert_uint_eq(d.errors, 0);
+
+	r = rec_new(LH_TRACER_IRQSOFF, 100);
+	rec_func(r, "fakeraid");
+	ck_assert(!fires(rs, r, "irq"));	/* a function of the same name is not an irq */
+	ck_assert(fires(rs, r, "func"));
+	ck_assert(!fires(rs, r, "stack"));
+	ck_assert(!fires(rs, r, "task"));
+	ck_assert(!fires(rs, r, "start"));
+	ck_assert(fires(rs, r, "any"));
+	lh_record_free(r);
+
+	r = rec_new(LH_TRACER_IRQSOFF, 100);
+	rec_irq(r, "fakeraid");
+	ck_assert(fires(rs, r, "irq"));
+	ck_assert(!fires(rs, r, "func"));
+	ck_assert(fires(rs, r, "any"));
+	lh_record_free(r);
+
+	r = rec_new(LH_TRACER_IRQSOFF, 100);
+	rec_frame(r, 0, "other");
+	rec_frame(r, 1, "fakeraid");	/* the second stack counts too */
+	ck_assert(fires(rs, r, "stack"));
+	ck_assert(!fires(rs, r, "irq"));
+	lh_record_free(r);
+
+	r = rec_new(LH_TRACER_IRQSOFF, 100);
+	rec_task(&r->task, r, "fakeraid", 12);
+	ck_assert(fires(rs, r, "task"));
+	ck_assert(!fires(rs, r, "func"));
+	ck_assert(fires(rs, r, "any"));
+	lh_record_free(r);
+
+	r = rec_new(LH_TRACER_IRQSOFF, 100);
+	r->started_at = "fakeraid";
+	ck_assert(fires(rs, r, "start"));
+	ck_assert(!fires(rs, r, "end"));
+	r->started_at = NULL;
+	r->ended_at = "fakeraid";
+	ck_assert(fires(rs, r, "end"));
+	ck_assert(!fires(rs, r, "start"));
+	lh_record_free(r);
+
+	/* an empty record fires nothing */
+	r = rec_new(LH_TRACER_IRQSOFF, 100);
+	ck_assert(!fires(rs, r, "any"));
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_task_wakeup)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[woken]\nmatch = ^cyclictest-[0-9]+$\nin = task\n", &d);
+	struct lh_record *r = rec_new(LH_TRACER_WAKEUP_RT, 100);
+
+	rec_task(&r->task, r, "kworker/0:1", 7);
+	rec_task(&r->woken, r, "cyclictest", 1234);
+	rec_task(&r->waker, r, "swapper/0", 0);
+	ck_assert(fires(rs, r, "woken"));
+	/* the woken/waker tasks are subjects of wakeup tracers only */
+	r->tracer = LH_TRACER_IRQSOFF;
+	r->has_wakeup = false;
+	ck_assert(!fires(rs, r, "woken"));
+	r->has_wakeup = true;
+	ck_assert(fires(rs, r, "woken"));
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_tracer_min)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[r]\nmatch = ^slow_fn$\ntracer = irqsoff\nmin = 500us\n", &d);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 499);
+
+	rec_func(r, "slow_fn");
+	ck_assert(!fires(rs, r, "r"));
+	r->latency_us = 500;	/* at or above */
+	ck_assert(fires(rs, r, "r"));
+	r->latency_us = 100000;
+	ck_assert(fires(rs, r, "r"));
+	r->tracer = LH_TRACER_PREEMPTOFF;
+	ck_assert(!fires(rs, r, "r"));
+	r->tracer = LH_TRACER_UNKNOWN;
+	ck_assert(!fires(rs, r, "r"));
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_multiline_anchors)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[exact]\nmatch = ^foo$\nin = stack\n"
+				   "[start]\nmatch = ^bar\nin = stack\n"
+				   "[end]\nmatch = _irq$\nin = stack\n"
+				   "[span]\nmatch = ^foo\\nbar\nin = stack\n"
+				   "[nospan]\nmatch = foo\\s+bar\nin = stack\n",
+				   &d);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+
+	ck_assert_uint_eq(d.errors, 0);
+	rec_frame(r, 0, "xfoo");
+	rec_frame(r, 0, "foo_irq_x");
+	ck_assert(!fires(rs, r, "exact"));
+	ck_assert(!fires(rs, r, "end"));
+	ck_assert(!fires(rs, r, "span"));
+	rec_frame(r, 0, "foo");		/* third line: ^ and $ anchor at every line */
+	rec_frame(r, 0, "barrier_irq");
+	ck_assert(fires(rs, r, "exact"));
+	ck_assert(fires(rs, r, "start"));
+	ck_assert(fires(rs, r, "end"));
+	/* an explicit newline matches across consecutive lines; \s does not span lines */
+	ck_assert(fires(rs, r, "span"));
+	ck_assert(!fires(rs, r, "nospan"));
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_severity_outcome)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[i]\nmatch = ^a$\nseverity = info\n"
+				   "[c]\nmatch = ^b$\nseverity = critical\n"
+				   "[ok]\nmatch = ^c$\nseverity = ignore\n"
+				   "[w]\nmatch = ^[ab]$\n",
+				   &d);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+	struct lh_match m = { 0 };
+
+	rec_func(r, "c");
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+	ck_assert_uint_eq(m.nr_hits, 1);
+	ck_assert(m.accepted);
+	ck_assert(!m.has_worst);
+
+	rec_func(r, "a");
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+	ck_assert_uint_eq(m.nr_hits, 3);
+	ck_assert_uint_eq(m.hits[0], 0);	/* in rule order */
+	ck_assert_uint_eq(m.hits[1], 2);
+	ck_assert_uint_eq(m.hits[2], 3);
+	ck_assert(m.accepted);
+	ck_assert(m.has_worst);
+	ck_assert_int_eq(m.worst, LH_SEV_WARNING);
+
+	rec_func(r, "b");
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+	ck_assert_uint_eq(m.nr_hits, 4);
+	ck_assert_int_eq(m.worst, LH_SEV_CRITICAL);
+
+	lh_record_reset(r);
+	rec_func(r, "zzz");
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+	ck_assert_uint_eq(m.nr_hits, 0);
+	ck_assert(!m.accepted);
+	ck_assert(!m.has_worst);
+	ck_assert_uint_eq(d.errors + d.warnings, 0);
+	lh_match_release(&m);
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_no_rules)
+{
+	struct lh_rules *rs = lh_rules_alloc();
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+	struct lh_match m = { 0 };
+
+	rec_func(r, "x");
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, NULL), 0);
+	ck_assert_uint_eq(m.nr_hits, 0);
+	ck_assert_uint_eq(lh_rules_count(rs), 0);
+	lh_match_release(&m);
+	lh_record_free(r);
+	lh_rules_free(rs);
+	lh_rules_free(NULL);
+}
+END_TEST
+
+START_TEST(test_load_after_match)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[a]\nmatch = ^one$\n", &d);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+
+	rec_func(r, "one");
+	rec_func(r, "two");
+	ck_assert(fires(rs, r, "a"));
+	ck_assert_int_eq(lh_rules_load_buffer(rs, "y.rules", "[b]\nmatch = ^two$\n", 17, &d), 0);
+	ck_assert(fires(rs, r, "a"));
+	ck_assert(fires(rs, r, "b"));
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+/* Pathological patterns end in a warning naming the rule, never a hang. */
+START_TEST(test_match_limit)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("# catastrophic backtracking\n"
+				   "[patho]\nmatch = ^(a+)+$\nin = stack\n"
+				   "[fine]\nmatch = ^a+b$\nin = stack\n",
+				   &d);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+	struct lh_match m = { 0 };
+	char frame[4098];
+	uint64_t t0;
+	int i;
+
+	memset(frame, 'a', sizeof(frame) - 2);
+	frame[sizeof(frame) - 2] = 'b';
+	frame[sizeof(frame) - 1] = '\0';
+	rec_frame(r, 0, frame);
+	t0 = lh_now_ns();
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+		ck_assert_uint_eq(m.nr_hits, 1);	/* 'fine' fired, 'patho' did not */
+		ck_assert_uint_eq(m.hits[0], 1);
+		/* a new line each time, so the cache cannot hide the work */
+		frame[i] = 'c';
+		lh_record_reset(r);
+		rec_frame(r, 0, frame + i + 1);
+	}
+	ck_assert_uint_lt(lh_now_ns() - t0, 2000000000ULL);
+	if (d.warnings != 1)
+		dump_diag(&d);
+	ck_assert_uint_eq(d.warnings, 1);	/* once per rule, not per record */
+	ck_assert_uint_eq(d.errors, 0);
+	ck_assert_str_eq(d.msgs[0].text,
+			 "x.rules:2: rule 'patho': pattern hit the PCRE2 match limit (catastrophic "
+			 "backtracking); it does not fire where this happens (first in t.trace:1)");
+	lh_diag_release(&d);
+	lh_match_release(&m);
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+START_TEST(test_depth_limit)
+{
+	struct lh_diag d = { 0 };
+	/* (*NO_JIT): the interpreter, which has a depth limit (JIT has a stack limit) */
+	struct lh_rules *rs = load("[deep]\nmatch = (*NO_JIT)^(a|b)*$\n"
+				   "[jit]\nmatch = ^(a|aa)*$\n",
+				   &d);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+	struct lh_match m = { 0 };
+	char *frame = malloc(200001);
+	uint64_t t0;
+
+	memset(frame, 'a', 200000);
+	frame[200000] = '\0';
+	rec_func(r, frame);
+	t0 = lh_now_ns();
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+	ck_assert_uint_lt(lh_now_ns() - t0, 2000000000ULL);
+	ck_assert_uint_eq(m.nr_hits, 0);
+	if (d.warnings != 2)
+		dump_diag(&d);
+	ck_assert_uint_eq(d.warnings, 2);
+	ck_assert_str_eq(d.msgs[0].text,
+			 "x.rules:1: rule 'deep': pattern hit the PCRE2 depth limit (backtracking "
+			 "nested too deeply); it does not fire where this happens (first in t.trace:1)");
+	if (lh_rules_stats(rs)->jit)
+		ck_assert_str_eq(d.msgs[1].text,
+				 "x.rules:3: rule 'jit': pattern hit the PCRE2 JIT stack limit "
+				 "(backtracking nested too deeply); it does not fire where this happens "
+				 "(first in t.trace:1)");
+	else
+		ck_assert_str_eq(d.msgs[1].text,
+				 "x.rules:3: rule 'jit': pattern hit the PCRE2 depth limit "
+				 "(backtracking nested too deeply); it does not fire where this happens "
+				 "(first in t.trace:1)");
+	free(frame);
+	lh_diag_release(&d);
+	lh_match_release(&m);
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+/* Memoization and prefilter must never change a result. */
+
+static const char *const patterns[] = {
+	"^_raw_spin_lock", "^(slob_next|slob_page_alloc)$", "rcu_", "^preempt_count_(add|sub)$",
+	"(?i)^KTIME_GET", "_irq$", "^[a-z]+_tick$", "\\bcore\\b", "isra\\.0$",
+	"^(megasas|mpt3sas|fakeraid)", "colou?r_", "ab+c", "x{2,3}y", "(foo|)bar",
+	"(?:tick|timer)_(sched|program)", "^(?=update_)[a-z_]*time", "(?<name>clock)_?event",
+	"[0-9]", ".", "^$", "(?i)LoCk", "\\.", "a.c", "^(?:a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q)x",
+	"(?|(abc)|(xyz))q", "(?>hrtimer_)run", "(?s)tick.sched", "\\Qa.b\\E", "\\x61bc",
+	"(?x) t i c k", "(*UTF)tick", "[[:digit:]]+", "^insmod-[0-9]+$", "(a)\\1",
+	"[]x]y", "[^a-z_]", "\\d{2,}", "q+?r", "(?-i:Tick)", "__?hrtimer",
+};
+
+static const char *const lines[] = {
+	"_raw_spin_lock_irqsave", "slob_next", "slob_page_alloc", "rcu_core", "RCU_core",
+	"preempt_count_add", "preempt_count_sub", "ktime_get", "ktime_get_update_offsets_now",
+	"tick_sched_timer", "rcu_nocb_unlock_irqrestore.constprop.0", "slob_alloc.isra.0",
+	"megasas0-msix3", "fakeraid", "colour_x", "color_y", "abbbc", "xxy", "xxxxy", "bar",
+	"foobar", "update_wall_time", "clockevent", "clock_event", "12", "", "LOCK", "a.b",
+	"abc", "abcq", "xyzq", "hrtimer_run_queues", "tick\nsched", "tick sched", "insmod-96",
+	"aa", "]y", "x!", "qqr", "Tick", "__hrtimer_run_queues", "timer_program", "\xff\xfe",
+	"tick", "ticksched",
+};
+
+static char *pattern_rules(void)
+{
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	for (i = 0; i < LH_ARRAY_SIZE(patterns); i++)
+		fprintf(f, "[p%zu]\nmatch = %s\nin = functions stack irq\n", i, patterns[i]);
+	fclose(f);
+	return buf;
+}
+
+/* Return: the hits of every (pattern, line) pair as a string of 0/1, one line per record. */
+static char *results(struct lh_rules *rs)
+{
+	size_t nl = LH_ARRAY_SIZE(lines), np = lh_rules_count(rs), i, j;
+	char *out = calloc(nl * (np + 1) * 2 + 1, 1);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+	struct lh_match m = { 0 };
+	int pass;
+
+	/* twice: the second pass is served from the cache when there is one */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < nl; i++) {
+			char *row = out + (pass * nl + i) * (np + 1);
+
+			lh_record_reset(r);
+			rec_func(r, lines[i]);
+			rec_irq(r, "unrelated");
+			ck_assert_int_eq(lh_rules_match(rs, r, &m, NULL), 0);
+			memset(row, '0', np);
+			row[np] = '\n';
+			for (j = 0; j < m.nr_hits; j++)
+				row[m.hits[j]] = '1';
+		}
+	}
+	lh_match_release(&m);
+	lh_record_free(r);
+	return out;
+}
+
+START_TEST(test_prefilter_and_cache_equivalence)
+{
+	char *text = pattern_rules(), *want = NULL;
+	struct lh_diag d = { 0 };
+	int mode;
+
+	for (mode = 0; mode < 4; mode++) {
+		struct lh_rules *rs = lh_rules_alloc();
+		char *got;
+
+		ck_assert_int_eq(lh_rules_load_buffer(rs, "p.rules", text, strlen(text), &d), 0);
+		lh_rules_set_prefilter(rs, mode & 1);
+		lh_rules_set_cache_limit(rs, mode & 2 ? 0 : LH_RULES_CACHE_DEFAULT);
+		got = results(rs);
+		if (mode == 0) {
+			want = got;	/* no prefilter, cache: the reference */
+		} else {
+			if (strcmp(got, want))
+				fprintf(stderr, "mode %d:\n%s\nwant:\n%s\n", mode, got, want);
+			ck_assert_str_eq(got, want);
+			free(got);
+		}
+		if (mode & 1)
+			ck_assert_uint_gt(lh_rules_stats(rs)->prefiltered, 20);
+		lh_rules_free(rs);
+	}
+	/* spot checks of the reference itself */
+	ck_assert_int_eq(want[0], '1');	/* ^_raw_spin_lock on _raw_spin_lock_irqsave */
+	ck_assert_uint_eq(d.errors, 0);
+	free(want);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_prefilter_extraction)
+{
+	static const struct {
+		const char *pattern;
+		bool filtered;
+	} cases[] = {
+		{ "^foo", true }, { "^(megasas|mpt3sas)", true }, { "(?i)^MEGA", true },
+		{ "[a-z]+_irq$", true }, { "(foo|)bar", true }, { "colou?r", true },
+		{ ".*", false }, { "\\d+", false }, { "^(foo|.)", false }, { "(?x)foo", false },
+		{ "\\Qfoo\\E", false }, { "(a)\\1", false }, { "(*UTF)foo", false },
+		{ "[[:alpha:]]x", false }, { "a?", false },
+	};
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(cases); i++) {
+		struct lh_diag d = { 0 };
+		char text[128];
+		struct lh_rules *rs;
+		struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 1);
+
+		snprintf(text, sizeof(text), "[p]\nmatch = %s\n", cases[i].pattern);
+		rs = load(text, &d);
+		ck_assert_uint_eq(d.errors, 0);
+		rec_func(r, "x");
+		fires(rs, r, "p");
+		if (lh_rules_stats(rs)->prefiltered != cases[i].filtered)
+			fprintf(stderr, "pattern %s\n", cases[i].pattern);
+		ck_assert_uint_eq(lh_rules_stats(rs)->prefiltered, cases[i].filtered);
+		lh_record_free(r);
+		lh_rules_free(rs);
+	}
+}
+END_TEST
+
+/* A rule set like bench/rules-gen.sh's: anchored names, alternations, subjects... */
+static char *generated_rules(size_t n)
+{
+	static const char *const syl[] = { "ka", "ro", "zu", "mi", "te", "vo", "qua", "lex" };
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	for (i = 0; i < n; i++) {
+		const char *a = syl[i % 8], *b = syl[i / 8 % 8], *c = syl[i / 64 % 8];
+
+		fprintf(f, "[gen-%zu]\n", i);
+		switch (i % 5) {
+		case 0:
+			fprintf(f, "match = ^(%s%s%s|%s%s)_(irq|isr)\nin = irq functions stack\n"
+				   "tracer = irqsoff\nmin = %zuus\n", a, b, c, c, a, i % 700);
+			break;
+		case 1:
+			fprintf(f, "match = ^%s%s%s_[a-z_]*(lock|poll)\nin = functions\n", b, c, a);
+			break;
+		case 2:
+			fprintf(f, "match = _%s%s%s_(flush|drain)$\nseverity = info\n", c, b, a);
+			break;
+		case 3:
+			fprintf(f, "match = (?i)^%s%s%s[0-9]*-[0-9]+$\nin = task\n", a, c, b);
+			break;
+		default:
+			fprintf(f, "match = ^%s_%s%s_%zu$\nin = start end stack\n", a, b, c, i);
+			break;
+		}
+	}
+	/* and a few that do match the records below */
+	fprintf(f, "[real-1]\nmatch = ^slob_\n[real-2]\nmatch = ^rcu_core$\nin = functions\n"
+		   "[real-3]\nmatch = ^insmod-\nin = task\nseverity = critical\n");
+	fclose(f);
+	return buf;
+}
+
+static void fill_record(struct lh_record *r, size_t k)
+{
+	static const char *const names[] = {
+		"slob_next", "slob_page_alloc", "rcu_core", "preempt_count_sub", "ktime_get",
+		"kaquazu_irq", "rozu_reset_lock", "_voteka_drain", "tick_sched_timer",
+	};
+	char name[64];
+	size_t i;
+
+	lh_record_reset(r);
+	r->tracer = k % 3 ? LH_TRACER_IRQSOFF : LH_TRACER_PREEMPTOFF;
+	r->latency_us = 100 * k;
+	for (i = 0; i < LH_ARRAY_SIZE(names); i++) {
+		if ((k + i) % 4 == 0)
+			continue;
+		rec_func(r, names[i]);
+		snprintf(name, sizeof(name), "%s.isra.%zu", names[i], k % 7);
+		rec_func(r, name);
+	}
+	rec_frame(r, 0, "do_syscall_64");
+	rec_frame(r, 0, k % 2 ? "kaquazu_isr" : "entry_SYSCALL_64");
+	rec_irq(r, k % 5 ? "kaquazu_irq" : "timer");
+	rec_task(&r->task, r, k % 2 ? "insmod" : "KAZUQUA12", (int)k);
+	r->started_at = k % 3 ? "ka_zuro_12" : "x";
+}
+
+START_TEST(test_generated_1000)
+{
+	char *text = generated_rules(1000);
+	struct lh_diag d = { 0 };
+	struct lh_rules *ref = lh_rules_alloc(), *rs = lh_rules_alloc();
+	struct lh_record *r = lh_record_alloc();
+	struct lh_match m1 = { 0 }, m2 = { 0 };
+	unsigned long total = 0;
+	size_t k, i;
+
+	ck_assert_int_eq(lh_rules_load_buffer(rs, "gen.rules", text, strlen(text), &d), 0);
+	ck_assert_int_eq(lh_rules_load_buffer(ref, "gen.rules", text, strlen(text), &d), 0);
+	dump_diag(&d);
+	ck_assert_uint_eq(lh_rules_count(rs), 1003);
+	/* the reference matches naively: no cache, no prefilter */
+	lh_rules_set_cache_limit(ref, 0);
+	lh_rules_set_prefilter(ref, false);
+	/* a small cache, so that it fills and is emptied along the way */
+	lh_rules_set_cache_limit(rs, 20000);
+	for (k = 0; k < 300; k++) {
+		fill_record(r, k);
+		ck_assert_int_eq(lh_rules_match(rs, r, &m1, &d), 0);
+		ck_assert_int_eq(lh_rules_match(ref, r, &m2, &d), 0);
+		ck_assert_uint_eq(m1.nr_hits, m2.nr_hits);
+		for (i = 0; i < m1.nr_hits; i++)
+			ck_assert_uint_eq(m1.hits[i], m2.hits[i]);
+		ck_assert_int_eq(m1.accepted, m2.accepted);
+		ck_assert_int_eq(m1.has_worst, m2.has_worst);
+		ck_assert_int_eq(m1.worst, m2.worst);
+		total += m1.nr_hits;
+	}
+	ck_assert_uint_gt(total, 300);
+	ck_assert_uint_gt(lh_rules_stats(rs)->cache_clears, 0);
+	ck_assert_uint_gt(lh_rules_stats(rs)->cache_hits, 0);
+	ck_assert_uint_le(lh_rules_stats(rs)->cache_bytes, 20000);
+	ck_assert_uint_eq(lh_rules_stats(rs)->prefiltered, 1003);
+	/* the prefilter ran far fewer regexes than the naive reference */
+	ck_assert_uint_lt(lh_rules_stats(rs)->regex_runs * 20, lh_rules_stats(ref)->regex_runs);
+	ck_assert_uint_eq(d.errors + d.warnings, 0);
+	lh_match_release(&m1);
+	lh_match_release(&m2);
+	lh_record_free(r);
+	lh_rules_free(rs);
+	lh_rules_free(ref);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_cache_hits)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[a]\nmatch = ^foo\n[b]\nmatch = bar$\nin = functions\n", &d);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+	const struct lh_rules_stats *st = lh_rules_stats(rs);
+	int i;
+
+	rec_func(r, "foobar");
+	rec_func(r, "other");
+	for (i = 0; i < 5; i++) {
+		ck_assert(fires(rs, r, "a"));
+		ck_assert(fires(rs, r, "b"));
+	}
+	ck_assert_uint_eq(st->records, 10);
+	ck_assert_uint_eq(st->cache_misses, 2);		/* two distinct lines */
+	ck_assert_uint_eq(st->cache_hits, 18);
+	ck_assert_uint_eq(st->cache_entries, 2);
+	ck_assert_uint_eq(st->cache_clears, 0);
+	ck_assert_uint_eq(st->jit, UNDER_VALGRIND() ? 0 : 2);
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+static Suite *rules_suite(void)
+{
+	Suite *s = suite_create("rules");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_test(tc, test_severity);
+	tcase_add_test(tc, test_every_key);
+	tcase_add_test(tc, test_defaults_and_lists);
+	tcase_add_test(tc, test_match_verbatim);
+	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_nul_byte);
+	tcase_add_test(tc, test_all_errors_listed);
+	tcase_add_test(tc, test_duplicate_across_files);
+	tcase_add_test(tc, test_load_missing);
+	tcase_add_test(tc, test_load_dir);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("match");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_subjects);
+	tcase_add_test(tc, test_task_wakeup);
+	tcase_add_test(tc, test_tracer_min);
+	tcase_add_test(tc, test_multiline_anchors);
+	tcase_add_test(tc, test_severity_outcome);
+	tcase_add_test(tc, test_no_rules);
+	tcase_add_test(tc, test_load_after_match);
+	tcase_add_test(tc, test_match_limit);
+	tcase_add_test(tc, test_depth_limit);
+	tcase_add_test(tc, test_prefilter_and_cache_equivalence);
+	tcase_add_test(tc, test_prefilter_extraction);
+	tcase_add_test(tc, test_generated_1000);
+	tcase_add_test(tc, test_cache_hits);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(rules_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0;
+}

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Builds the test guest's initramfs: busybox-static, lathound with the shared libraries ldd
+# lists and the dynamic loader, the repo's rules/, kernel modules, the scenario scripts and
+# tests/vm/guest/{init,lib.sh,lhx-inject}. Needs no root (the archive's files are root-owned
+# through cpio -R; /init opens /dev/console itself once devtmpfs is mounted).
+#
+# usage: mkinitramfs.sh -o OUT.cpio.gz [-l LATHOUND] [-r RULES_DIR] [-m MODULE.ko]...
+#                       [-s SCENARIO.sh]...
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+BUSYBOX=${BUSYBOX:-/bin/busybox}
+out= lathound=$TOP/lathound rules=$TOP/rules
+modules=() scenarios=()
+
+die() { echo "mkinitramfs: $*" >&2; exit 1; }
+
+while getopts o:l:r:m:s: opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	l) lathound=$OPTARG ;;
+	r) rules=$OPTARG ;;
+	m) modules+=("$OPTARG") ;;
+	s) scenarios+=("$OPTARG") ;;
+	*) die "usage: mkinitramfs.sh -o OUT [-l LATHOUND] [-r RULES] [-m KO]... [-s SCRIPT]..." ;;
+	esac
+done
+[ -n "$out" ] || die "no output given (-o OUT.cpio.gz)"
+[ -x "$lathound" ] || die "cannot run '$lathound' (run make first)"
+[ -x "$BUSYBOX" ] || die "no busybox at '$BUSYBOX' (apt-get install busybox-static)"
+case $(ldd "$BUSYBOX" 2>&1) in *"not a dynamic executable"*) ;; *)
+	die "'$BUSYBOX' is not statically linked (apt-get install busybox-static)" ;;
+esac
+
+root=$(mktemp -d /tmp/lathound-initramfs.XXXXXX)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,etc,modules,scenarios,lhvm} \
+	"$root"/opt/lathound
+
+cp "$BUSYBOX" "$root/bin/busybox"
+for applet in $("$BUSYBOX" --list); do
+	[ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
+done
+
+cp "$lathound" "$root/opt/lathound/lathound"
+ln -s /opt/lathound/lathound "$root/usr/bin/lathound"
+# The libraries and the loader, each at the path the loader looks for it.
+while read -r lib; do
+	mkdir -p "$root$(dirname "$lib")"
+	cp -L "$lib" "$root$lib"
+done < <(ldd "$lathound" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+[ -d "$rules" ] && cp -r "$rules" "$root/opt/lathound/rules"
+mkdir -p "$root/opt/lathound/rules"
+echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
+echo "root:x:0:" >"$root/etc/group"
+
+for m in "${modules[@]}"; do cp "$m" "$root/modules/"; done
+for s in "${scenarios[@]}"; do cp "$s" "$root/scenarios/"; done
+cp "$HERE/guest/init" "$root/init"
+cp "$HERE/guest/lib.sh" "$root/lhvm/lib.sh"
+cp "$HERE/guest/lhx-inject" "$root/bin/lhx-inject"
+chmod 0755 "$root/init" "$root/bin/lhx-inject"
+
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# With --threshold every section above it is a capture: 20 fakeraid sections of 2000 us at
+# 10 per second must give (at least) 19 records.
+rec threshold record -t irqsoff -T 1ms -o "$OUT/threshold" -r "$RULES" -- \
+	lhx-inject fakeraid 2000 20 100000
+fact sections "$(cat $LHX/sections)"
