@@ -263,7 +263,7 @@ struct run {
 	bool			started;	/* running: the run ends with a report */
 	bool			failed;		/* exit 1 */
 	sigset_t		orig_mask;	/* the signal mask lathound was started with */
-	struct sigaction	old_sa[6];
+	struct sigaction	old_sa[LH_ARRAY_SIZE(term_signals) + 2]; /* + CHLD, PIPE */
 };
 
 static void status_clear(struct run *r)
@@ -587,7 +587,7 @@ static void checkpoint(struct run *r)
 	lh_diag_release(&d);
 }
 
-/* Starts COMMAND with the signal state lathound found. Return: 0, or -1 (printed). */
+/* Starts COMMAND as lathound was started (signals, fds 0-2). Return: 0, or -1 (printed). */
 static int spawn(struct run *r, char **argv, const sigset_t *orig_mask)
 {
 	int pfd[2], err = 0;
@@ -603,10 +603,11 @@ static int spawn(struct run *r, char **argv, const sigset_t *orig_mask)
 		return lh_error("cannot fork: %s", strerror(errno));
 	}
 	if (!r->child) {
-		signal(SIGPIPE, SIG_DFL);
+		/* The signal dispositions and mask lathound was started with. */
 		for (i = 0; i < LH_ARRAY_SIZE(term_signals); i++)
-			signal(term_signals[i], SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
+			sigaction(term_signals[i], &r->old_sa[i], NULL);
+		sigaction(SIGCHLD, &r->old_sa[i], NULL);
+		sigaction(SIGPIPE, &r->old_sa[i + 1], NULL);
 		sigprocmask(SIG_SETMASK, orig_mask, NULL);
 		/* Tracefs files held by COMMAND would keep our instance busy: only 0-2 go. */
 		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -668,7 +669,7 @@ static void stop_child(struct run *r, const sigset_t *wait_mask)
 	}
 }
 
-/* Return: argv as a shell would read it back (malloc'd): 'sh' '-c' 'sleep 1'. */
+/* Return: argv as a shell would read it back (malloc'd), e.g. "sh -c 'sleep 1'". */
 static char *join_argv(char **argv)
 {
 	size_t len = 1, i;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cmds.h"
+#include "irqtrace.h"
 #include "opts.h"
 #include "session.h"
 #include "state.h"
@@ -22,8 +23,9 @@ static const char reset_epilogue[] =
 	"\nBefore it changes anything, 'lathound record' saves every tracefs knob it will touch\n"
 	"in a state file (default /run/lathound/state) and gives them back when it ends. When\n"
 	"it could not (SIGKILL, power loss), 'lathound reset' restores them from that file, as\n"
-	"the next 'lathound record' would before anything else. It refuses while a lathound\n"
-	"is running.\n"
+	"the next 'lathound record' would before anything else, and removes the tracefs\n"
+	"instance (lathound-PID) the killed run kept its irq statistics in. It refuses while a\n"
+	"lathound is running.\n"
 	"\nexit status:\n"
 	"    0  restored, or nothing to restore\n"
 	"    1  the state could not be restored (the file is kept), or another lathound runs\n";
@@ -62,7 +64,7 @@ int lh_cmd_reset(int argc, char **argv)
 	};
 	struct lh_state *st = NULL;
 	struct lh_diag d = { 0 };
-	int first, ret, code;
+	int first, ret, code, removed;
 	size_t i;
 
 	first = lh_parse_options(argc, argv, options, reset_usage);
@@ -80,6 +82,10 @@ int lh_cmd_reset(int argc, char **argv)
 		state_dir = LH_STATE_DIR;
 
 	ret = lh_session_recover_state(state_dir, &st, &d);
+	/* The killed run's own instance (irq statistics) goes too; a live run's stays. */
+	removed = ret < 0 ? 0 : lh_irqtrace_remove_stale(&d);
+	if (removed < 0)
+		ret = -1;
 	for (i = 0; i < d.nr; i++) {
 		if (d.msgs[i].level == LH_DIAG_ERROR)
 			lh_error("%s", d.msgs[i].text);
@@ -98,12 +104,15 @@ int lh_cmd_reset(int argc, char **argv)
 		for (i = 0; i < st->nr; i++)
 			print_entry(&st->entries[i]);
 		code = LH_EXIT_PASS;
-	} else if (!ret) {
+	} else if (!ret && !removed) {
 		printf("nothing to restore (no state file in %s)\n", state_dir);
 		code = LH_EXIT_PASS;
 	} else {
-		code = LH_EXIT_ERROR;
+		code = ret < 0 ? LH_EXIT_ERROR : LH_EXIT_PASS;
 	}
+	if (removed > 0)
+		printf("removed %d tracefs instance%s (%s<pid>) left by a killed lathound\n",
+		       removed, removed == 1 ? "" : "s", LH_IRQTRACE_PREFIX);
 	lh_state_free(st);
 	lh_diag_release(&d);
 	return lh_finish_stdout(code);

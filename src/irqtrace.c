@@ -441,7 +441,7 @@ int lh_irqtrace_remove_stale(struct lh_diag *diag)
 		inst = tracefs_instance_alloc(NULL, de->d_name);
 		if (!inst ||
 		    (tracefs_instance_destroy(inst) && tracefs_instance_exists(de->d_name))) {
-			lh_diag_add(diag, LH_DIAG_ERROR,
+			lh_diag_add(diag, LH_DIAG_WARNING,
 				    "cannot remove tracefs instance '%s' left by a killed run: %s",
 				    de->d_name, strerror(errno));
 			failed++;

@@ -54,7 +54,7 @@ uint64_t lh_irqtrace_interval(const struct lh_irqtrace *t, uint64_t min_ns, uint
 /*
  * Removes every LH_IRQTRACE_PREFIX<pid> instance whose lathound is no longer running (a
  * run killed with SIGKILL). Call with the session lock held. Return: instances removed,
- * or -1 when one could not be removed (diag says which).
+ * or -1 when one could not be removed (a warning in diag says which).
  */
 int lh_irqtrace_remove_stale(struct lh_diag *diag);
 

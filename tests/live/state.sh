@@ -41,6 +41,7 @@ ORIG_ENTRY=$(cat $T/events/irq/irq_handler_entry/enable)
 ORIG_EXIT=$(cat $T/events/irq/irq_handler_exit/enable)
 ORIG_STACK=$(cat $T/options/stacktrace)
 HOLDER=
+STALE=
 
 # The flock(1) holding a lock, and the sleep it runs (which inherits the locked fd).
 stop_holder() {
@@ -53,6 +54,7 @@ stop_holder() {
 # Whatever happens, put back what this test changes by hand.
 cleanup() {
 	stop_holder
+	[ -n "$STALE" ] && [ -d "$STALE" ] && rmdir "$STALE"
 	echo "$ORIG_TRACER" >$T/current_tracer
 	echo "$ORIG_THRESH" >$T/tracing_thresh
 	echo "${ORIG_ENTRY%\*}" >$T/events/irq/irq_handler_entry/enable
@@ -139,6 +141,8 @@ esc() { printf '%s\\n' "$1"; }
 	echo "kprobe lathound/gone p:lathound/gone do_sys_open"
 	echo "end 7"
 } >"$TMP/killed/state"
+STALE=$T/instances/lathound-999999
+mkdir "$STALE" 2>/dev/null || STALE=
 echo 123 >$T/tracing_thresh
 echo 1 >$T/events/irq/irq_handler_entry/enable
 echo 1 >$T/events/irq/irq_handler_exit/enable
@@ -152,6 +156,12 @@ snapshot >"$TMP/after-reset"
 if cmp -s "$TMP/before" "$TMP/after-reset"; then ok "reset left every knob as it was before"; else
 	not_ok "reset did not restore every knob:"; diff "$TMP/before" "$TMP/after-reset" | sed 's/^/#   /'; fi
 check "reset removed the state file" test ! -e "$TMP/killed/state"
+if [ -n "$STALE" ]; then
+	expect_in "reset says it removed the killed run's instance" "$out" "removed 1 tracefs instance"
+	check "reset removed the killed run's instance" test ! -e "$STALE"
+else
+	skip "reset removes the killed run's instance" "cannot create tracefs instances here"
+fi
 run reset --state-dir "$TMP/killed"
 expect_rc "reset with nothing left" 0
 expect_in "reset says so" "$out" "nothing to restore"

@@ -10,7 +10,8 @@
 #   release, config, build.log  'make kernelrelease', the final .config, the build's output
 # Only the first run pays for the build (about 5 minutes on 2 cores). Concurrent runs wait
 # on a lock; a build is done in <key>.tmp and renamed into place only when complete, so an
-# interrupted build is thrown away and redone, never used.
+# interrupted build is thrown away and redone, never used. A new build removes older ones
+# that no test is using.
 #
 # usage: build-kernel.sh           build if needed; print the cache directory on stdout
 #        build-kernel.sh --status  print the cache directory; exit 0 if built, 3 if not
@@ -117,4 +118,16 @@ mv "$TMPD/bzImage.new" "$TMPD/bzImage"	# bzImage marks a complete build
 rm -rf "$DIR"		# never complete (no bzImage), else we would not be here
 mv "$TMPD" "$DIR"
 echo "build-kernel: built $(cat "$DIR/release") in $(cat "$DIR/build-seconds") s: $DIR" >&2
+
+# Builds for another key (an older kernel.config) go, unless in use: tests/vm/lib-vm.sh holds
+# a shared lock on a kernel's lock file while it uses that kernel.
+for old in "$CACHE_ROOT"/*; do
+	k=${old##*/}
+	k=${k%.tmp}
+	[[ $k =~ ^[0-9a-f]{16}$ ]] && [ "$k" != "$key" ] || continue
+	(
+		exec 8>>"$CACHE_ROOT/.lock-$k"
+		flock -n 8 && rm -rf "$old" && echo "build-kernel: removed the old build $old" >&2
+	)
+done
 echo "$DIR"

@@ -30,16 +30,21 @@ vm_now() { date +%s.%N; }
 vm_since() { awk -v a="$1" -v b="$(vm_now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # vm_kernel: builds or reuses the cached kernel; sets KDIR and KERNEL_HOW ("cached" or "built
-# in N s"). Return: non-zero when the build failed (its output went to stderr).
+# in N s"), and holds a shared lock on it until this shell exits, so that a build for another
+# kernel.config does not remove it meanwhile. Return: non-zero when the build failed (its
+# output went to stderr).
 vm_kernel() {
 	local t0
 	t0=$(vm_now)
 	if KDIR=$("$VM/build-kernel.sh" --status); then
 		KERNEL_HOW="cached in $KDIR"
-		return 0
+	else
+		KDIR=$("$VM/build-kernel.sh") || return 1
+		KERNEL_HOW="built in $(vm_since "$t0") s into $KDIR"
 	fi
-	KDIR=$("$VM/build-kernel.sh") || return 1
-	KERNEL_HOW="built in $(vm_since "$t0") s into $KDIR"
+	exec {VM_KERNEL_LOCK}>>"$VM_CACHE/.lock-${KDIR##*/}"
+	flock -s "$VM_KERNEL_LOCK"
+	[ -f "$KDIR/bzImage" ]	# removed before the lock was taken
 }
 
 # vm_lhx: builds the lhx driver against $KDIR/tree in a copy under $TMP; sets LHX_KO.
