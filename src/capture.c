@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Section notifications from tracing_max_latency (inotify IN_MODIFY, else polling its
- * value) and snapshot identity.
+ * value), and reading each recorded section once, with tracing paused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,14 +12,20 @@
 
 #include "capture.h"
 
+#define TRACE_READ_MAX	(256u << 20)	/* a snapshot never comes close */
+
 struct lh_capture {
-	char			*path;
+	char			*max_path;
+	char			*trace_path;
+	bool			threshold;
 	int			ifd;		/* inotify fd, -1 when polling */
-	int			vfd;		/* tracing_max_latency, read when polling */
-	char			value[32];	/* its last value */
-	bool			have_last;
-	uint64_t		last_hash;	/* identity of the last snapshot seen */
+	int			vfd;		/* tracing_max_latency */
+	char			value[32];	/* its last value seen by polling */
+	bool			have_last;	/* a snapshot was read since arming */
+	uint64_t		last_us;	/* tracing_max_latency with it */
+	uint64_t		last_hash;	/* its text */
 	size_t			last_len;
+	unsigned long		since_capture;	/* notified since the last capture */
 	struct lh_capture_counts counts;
 };
 
@@ -34,33 +40,44 @@ static ssize_t read_value(struct lh_capture *c, char *buf, size_t len)
 	return n;
 }
 
-int lh_capture_open(struct lh_capture **cp, const char *path, bool force_poll,
+/* Return: 0 and *us, the value of tracing_max_latency, or -1 with errno. */
+static int read_us(struct lh_capture *c, uint64_t *us)
+{
+	char buf[32];
+
+	if (read_value(c, buf, sizeof(buf)) < 0)
+		return -1;
+	*us = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+int lh_capture_open(struct lh_capture **cp, const struct lh_capture_opts *o,
 		    struct lh_diag *diag)
 {
 	struct lh_capture *c = lh_xcalloc(1, sizeof(*c));
 
 	*cp = NULL;
-	c->path = lh_xstrdup(path);
+	c->max_path = lh_xstrdup(o->max_latency);
+	c->trace_path = lh_xstrdup(o->trace);
+	c->threshold = o->threshold;
 	c->ifd = -1;
-	c->vfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->vfd < 0) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot open '%s': %s", path, strerror(errno));
+	/* Written with a threshold: the reset that marks a snapshot as read. */
+	c->vfd = open(o->max_latency, (o->threshold ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (c->vfd < 0 || read_value(c, c->value, sizeof(c->value)) < 0) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot %s '%s': %s", c->vfd < 0 ? "open" : "read",
+			    o->max_latency, strerror(errno));
 		goto fail;
 	}
-	if (read_value(c, c->value, sizeof(c->value)) < 0) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot read '%s': %s", path, strerror(errno));
-		goto fail;
-	}
-	if (!force_poll) {
+	if (!o->poll) {
 		c->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 		if (c->ifd < 0) {
 			lh_diag_add(diag, LH_DIAG_WARNING,
 				    "inotify is not available (%s): polling '%s' every 100ms instead",
-				    strerror(errno), path);
-		} else if (inotify_add_watch(c->ifd, path, IN_MODIFY) < 0) {
+				    strerror(errno), o->max_latency);
+		} else if (inotify_add_watch(c->ifd, o->max_latency, IN_MODIFY) < 0) {
 			lh_diag_add(diag, LH_DIAG_WARNING,
 				    "cannot watch '%s' with inotify (%s): polling it every 100ms instead",
-				    path, strerror(errno));
+				    o->max_latency, strerror(errno));
 			close(c->ifd);
 			c->ifd = -1;
 		}
@@ -80,7 +97,8 @@ void lh_capture_close(struct lh_capture *c)
 		close(c->ifd);
 	if (c->vfd >= 0)
 		close(c->vfd);
-	free(c->path);
+	free(c->max_path);
+	free(c->trace_path);
 	free(c);
 }
 
@@ -121,29 +139,26 @@ static long read_events(struct lh_capture *c)
 		for (p = buf; p < buf + len;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
-			if (ev->mask & IN_MODIFY)
-				n++;
-			if (ev->mask & IN_Q_OVERFLOW)
-				n++;	/* at least one more */
+			if (ev->mask & (IN_MODIFY | IN_Q_OVERFLOW))
+				n++;	/* an overflow hides at least one more */
 			p += sizeof(*ev) + ev->len;
 		}
 	}
 }
 
-static uint64_t snapshot_hash(const char *buf, size_t len)
+static void notified(struct lh_capture *c, unsigned long n)
 {
-	return lh_hash(buf, len, 0x6c617468ULL);
+	c->counts.notifications += n;
+	c->since_capture += n;
 }
 
-void lh_capture_rearm(struct lh_capture *c, const char *buf, size_t len)
+void lh_capture_rearm(struct lh_capture *c)
 {
 	if (c->ifd >= 0)
 		read_events(c);
 	else
 		read_value(c, c->value, sizeof(c->value));
-	c->have_last = true;
-	c->last_hash = snapshot_hash(buf, len);
-	c->last_len = len;
+	c->have_last = false;
 }
 
 long lh_capture_pending(struct lh_capture *c, struct lh_diag *diag)
@@ -155,40 +170,131 @@ long lh_capture_pending(struct lh_capture *c, struct lh_diag *diag)
 		n = read_events(c);
 		if (n < 0)
 			lh_diag_add(diag, LH_DIAG_ERROR, "cannot read inotify events for '%s': %s",
-				    c->path, strerror(errno));
+				    c->max_path, strerror(errno));
 		else
-			c->counts.notifications += (unsigned long)n;
+			notified(c, (unsigned long)n);
 		return n;
 	}
-	/* Polling sees a change of value: sections of equal latency in a row look like one. */
+	/* Polling sees changes of value: two equal ones in a row between polls look like one. */
 	if (read_value(c, value, sizeof(value)) < 0) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot read '%s': %s", c->path, strerror(errno));
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot read '%s': %s", c->max_path,
+			    strerror(errno));
 		return -1;
 	}
 	if (!strcmp(value, c->value))
 		return 0;
 	memcpy(c->value, value, sizeof(value));
-	c->counts.notifications++;
+	notified(c, 1);
 	return 1;
 }
 
-bool lh_capture_is_new(struct lh_capture *c, const char *buf, size_t len)
+/* Reads fd to its end into *buf. Return: 0 and *len, or -1 with errno. */
+static int read_all(int fd, char **buf, size_t *alloc, size_t *len)
 {
-	uint64_t h = snapshot_hash(buf, len);
+	ssize_t n;
 
-	if (c->have_last && h == c->last_hash && len == c->last_len) {
-		c->counts.duplicates++;
-		return false;
+	*len = 0;
+	for (;;) {
+		if (*alloc - *len < 4096 + 1) {
+			if (*alloc >= TRACE_READ_MAX) {
+				errno = EFBIG;
+				return -1;
+			}
+			lh_grow((void **)buf, alloc, *len + 65536, 1);
+		}
+		n = read(fd, *buf + *len, *alloc - *len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n)
+			break;
+		*len += (size_t)n;
+	}
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+/* Marks the snapshot read (tracing still paused). Our own notification is not counted. */
+static int reset_max(struct lh_capture *c)
+{
+	long n;
+
+	if (pwrite(c->vfd, "0\n", 2, 0) != 2)
+		return -1;
+	if (c->ifd >= 0) {
+		/* Ours is the last event queued; any before it are the kernel's. */
+		n = read_events(c);
+		if (n > 1)
+			notified(c, (unsigned long)n - 1);
+	} else {
+		read_value(c, c->value, sizeof(c->value));
+	}
+	return 0;
+}
+
+static int fail(struct lh_diag *diag, const char *verb, const char *path)
+{
+	lh_diag_add(diag, LH_DIAG_ERROR, "cannot %s '%s': %s", verb, path, strerror(errno));
+	return -1;
+}
+
+int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len, bool final,
+		    struct lh_diag *diag)
+{
+	uint64_t us, hash;
+	bool stale;
+	int fd, ret;
+
+	*len = 0;
+	/* 0: nothing recorded since the tracer was armed, or since the last read. */
+	if (read_us(c, &us))
+		return fail(diag, "read", c->max_path);
+	if (!us) {
+		c->counts.stale++;
+		return 0;
+	}
+	/* While 'trace' is open tracing is paused: the value and the snapshot belong together. */
+	fd = open(c->trace_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(diag, "open", c->trace_path);
+	if (read_us(c, &us)) {
+		ret = fail(diag, "read", c->max_path);
+		goto out;
+	}
+	if (us && read_all(fd, buf, alloc, len)) {
+		ret = fail(diag, "read", c->trace_path);
+		goto out;
+	}
+	hash = lh_hash(*len ? *buf : "", *len, 0x6c617468ULL);
+	stale = !us || (!c->threshold && c->have_last && us == c->last_us &&
+			hash == c->last_hash && *len == c->last_len);
+	if (stale) {
+		c->counts.stale++;
+		ret = 0;
+		goto out;
+	}
+	if (c->threshold && reset_max(c)) {
+		ret = fail(diag, "write", c->max_path);
+		goto out;
 	}
 	c->have_last = true;
-	c->last_hash = h;
-	c->last_len = len;
-	return true;
+	c->last_us = us;
+	c->last_hash = hash;
+	c->last_len = *len;
+	/* Its notification would come after the run: count it as if it had. */
+	if (final && !c->since_capture)
+		notified(c, 1);
+	ret = 1;
+out:
+	close(fd);	/* tracing resumes */
+	return ret;
 }
 
 void lh_capture_captured(struct lh_capture *c)
 {
 	c->counts.captured++;
+	c->since_capture = 0;
 }
 
 const struct lh_capture_counts *lh_capture_counts(const struct lh_capture *c)

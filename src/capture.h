@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Waiting for a latency tracer to record a new section, and telling new snapshots from
- * ones already read.
+ * Waiting for a latency tracer to record a new section, and reading each one once.
  *
  * The kernel notifies inotify watchers of tracing_max_latency (IN_MODIFY) from a workqueue
- * shortly after it records a section; where inotify cannot watch the file the value is
- * polled instead. Each notification stands for one recorded section (several may be merged
- * into one: inotify merges identical unread events and the kernel's work item runs once
- * for sections that end before it does). The snapshot read from 'trace' after a
- * notification is the latest section; one identical to the last snapshot read is the same
- * section, not a new one. So sections lost (overwritten before they were read) =
- * notifications - distinct snapshots captured, a lower bound of the true count.
+ * shortly after it records a section, and sets tracing_max_latency to that section's
+ * latency; where inotify cannot watch the file its value is polled instead.
+ *
+ * A snapshot is read with 'trace' held open, which pauses tracing: no section can be
+ * recorded between reading tracing_max_latency and reading the snapshot, so the two belong
+ * together. Whether it is a new section is decided from tracing_max_latency, not from the
+ * text (two sections can print byte-identical snapshots):
+ *   - with a threshold, tracing_max_latency is set to 0 (still paused) after each read; the
+ *     kernel sets it to the latency of every section it records, so non-zero means new;
+ *   - without one (running maxima) a new section is a new maximum: new when the value or
+ *     the text changed since the last read; 0 means nothing recorded since arming.
+ *
+ * Sections lost (recorded, but overwritten before they could be read) = notifications -
+ * sections captured. Notifications lathound causes itself (arming, the reset above) are not
+ * counted. It is a lower bound: inotify merges identical unread events and the kernel's
+ * work item runs once for sections that end before it runs.
  * No printing: problems go to the caller's lh_diag.
  */
 #ifndef LH_CAPTURE_H
@@ -19,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -30,17 +39,23 @@ struct lh_capture;
 /* What the capture saw; sections_lost derives from the first two. */
 struct lh_capture_counts {
 	unsigned long	notifications;	/* sections the kernel said it recorded */
-	unsigned long	captured;	/* distinct snapshots holding a section */
-	unsigned long	duplicates;	/* reads that found the snapshot already captured */
+	unsigned long	captured;	/* sections read and found in their snapshot */
+	unsigned long	stale;		/* reads that found nothing new */
+};
+
+struct lh_capture_opts {
+	const char	*max_latency;	/* path of tracing_max_latency */
+	const char	*trace;		/* path of 'trace' */
+	bool		threshold;	/* tracing_thresh is set: every section is recorded */
+	bool		poll;		/* poll even where inotify works */
 };
 
 /*
- * Watches path (tracing_max_latency) with inotify, or polls its value every
- * LH_CAPTURE_POLL_NS when inotify cannot watch it (the reason goes to diag as a warning)
- * or when force_poll is set. Return: 0 and *c (free with lh_capture_close()), or -1 with
- * the reason in diag when the file cannot even be read.
+ * Watches o->max_latency with inotify, or polls it every LH_CAPTURE_POLL_NS when inotify
+ * cannot watch it (the reason goes to diag as a warning) or o->poll is set.
+ * Return: 0 and *c (free with lh_capture_close()), or -1 with the reason in diag.
  */
-int lh_capture_open(struct lh_capture **c, const char *path, bool force_poll,
+int lh_capture_open(struct lh_capture **c, const struct lh_capture_opts *o,
 		    struct lh_diag *diag);
 /* Closes the watch and frees c. NULL-safe. */
 void lh_capture_close(struct lh_capture *c);
@@ -53,12 +68,10 @@ int lh_capture_fd(const struct lh_capture *c);
 uint64_t lh_capture_poll_interval(const struct lh_capture *c);
 
 /*
- * Call right after (re)arming a tracer, with the 'trace' text as it is then: discards the
- * notifications our own writes to tracing_max_latency caused, and takes buf as the
- * snapshot already seen, so a stale one read after a late notification is not taken for a
- * new section.
+ * Call right after (re)arming a tracer: discards the notifications that arming caused
+ * (it writes tracing_max_latency) and forgets the last snapshot read.
  */
-void lh_capture_rearm(struct lh_capture *c, const char *buf, size_t len);
+void lh_capture_rearm(struct lh_capture *c);
 
 /*
  * Return: the sections notified since the last call (0 when none), or -1 with the reason
@@ -67,11 +80,14 @@ void lh_capture_rearm(struct lh_capture *c, const char *buf, size_t len);
 long lh_capture_pending(struct lh_capture *c, struct lh_diag *diag);
 
 /*
- * Return: true when the snapshot buf differs from the last one seen (it is then
- * remembered); false for a duplicate, which is counted.
+ * Reads the snapshot into *buf (grown as needed, owned by the caller, reused between
+ * calls), its length in *len. With final, a section found that was not notified yet (its
+ * notification would come after the run) is counted as notified.
+ * Return: 1 when it holds a section not read before, 0 when not, -1 with the reason in diag.
  */
-bool lh_capture_is_new(struct lh_capture *c, const char *buf, size_t len);
-/* The caller found a section in the new snapshot: counts it as captured. */
+int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len, bool final,
+		    struct lh_diag *diag);
+/* The caller found a section in the snapshot lh_capture_read() returned 1 for. */
 void lh_capture_captured(struct lh_capture *c);
 
 /* Return: the counters (borrowed). */

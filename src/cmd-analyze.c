@@ -84,25 +84,6 @@ static int opt_fail_on(const struct lh_option *opt, const char *arg)
 	return 0;
 }
 
-/* Prints the first diagnostics of d (errors as errors), then how many more there were. */
-static void print_diag(const struct lh_diag *d, size_t show, bool warnings)
-{
-	unsigned long total = d->errors + (warnings ? d->warnings : 0), shown = 0;
-	size_t i;
-
-	for (i = 0; i < d->nr && shown < show; i++) {
-		if (d->msgs[i].level == LH_DIAG_ERROR) {
-			lh_error("%s", d->msgs[i].text);
-			shown++;
-		} else if (warnings) {
-			lh_warn("%s", d->msgs[i].text);
-			shown++;
-		}
-	}
-	if (total > shown)
-		lh_warn("and %lu more", total - shown);
-}
-
 /* Return: 0, or -1 when a rule file is broken or missing (every problem printed). */
 static int load_rules(struct lh_rules *rs, const struct analyze *a)
 {
@@ -121,7 +102,7 @@ static int load_rules(struct lh_rules *rs, const struct analyze *a)
 	for (i = 0; i < a->nr_rules; i++)
 		if (lh_rules_load(rs, a->rules[i], &diag))
 			ret = -1;
-	print_diag(&diag, (size_t)-1, !a->quiet);
+	lh_print_diag(&diag, (size_t)-1, !a->quiet);
 	lh_diag_release(&diag);
 	return ret;
 }
@@ -233,9 +214,8 @@ int lh_cmd_analyze(int argc, char **argv)
 	size_t v;
 
 	lh_gate_init(&a.gate);
-	first = lh_parse_options(argc, argv, options, analyze_usage);
+	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue, false);
 	if (first == LH_OPTS_HELP) {
-		fputs(analyze_epilogue, stdout);
 		free(a.rules);
 		return lh_finish_stdout(LH_EXIT_PASS);
 	}
@@ -266,7 +246,7 @@ int lh_cmd_analyze(int argc, char **argv)
 			failed = true;
 
 	if (!a.quiet)
-		print_diag(&diag, SHOW_WARNINGS, true);
+		lh_print_diag(&diag, SHOW_WARNINGS, true);
 	lh_report_add_parse_stats(rep, lh_parser_stats(parser));
 	lh_report_add_diag(rep, &diag);
 	passed = lh_report_evaluate(rep, &a.gate);

@@ -140,20 +140,14 @@ int lh_cmd_doctor(int argc, char **argv)
 	const char *kernel = "unknown";
 	int first, code;
 
-	first = lh_parse_options(argc, argv, options, doctor_usage);
-	if (first == LH_OPTS_HELP) {
-		fputs(doctor_epilogue, stdout);
+	first = lh_parse_command(argc, argv, options, doctor_usage, doctor_epilogue, true);
+	if (first == LH_OPTS_HELP)
 		return lh_finish_stdout(LH_EXIT_PASS);
-	}
 	if (first < 0)
 		return LH_EXIT_ERROR;
-	if (first < argc) {
-		lh_error("unexpected argument '%s'", argv[first]);
-		return LH_EXIT_ERROR;
-	}
 	if (!uname(&u))
 		kernel = u.release;
-	code = lh_doctor_run(&d, &o) ? LH_EXIT_ERROR : LH_EXIT_PASS;
+	code = lh_doctor_run(&d, &o) ? LH_EXIT_PASS : LH_EXIT_ERROR;
 	if (!strcmp(format, "json"))
 		print_json(&d, kernel);
 	else

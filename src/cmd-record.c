@@ -47,6 +47,9 @@
 #define IRQ_READ_MAX		NS_PER_S
 #define STATUS_EVERY		NS_PER_S
 #define COMMAND_GRACE		(5 * NS_PER_S)	/* after SIGTERM, before SIGKILL */
+#define SETTLE_QUIET		(100 * 1000 * 1000ULL)
+#define TAKE_DELAY		(20 * 1000 * 1000ULL)
+#define SETTLE_MAX		(2 * NS_PER_S)
 #define SHOW_DIAG		20
 
 static const char *const record_usage[] = {
@@ -235,13 +238,15 @@ struct run {
 	struct lh_parser	*parser;
 	struct lh_report	*report;
 	struct lh_output	*out;
-	struct lh_diag		notes;		/* parse, rule, run warnings: for the report */
+	struct lh_diag		notes;		/* warnings for the report */
 	struct lh_parse_stats	parse_added;	/* parser counters already in the report */
 	struct lh_run_info	info;
 	char			kernel[65];
 	char			*command;
 
 	char			*trace;		/* the last 'trace' read, reused */
+	uint64_t		take_at;	/* when to read the notified snapshot */
+	uint64_t		take_delay;	/* from the notification to the read */
 	size_t			trace_alloc;
 	unsigned long		seq;		/* captures read, for names */
 
@@ -352,7 +357,7 @@ static void status_update(struct run *r, uint64_t now)
 	} else if (n < sizeof(line)) {
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | irq statistics only");
 	}
-	if (n < sizeof(line))
+	if (r->irqtrace && n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, " | irq %.0f/s, %llu events lost",
 			 secs > 0 ? (double)(events - r->status_events) / secs : 0.0,
 			 (unsigned long long)lh_irqstat_lost(r->irqstat));
@@ -404,49 +409,58 @@ static void warn_snapshot(struct run *r, struct lh_diag *d)
 	note_diag(r, d);
 }
 
+/* Counts the sections notified; the first one schedules a read. Return: 0, or -1 (printed). */
+static int notice(struct run *r)
+{
+	struct lh_diag d = { 0 };
+	long n = lh_capture_pending(r->capture, &d);
+
+	if (n < 0) {
+		print_diag(r, &d, SHOW_DIAG);
+		lh_diag_release(&d);
+		return -1;
+	}
+	if (n > 0 && r->take_at == UINT64_MAX)
+		r->take_at = lh_now_ns() + r->take_delay;
+	return 0;
+}
+
 /*
- * Reads the snapshot after a notification; a new one is parsed, matched, added to the
- * report and stored. Return: 0, or -1 on a fatal error (printed).
+ * Reads the snapshot; a section not read before is parsed, matched, added to the report and
+ * stored. With final (the end of a run or of a slice), a section whose notification is still
+ * on its way is taken too.
  */
-static int capture_section(struct run *r)
+static void take(struct run *r, bool final)
 {
 	struct capture_ctx c = { .r = r };
 	unsigned long hits_before;
 	struct lh_snapshot_meta meta;
 	struct lh_diag d = { 0 };
 	char source[32], name[96];
-	ssize_t len;
-	long n;
+	size_t len;
 	int ret;
 
-	n = lh_capture_pending(r->capture, &d);
-	if (n < 0) {
-		print_diag(r, &d, SHOW_DIAG);
-		lh_diag_release(&d);
-		return -1;
-	}
-	if (!n)
-		return 0;
-	len = lh_session_read_trace(r->session, &r->trace, &r->trace_alloc);
-	if (len < 0) {
+	r->take_at = UINT64_MAX;
+	ret = lh_capture_read(r->capture, &r->trace, &r->trace_alloc, &len, final, &d);
+	if (ret < 0) {
+		/* Said once; the run goes on, every failure is listed in the report. */
 		if (!r->trace_read_errors++) {
 			status_clear(r);
-			lh_warn("cannot read the latency snapshot ('trace'): %s", strerror(errno));
+			lh_warn("%s", d.msgs[0].text);
 		}
-		lh_diag_add(&r->notes, LH_DIAG_WARNING, "cannot read the latency snapshot ('trace'): %s",
-			    strerror(errno));
-		return 0;
+		note_diag(r, &d);
+		return;
 	}
-	if (!lh_capture_is_new(r->capture, r->trace, (size_t)len))
-		return 0;
+	if (!ret)
+		return;
 
 	r->seq++;
 	snprintf(source, sizeof(source), "capture-%06lu", r->seq);
 	c.captured_ns = lh_wall_ns();
 	hits_before = lh_report_rule_hits(r->report);
-	lh_parse_buffer(r->parser, source, r->trace, (size_t)len, on_record, &c);
+	lh_parse_buffer(r->parser, source, r->trace, len, on_record, &c);
 	if (!c.found)
-		return 0;	/* no section in it (a snapshot left from before arming) */
+		return;		/* a snapshot without a section (a buffer just reset) */
 	lh_capture_captured(r->capture);
 
 	snprintf(name, sizeof(name), "%s-%s-%lluus.trace", source, lh_tracer_name(c.tracer),
@@ -455,12 +469,20 @@ static int capture_section(struct run *r)
 		.name = name, .signature = c.signature, .latency_us = c.latency_us,
 		.rule_hit = lh_report_rule_hits(r->report) > hits_before,
 	};
-	ret = lh_output_snapshot(r->out, &meta, r->trace, (size_t)len, &d);
+	ret = lh_output_snapshot(r->out, &meta, r->trace, len, &d);
 	if (ret < 0)
 		warn_snapshot(r, &d);
 	else if (ret > 0)
 		r->snapshot_failing = false;
 	lh_diag_release(&d);
+}
+
+/* Everything recorded up to now: the end of a run or of a slice. Return: 0, or -1. */
+static int take_all(struct run *r)
+{
+	if (notice(r))
+		return -1;
+	take(r, true);
 	return 0;
 }
 
@@ -474,11 +496,10 @@ static void account_armed(struct run *r)
 	r->armed_since = now;
 }
 
-/* Arms tracer t and takes the snapshot it leaves as already seen. Return: 0, or -1. */
+/* Arms tracer t (its snapshot starts empty). Return: 0, or -1 (printed). */
 static int arm(struct run *r, enum lh_tracer t)
 {
 	struct lh_diag d = { 0 };
-	ssize_t len;
 
 	account_armed(r);
 	r->armed = LH_TRACER_UNKNOWN;
@@ -489,8 +510,7 @@ static int arm(struct run *r, enum lh_tracer t)
 	}
 	r->armed = t;
 	r->armed_since = lh_now_ns();
-	len = lh_session_read_trace(r->session, &r->trace, &r->trace_alloc);
-	lh_capture_rearm(r->capture, r->trace, len > 0 ? (size_t)len : 0);
+	lh_capture_rearm(r->capture);
 	return 0;
 }
 
@@ -796,6 +816,25 @@ static void signals_restore(struct run *r)
 	got_signal = abort_now = child_exited = 0;
 }
 
+static int capture_open(struct run *r, struct lh_diag *d)
+{
+	const char *max = lh_session_max_latency_path(r->session);
+	const char *slash = strrchr(max, '/');
+	struct lh_capture_opts co = {
+		.max_latency = max, .threshold = r->o->threshold_ns != 0, .poll = r->o->poll,
+	};
+	char *trace;
+	int ret;
+
+	/* 'trace' lives next to tracing_max_latency, in the top-level instance. */
+	if (asprintf(&trace, "%.*strace", slash ? (int)(slash - max + 1) : 0, max) < 0)
+		return -1;
+	co.trace = trace;
+	ret = lh_capture_open(&r->capture, &co, d);
+	free(trace);
+	return ret;
+}
+
 /* Return: 0 with the session, IRQ instance and capture ready, or -1 (printed). */
 static int start_tracing(struct run *r)
 {
@@ -848,8 +887,7 @@ static int start_tracing(struct run *r)
 		r->info.irqstat = NULL;
 	}
 	if (!o->irq_only) {
-		if (lh_capture_open(&r->capture, lh_session_max_latency_path(r->session), o->poll,
-				    &d)) {
+		if (capture_open(r, &d)) {
 			print_diag(NULL, &d, SHOW_DIAG);
 			goto out;
 		}
@@ -911,7 +949,41 @@ static void say_start(const struct run *r, bool with_command)
 		__builtin_popcount(r->tracers) > 1 ? " in turn" : "", dur, lh_output_dir(r->out));
 }
 
+/*
+ * Before COMMAND starts. A tracer just armed records a flurry of small new maxima (lathound's
+ * own work among them) and reading each one pauses tracing: COMMAND's first section could
+ * fall into such a pause and never be recorded. So COMMAND waits until no section was
+ * recorded for SETTLE_QUIET (SETTLE_MAX at most). Return: 0, or -1 (printed).
+ */
+static int settle(struct run *r)
+{
+	uint64_t start = lh_now_ns(), quiet_since = start, now;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = lh_capture_fd(r->capture), .events = POLLIN };
+		unsigned long seen = lh_capture_counts(r->capture)->notifications;
+		struct timespec ts = { 0, (long)(SETTLE_QUIET / 4) };
+
+		now = lh_now_ns();
+		if (now >= r->take_at)
+			take(r, false);
+		if (got_signal || now - quiet_since >= SETTLE_QUIET || now - start >= SETTLE_MAX)
+			break;
+		if (r->take_at - now < (uint64_t)ts.tv_nsec)
+			ts.tv_nsec = (long)(r->take_at - now);
+		ppoll(&pfd, 1, &ts, &r->orig_mask);
+		if (notice(r))
+			return -1;
+		if (lh_capture_counts(r->capture)->notifications != seen)
+			quiet_since = lh_now_ns();
+	}
+	if (r->take_at != UINT64_MAX)
+		take(r, false);
+	return 0;
+}
+
 struct deadlines {
+	uint64_t	take;
 	uint64_t	end;
 	uint64_t	checkpoint;
 	uint64_t	status;
@@ -922,7 +994,8 @@ struct deadlines {
 
 static uint64_t earliest(const struct deadlines *dl)
 {
-	const uint64_t v[] = { dl->end, dl->checkpoint, dl->status, dl->irq, dl->poll, dl->slice };
+	const uint64_t v[] = { dl->take, dl->end, dl->checkpoint, dl->status, dl->irq, dl->poll,
+			       dl->slice };
 	uint64_t m = UINT64_MAX;
 	size_t i;
 
@@ -950,10 +1023,12 @@ static const char *run_loop(struct run *r)
 	for (;;) {
 		struct pollfd pfd = { .fd = r->capture ? lh_capture_fd(r->capture) : -1,
 				      .events = POLLIN };
-		uint64_t next = earliest(&dl), wait;
+		uint64_t next, wait;
 		struct timespec ts;
 		int pr = 0;
 
+		dl.take = r->take_at;
+		next = earliest(&dl);
 		now = lh_now_ns();
 		wait = next > now ? next - now : 0;
 		ts.tv_sec = (time_t)(wait / NS_PER_S);
@@ -975,11 +1050,13 @@ static const char *run_loop(struct run *r)
 		}
 		now = lh_now_ns();
 		if ((pr > 0 && (pfd.revents & POLLIN)) || now >= dl.poll) {
-			if (capture_section(r))
+			if (notice(r))
 				goto fail;
 			if (now >= dl.poll)
 				dl.poll = now + lh_capture_poll_interval(r->capture);
 		}
+		if (now >= r->take_at)
+			take(r, false);
 		if (now >= dl.irq) {
 			irq_read(r, 0);
 			dl.irq = now + lh_irqtrace_interval(r->irqtrace, IRQ_READ_MIN,
@@ -987,7 +1064,7 @@ static const char *run_loop(struct run *r)
 		}
 		if (now >= dl.slice) {
 			/* Sections notified so far belong to the tracer armed until now. */
-			if (capture_section(r) || arm(r, next_tracer(r, r->armed)))
+			if (take_all(r) || arm(r, next_tracer(r, r->armed)))
 				goto fail;
 			dl.slice = now + o->slice_ns;
 		}
@@ -1042,7 +1119,7 @@ static int finish(struct run *r)
 
 static int record(struct record_opts *o, char **command)
 {
-	struct run r = { .o = o, .child_status = -1 };
+	struct run r = { .o = o, .child_status = -1, .take_at = UINT64_MAX };
 	struct lh_output_opts oo = {
 		.dir = o->output, .disk_budget = o->disk_budget, .max_snapshots = o->max_snapshots,
 	};
@@ -1073,11 +1150,20 @@ static int record(struct record_opts *o, char **command)
 	signals_catch(&r);
 	if (start_tracing(&r))
 		goto out_tracing;
+	/*
+	 * Every read of a snapshot pauses tracing. Without a threshold, the maxima come in
+	 * rising bursts (a workload starting, then its real section): reading the first one at
+	 * once would blind the tracer just when the larger one comes, so a read waits
+	 * TAKE_DELAY and takes the largest. With a threshold every section counts: at once.
+	 */
+	r.take_delay = o->threshold_ns ? 0 : TAKE_DELAY;
 	r.start_mono = lh_now_ns();
 	r.info.started_ns = lh_wall_ns();
 	if (!o->irq_only && arm(&r, next_tracer(&r, LH_TRACER_UNKNOWN)))
 		goto out_tracing;
 	say_start(&r, command);
+	if (command && r.capture && settle(&r))
+		goto out_tracing;
 	if (command && spawn(&r, command, &r.orig_mask))
 		goto out_tracing;
 	r.started = true;
@@ -1087,7 +1173,7 @@ static int record(struct record_opts *o, char **command)
 
 	/* What was notified and buffered up to the end still counts. */
 	if (!abort_now) {
-		if (r.armed && capture_section(&r))
+		if (r.armed && take_all(&r))
 			r.failed = true;
 		irq_read(&r, 1);
 	}
@@ -1193,9 +1279,8 @@ int lh_cmd_record(int argc, char **argv)
 	int first, code = LH_EXIT_ERROR;
 
 	lh_gate_init(&o.gate);
-	first = lh_parse_options(argc, argv, options, record_usage);
+	first = lh_parse_command(argc, argv, options, record_usage, record_epilogue, false);
 	if (first == LH_OPTS_HELP) {
-		fputs(record_epilogue, stdout);
 		code = LH_EXIT_PASS;
 		goto out;
 	}

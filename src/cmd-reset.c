@@ -67,31 +67,24 @@ int lh_cmd_reset(int argc, char **argv)
 	int first, ret, code, removed;
 	size_t i;
 
-	first = lh_parse_options(argc, argv, options, reset_usage);
-	if (first == LH_OPTS_HELP) {
-		fputs(reset_epilogue, stdout);
+	first = lh_parse_command(argc, argv, options, reset_usage, reset_epilogue, true);
+	if (first == LH_OPTS_HELP)
 		return lh_finish_stdout(LH_EXIT_PASS);
-	}
 	if (first < 0)
 		return LH_EXIT_ERROR;
-	if (first < argc) {
-		lh_error("unexpected argument '%s'", argv[first]);
-		return LH_EXIT_ERROR;
-	}
 	if (!state_dir)
 		state_dir = LH_STATE_DIR;
 
 	ret = lh_session_recover_state(state_dir, &st, &d);
 	/* The killed run's own instance (irq statistics) goes too; a live run's stays. */
 	removed = ret < 0 ? 0 : lh_irqtrace_remove_stale(&d);
-	if (removed < 0)
-		ret = -1;
 	for (i = 0; i < d.nr; i++) {
 		if (d.msgs[i].level == LH_DIAG_ERROR)
 			lh_error("%s", d.msgs[i].text);
 		else if (ret <= 0 || strncmp(d.msgs[i].text, "restored tracefs state", 22))
-			lh_warn("%s", d.msgs[i].text);
+			lh_warn("%s", d.msgs[i].text);	/* that one is said below, in full */
 	}
+	/* What was restored is said even when the stale instances could not all go. */
 	if (ret > 0) {
 		char when[64] = "";
 		time_t t = (time_t)(st->started_ns / 1000000000ull);
@@ -103,16 +96,13 @@ int lh_cmd_reset(int argc, char **argv)
 		       (long)st->pid, when);
 		for (i = 0; i < st->nr; i++)
 			print_entry(&st->entries[i]);
-		code = LH_EXIT_PASS;
 	} else if (!ret && !removed) {
 		printf("nothing to restore (no state file in %s)\n", state_dir);
-		code = LH_EXIT_PASS;
-	} else {
-		code = ret < 0 ? LH_EXIT_ERROR : LH_EXIT_PASS;
 	}
 	if (removed > 0)
 		printf("removed %d tracefs instance%s (%s<pid>) left by a killed lathound\n",
 		       removed, removed == 1 ? "" : "s", LH_IRQTRACE_PREFIX);
+	code = ret < 0 || removed < 0 ? LH_EXIT_ERROR : LH_EXIT_PASS;
 	lh_state_free(st);
 	lh_diag_release(&d);
 	return lh_finish_stdout(code);

@@ -25,21 +25,6 @@ static const struct lh_option check_options[] = {
 	LH_OPT_END(),
 };
 
-static void print_diag(const struct lh_diag *d)
-{
-	unsigned long shown = d->nr, total = d->errors + d->warnings;
-	size_t i;
-
-	for (i = 0; i < d->nr; i++) {
-		if (d->msgs[i].level == LH_DIAG_ERROR)
-			lh_error("%s", d->msgs[i].text);
-		else
-			lh_warn("%s", d->msgs[i].text);
-	}
-	if (total > shown)
-		lh_error("%lu more problems not shown", total - shown);
-}
-
 static int rules_check(int argc, char **argv)
 {
 	struct lh_diag diag = { 0 };
@@ -70,7 +55,7 @@ static int rules_check(int argc, char **argv)
 			lh_diag_add(&diag, LH_DIAG_ERROR, "no rule files (*.rules) in directory '%s'",
 				    argv[n]);
 	}
-	print_diag(&diag);
+	lh_print_diag(&diag, (size_t)-1, true);
 	if (diag.errors) {
 		lh_error("rule check failed: %lu error%s", diag.errors,
 			 diag.errors == 1 ? "" : "s");

@@ -6,11 +6,17 @@
 #ifndef LH_CMDS_H
 #define LH_CMDS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
 /* Exit codes, as rtla: 0 passed, 1 error, 2 gate failed. */
 #define LH_EXIT_PASS	0
 #define LH_EXIT_ERROR	1
 #define LH_EXIT_GATE	2
 
+/* The subcommands (main.c's table). Return: the exit code, LH_EXIT_*. */
 int lh_cmd_analyze(int argc, char **argv);
 int lh_cmd_record(int argc, char **argv);
 int lh_cmd_doctor(int argc, char **argv);
@@ -23,8 +29,17 @@ int lh_cmd_rules(int argc, char **argv);
  */
 int lh_finish_stdout(int code);
 
-/* The rule directory used when no --rules is given: ./rules in a source tree, else the
- * installed one. Return: a static path. */
+/*
+ * The rule directory used when no --rules is given: ./rules in a source tree, else the
+ * installed one. Return: a static path.
+ */
 const char *lh_default_rules_dir(void);
+
+/*
+ * Prints the diagnostics library code collected in d on stderr: errors with lh_error(),
+ * warnings with lh_warn() (or not at all without warnings), at most show of them, then
+ * "and N more" for those not shown (counted, or dropped past LH_DIAG_KEEP).
+ */
+void lh_print_diag(const struct lh_diag *d, size_t show, bool warnings);
 
 #endif /* LH_CMDS_H */

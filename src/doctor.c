@@ -60,17 +60,7 @@ const char *lh_doctor_kconfig_name(enum lh_kconfig k)
 	}
 }
 
-static char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-static char *xvasprintf(const char *fmt, va_list ap)
-{
-	char *s;
-
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
-	return s;
-}
-
-/* Adds a check; remedy_fmt may be NULL. */
+/* Adds a check; remedy may be NULL. */
 static void add(struct lh_doctor *d, enum lh_doctor_status st, const char *name,
 		const char *remedy, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static void add(struct lh_doctor *d, enum lh_doctor_status st, const char *name,
@@ -84,7 +74,7 @@ static void add(struct lh_doctor *d, enum lh_doctor_status st, const char *name,
 	c->status = st;
 	c->name = lh_xstrdup(name);
 	va_start(ap, fmt);
-	c->detail = xvasprintf(fmt, ap);
+	c->detail = lh_xvasprintf(fmt, ap);
 	va_end(ap);
 	c->remedy = remedy ? lh_xstrdup(remedy) : NULL;
 }
@@ -132,6 +122,7 @@ int lh_doctor_kconfig_read(const char *path, char **text, size_t *len)
 	gzFile gz;
 	int r, err;
 
+	errno = 0;
 	gz = gzopen(path, "rb");	/* reads plain text too */
 	if (!gz) {
 		if (!errno)
@@ -184,12 +175,10 @@ static void read_kconfig(struct lh_doctor *d, const struct lh_doctor_opts *o)
 			paths[np++] = boot;
 		}
 	}
-	d->config_tried = lh_xstrdup(np ? paths[0] : "none");
-	if (np == 2) {
-		free(d->config_tried);
-		if (asprintf(&d->config_tried, "%s, %s", paths[0], paths[1]) < 0)
-			abort();
-	}
+	if (np == 2)
+		d->config_tried = lh_xasprintf("%s, %s", paths[0], paths[1]);
+	else
+		d->config_tried = lh_xstrdup(np ? paths[0] : "none");
 	for (i = 0; i < np && !text; i++)
 		if (!lh_doctor_kconfig_read(paths[i], &text, &len))
 			d->config_path = lh_xstrdup(paths[i]);
@@ -242,23 +231,6 @@ static bool tracefs_in_proc_mounts(void)
 	}
 	fclose(f);
 	return found;
-}
-
-/* Reads a one-line knob without its newline. Return: 0, or -1 with errno. */
-static int knob(const char *path, char *buf, size_t len)
-{
-	char *c;
-
-	errno = 0;
-	c = tracefs_instance_file_read(NULL, path, NULL);
-	if (!c) {
-		if (!errno)
-			errno = ENODATA;
-		return -1;
-	}
-	snprintf(buf, len, "%.*s", (int)strcspn(c, "\n"), c);
-	free(c);
-	return 0;
 }
 
 static void check_root(struct lh_doctor *d, long euid)
@@ -431,7 +403,7 @@ static void check_tracer_state(struct lh_doctor *d, pid_t holder)
 	size_t o = 0;
 	DIR *dir;
 
-	if (knob("current_tracer", cur, sizeof(cur))) {
+	if (lh_state_read_knob("current_tracer", cur, sizeof(cur))) {
 		add(d, LH_DOCTOR_WARN, "current_tracer", NULL, "cannot be read: %s",
 		    strerror(errno));
 	} else if (!strcmp(cur, "nop")) {
@@ -446,7 +418,7 @@ static void check_tracer_state(struct lh_doctor *d, pid_t holder)
 		    "current_tracer is '%s': another tool is using the tracer", cur);
 	}
 
-	if (knob("tracing_on", on, sizeof(on)))
+	if (lh_state_read_knob("tracing_on", on, sizeof(on)))
 		add(d, LH_DOCTOR_WARN, "tracing_on", NULL, "cannot be read: %s", strerror(errno));
 	else if (!strcmp(on, "0"))
 		add(d, LH_DOCTOR_WARN, "tracing_on",
@@ -513,7 +485,7 @@ static void check_leftovers(struct lh_doctor *d, const char *state_dir, pid_t ho
 	lh_diag_release(&diag);
 }
 
-int lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o)
+bool lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o)
 {
 	const char *state_dir = o->state_dir ? o->state_dir : LH_STATE_DIR;
 	bool root, tracefs;
@@ -537,5 +509,5 @@ int lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o)
 	}
 	check_leftovers(d, state_dir, holder);
 	d->can_run = root && tracefs && tracers > 0;
-	return d->can_run ? 0 : 1;
+	return d->can_run;
 }

@@ -54,11 +54,12 @@ struct lh_doctor {
 };
 
 /*
- * Runs every check into d (zeroed by the caller, or reused after lh_doctor_release()).
- * Return: 0 when lathound can run here (d->can_run), 1 when it cannot.
+ * Runs every check into d (zeroed by the caller, or reused after lh_doctor_release()); the
+ * texts belong to d until lh_doctor_release().
+ * Return: true when lathound can run here (d->can_run), false when it cannot.
  */
-int lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o);
-/* Frees the checks' texts; d can be reused. */
+bool lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o);
+/* Frees the checks' texts; d is zeroed and can be reused. */
 void lh_doctor_release(struct lh_doctor *d);
 
 /* Return: "ok", "warn" or "FAIL". Static. */
@@ -66,7 +67,7 @@ const char *lh_doctor_status_name(enum lh_doctor_status s);
 /* Return: "=y", "=m", "is not set", "unknown". Static. */
 const char *lh_doctor_kconfig_name(enum lh_kconfig k);
 
-/* Looks option up in a kernel config's text. Pure. */
+/* Looks option ("CONFIG_X") up in a kernel config's text. Pure. Return: what it says. */
 enum lh_kconfig lh_doctor_kconfig_lookup(const char *text, size_t len, const char *option);
 /*
  * Reads a kernel config, gzip'd or not. Return: 0 and *text (malloc'd, NUL-terminated,

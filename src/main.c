@@ -40,15 +40,39 @@ static void usage(FILE *f)
 
 int lh_finish_stdout(int code)
 {
-	int err = ferror(stdout);
+	int err;
 
-	if (fclose(stdout) && !err)
-		err = 1;
+	/* errno after a failed fflush() says why; an error flagged earlier may not. */
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		err = errno ? errno : EIO;
+		fclose(stdout);
+	} else {
+		err = fclose(stdout) ? (errno ? errno : EIO) : 0;
+	}
 	if (err) {
-		lh_error("write error on standard output: %s", strerror(errno ? errno : EIO));
+		lh_error("write error on standard output: %s", strerror(err));
 		return LH_EXIT_ERROR;
 	}
 	return code;
+}
+
+void lh_print_diag(const struct lh_diag *d, size_t show, bool warnings)
+{
+	unsigned long total = d->errors + (warnings ? d->warnings : 0), shown = 0;
+	size_t i;
+
+	for (i = 0; i < d->nr && shown < show; i++) {
+		if (d->msgs[i].level == LH_DIAG_ERROR) {
+			lh_error("%s", d->msgs[i].text);
+			shown++;
+		} else if (warnings) {
+			lh_warn("%s", d->msgs[i].text);
+			shown++;
+		}
+	}
+	if (total > shown)
+		lh_warn("and %lu more", total - shown);
 }
 
 const char *lh_default_rules_dir(void)

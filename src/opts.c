@@ -23,7 +23,8 @@ void lh_usage(FILE *f, const char *const *usage, const struct lh_option *opts)
 		int n = 0;
 
 		if (o->type == LH_OPTT_GROUP) {
-			fprintf(f, "\n%s\n", o->help);
+			/* The blank line after the usage lines already separates the first. */
+			fprintf(f, "%s%s\n", o == opts ? "" : "\n", o->help);
 			continue;
 		}
 		if (o->short_name)
@@ -119,7 +120,8 @@ int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
 					 "option '-%c' requires a value" : "unknown option '-%c'",
 					 optopt);
 			else if (optopt >= 256)
-				lh_error("option '--%s' requires a value",
+				lh_error(opts[optopt - 256].argh ? "option '--%s' requires a value" :
+					 "option '--%s' takes no value",
 					 opts[optopt - 256].long_name);
 			else
 				lh_error("unknown option '%s'", argv[optind - 1]);
@@ -137,4 +139,18 @@ int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
 			return -1;
 	}
 	return optind;
+}
+
+int lh_parse_command(int argc, char **argv, const struct lh_option *opts,
+		     const char *const *usage, const char *epilogue, bool no_operands)
+{
+	int first = lh_parse_options(argc, argv, opts, usage);
+
+	if (first == LH_OPTS_HELP && epilogue)
+		fputs(epilogue, stdout);
+	if (first >= 0 && no_operands && first < argc) {
+		lh_error("unexpected argument '%s'", argv[first]);
+		return -1;
+	}
+	return first;
 }

@@ -6,6 +6,7 @@
 #ifndef LH_OPTS_H
 #define LH_OPTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,6 +52,13 @@ struct lh_option {
  */
 int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
 		     const char *const *usage);
+/*
+ * lh_parse_options() for a subcommand: after --help, also prints epilogue (when not NULL)
+ * to stdout; with no_operands, an operand is an error ("unexpected argument 'x'").
+ * Return: as lh_parse_options().
+ */
+int lh_parse_command(int argc, char **argv, const struct lh_option *opts,
+		     const char *const *usage, const char *epilogue, bool no_operands);
 /* Prints usage lines, then the options table, then nothing else. */
 void lh_usage(FILE *f, const char *const *usage, const struct lh_option *opts);
 

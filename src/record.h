@@ -28,6 +28,7 @@ enum lh_tracer {
 const char *lh_tracer_name(enum lh_tracer t);
 /* Return: the tracer called name[0..len), or LH_TRACER_UNKNOWN. */
 enum lh_tracer lh_tracer_from_name(const char *name, size_t len);
+/* Return: whether t is one of the wakeup tracers (wakeup, wakeup_rt, wakeup_dl). */
 bool lh_tracer_is_wakeup(enum lh_tracer t);
 /* Return: the kernel option that provides tracer t ("CONFIG_IRQSOFF_TRACER"). Static. */
 const char *lh_tracer_config(enum lh_tracer t);
@@ -110,15 +111,19 @@ struct lh_record {
 struct lh_record *lh_record_alloc(void);
 /* Empties r for reuse, keeping its memory: no allocation once warm. */
 void lh_record_reset(struct lh_record *r);
+/* Frees r, its arrays and every string in its arena. NULL-safe. */
 void lh_record_free(struct lh_record *r);
 /* Return: a standalone deep copy of r, compactly allocated; free with lh_record_free(). */
 struct lh_record *lh_record_dup(const struct lh_record *r);
 
 /* Appends a frame to stack i (< LH_MAX_STACKS), copying the text into r's arena. */
 void lh_record_add_frame(struct lh_record *r, size_t stack, const char *s, size_t len);
-/* Return: a new irq slot (zeroed, duration -1) whose strings the caller sets from r's arena. */
+/*
+ * Return: a new irq slot (zeroed, irq and duration -1, valid until the next
+ * lh_record_add_irq()) whose strings the caller sets from r's arena.
+ */
 struct lh_irq *lh_record_add_irq(struct lh_record *r);
-/* Return: a new function slot, count 0. */
+/* Return: a new function slot, count 0 (valid until the next lh_record_add_func()). */
 struct lh_func *lh_record_add_func(struct lh_record *r);
 
 /*

@@ -24,6 +24,12 @@ static json_object *jint(int64_t v)
 	return json_object_new_int64(v);
 }
 
+/* json-c's integers are signed: a (saturated) count or latency past INT64_MAX stays there. */
+static json_object *juint(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
 /* -1 (unknown) becomes null. */
 static json_object *jint_known(int v)
 {
@@ -47,7 +53,7 @@ static json_object *jdouble(double v)
 static json_object *jus(uint64_t ns)
 {
 	if (ns % 1000 == 0)
-		return jint((int64_t)(ns / 1000));
+		return juint(ns / 1000);
 	return jdouble((double)ns / 1000.0);
 }
 
@@ -118,7 +124,7 @@ static json_object *record_json(const struct lh_report *rep, const struct lh_rep
 	size_t i;
 
 	add(o, "tracer", jstr(lh_report_tracer_name(r)));
-	add(o, "latency_us", jint((int64_t)r->latency_us));
+	add(o, "latency_us", juint(r->latency_us));
 	add(o, "cpu", jint_known(r->cpu));
 	add(o, "nr_cpus", jint_known(r->nr_cpus));
 	add(o, "preempt_model", jstr(r->preempt_model));
@@ -183,8 +189,8 @@ static json_object *tracer_json(const struct lh_report *rep, enum lh_tracer t)
 	json_object *o = json_object_new_object(), *a, *e;
 	size_t i;
 
-	add(o, "max_us", jint(tr->worst.set ? (int64_t)tr->worst.latency_us : 0));
-	add(o, "count", jint((int64_t)tr->count));
+	add(o, "max_us", juint(tr->worst.set ? tr->worst.latency_us : 0));
+	add(o, "count", juint(tr->count));
 	if (rep->has_run)
 		add(o, "armed_s", jdouble((double)rep->run.armed_ns[t] / 1e9));
 	a = json_object_new_array();
@@ -193,7 +199,7 @@ static json_object *tracer_json(const struct lh_report *rep, enum lh_tracer t)
 
 		e = json_object_new_object();
 		add(e, "cpu", jint_known(s->cpu));
-		add(e, "latency_us", jint((int64_t)s->latency_us));
+		add(e, "latency_us", juint(s->latency_us));
 		add(e, "at", jtime(s->at_ns));
 		add(e, "source", jsource(s->source, s->line));
 		json_object_array_add(a, e);
@@ -219,20 +225,21 @@ static json_object *gate_json(const struct lh_report *rep)
 
 static json_object *rules_json(const struct lh_report *rep)
 {
+	/* for rules loaded after the report was allocated that never fired */
+	static const struct lh_report_rule none;
 	json_object *a = json_object_new_array(), *e;
 	size_t i, n = rep->rules ? lh_rules_count(rep->rules) : 0;
 
 	for (i = 0; i < n; i++) {
 		const struct lh_rule *rule = lh_rules_get(rep->rules, i);
-		const struct lh_report_rule *ra = &rep->rule_agg[i];
-		bool counted = i < rep->nr_rules;
+		const struct lh_report_rule *ra = i < rep->nr_rules ? &rep->rule_agg[i] : &none;
 
 		e = json_object_new_object();
 		add(e, "id", jstr(rule->id));
 		add(e, "severity", jstr(lh_severity_name(rule->severity)));
-		add(e, "hits", jint(counted ? (int64_t)ra->hits : 0));
-		add(e, "worst_us", jint(counted ? (int64_t)ra->worst_us : 0));
-		add(e, "accepted", jint(counted ? (int64_t)ra->accepted : 0));
+		add(e, "hits", juint(ra->hits));
+		add(e, "worst_us", juint(ra->worst_us));
+		add(e, "accepted", juint(ra->accepted));
 		add(e, "message", jstr(rule->message));
 		json_object_array_add(a, e);
 	}
@@ -256,8 +263,8 @@ static json_object *offenders_json(const struct lh_report *rep)
 		for (j = 0; j < o->nr_frames; j++)
 			json_object_array_add(f, jstr(o->frames[j]));
 		add(e, "frames", f);
-		add(e, "count", jint((int64_t)o->count));
-		add(e, "worst_us", jint((int64_t)o->worst_us));
+		add(e, "count", juint(o->count));
+		add(e, "worst_us", juint(o->worst_us));
 		json_object_array_add(a, e);
 	}
 	free(order);
@@ -269,13 +276,13 @@ static json_object *input_json(const struct lh_report *rep)
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 	size_t i;
 
-	add(o, "snapshots", jint((int64_t)rep->parse.snapshots));
-	add(o, "skipped", jint((int64_t)rep->parse.skipped));
-	add(o, "bad_lines", jint((int64_t)rep->parse.bad_lines));
+	add(o, "snapshots", juint(rep->parse.snapshots));
+	add(o, "skipped", juint(rep->parse.skipped));
+	add(o, "bad_lines", juint(rep->parse.bad_lines));
 	for (i = 0; i < rep->nr_warnings; i++)
 		json_object_array_add(a, jstr(rep->warnings[i]));
 	add(o, "warnings", a);
-	add(o, "warnings_total", jint((int64_t)rep->warnings_total));
+	add(o, "warnings_total", juint(rep->warnings_total));
 	return o;
 }
 
@@ -292,9 +299,9 @@ static json_object *run_json(const struct lh_report *rep)
 	add(o, "duration_s", jdouble(run->ended_ns > run->started_ns ?
 				     (double)(run->ended_ns - run->started_ns) / 1e9 : 0));
 	add(o, "threshold_us", jus(run->threshold_ns));
-	add(o, "captures", jint((int64_t)run->captures));
-	add(o, "sections_lost", jint((int64_t)run->sections_lost));
-	add(o, "snapshots_dropped", jint((int64_t)run->snapshots_dropped));
+	add(o, "captures", juint(run->captures));
+	add(o, "sections_lost", juint(run->sections_lost));
+	add(o, "snapshots_dropped", juint(run->snapshots_dropped));
 	add(o, "wait_method", jstr(run->wait_method));
 	add(o, "command", jstr(run->command));
 	add(o, "command_status", run->command && run->command_status >= 0 ?
@@ -304,24 +311,9 @@ static json_object *run_json(const struct lh_report *rep)
 	return o;
 }
 
-static int cmp_irq(const void *a, const void *b)
-{
-	const struct lh_irqstat_entry *x = *(const struct lh_irqstat_entry *const *)a;
-	const struct lh_irqstat_entry *y = *(const struct lh_irqstat_entry *const *)b;
-	int c;
-
-	if (x->irq != y->irq)
-		return x->irq < y->irq ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
-}
-
 static json_object *irq_stats_json(const struct lh_report *rep)
 {
 	const struct lh_irqstat *st = rep->has_run ? rep->run.irqstat : NULL;
-	const struct lh_irqstat_entry **v;
 	json_object *o, *a, *e, *h, *b;
 	size_t i, n;
 	int k;
@@ -329,23 +321,19 @@ static json_object *irq_stats_json(const struct lh_report *rep)
 	if (!st)
 		return NULL;
 	o = json_object_new_object();
-	add(o, "events", jint((int64_t)lh_irqstat_events(st)));
-	add(o, "lost", jint((int64_t)lh_irqstat_lost(st)));
-	add(o, "dropped", jint((int64_t)lh_irqstat_dropped(st)));
+	add(o, "events", juint(lh_irqstat_events(st)));
+	add(o, "lost", juint(lh_irqstat_lost(st)));
+	add(o, "dropped", juint(lh_irqstat_dropped(st)));
 	n = lh_irqstat_count(st);
-	v = lh_xmalloc((n + 1) * sizeof(*v));
-	for (i = 0; i < n; i++)
-		v[i] = lh_irqstat_get(st, i);
-	qsort(v, n, sizeof(*v), cmp_irq);
 	a = json_object_new_array();
 	for (i = 0; i < n; i++) {
-		const struct lh_irqstat_entry *s = v[i];
+		const struct lh_irqstat_entry *s = lh_irqstat_get(st, i);
 
 		e = json_object_new_object();
 		add(e, "irq", jint(s->irq));
 		add(e, "name", jstr(s->name));
 		add(e, "cpu", jint(s->cpu));
-		add(e, "count", jint((int64_t)s->count));
+		add(e, "count", juint(s->count));
 		add(e, "max_us", jdouble((double)s->max_ns / 1e3));
 		add(e, "mean_us",
 		    jdouble(s->count ? (double)s->sum_ns / (double)s->count / 1e3 : 0));
@@ -356,13 +344,12 @@ static json_object *irq_stats_json(const struct lh_report *rep)
 				continue;
 			b = json_object_new_object();
 			add(b, "le_us", jdouble((double)(2ULL << k) / 1e3));
-			add(b, "count", jint((int64_t)s->hist[k]));
+			add(b, "count", juint(s->hist[k]));
 			json_object_array_add(h, b);
 		}
 		add(e, "histogram", h);
 		json_object_array_add(a, e);
 	}
-	free(v);
 	add(o, "handlers", a);
 	return o;
 }
@@ -395,8 +382,8 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 	add(root, "rules", rules_json(rep));
 	add(root, "offenders", offenders_json(rep));
 	o = json_object_new_object();
-	add(o, "count", jint((int64_t)rep->other_count));
-	add(o, "worst_us", jint((int64_t)rep->other_worst_us));
+	add(o, "count", juint(rep->other_count));
+	add(o, "worst_us", juint(rep->other_worst_us));
 	add(root, "offenders_other", o);
 
 	kept = lh_report_kept_sorted(rep);
@@ -405,9 +392,9 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 		json_object_array_add(a, record_json(rep, kept[i]));
 	free(kept);
 	add(root, "records", a);
-	add(root, "records_total", jint((int64_t)rep->total));
-	add(root, "records_kept", jint((int64_t)rep->nr_heap));
-	add(root, "records_dropped", jint((int64_t)(rep->total - rep->nr_heap)));
+	add(root, "records_total", juint(rep->total));
+	add(root, "records_kept", juint(rep->nr_heap));
+	add(root, "records_dropped", juint(rep->total - rep->nr_heap));
 	add(root, "input", input_json(rep));
 	add(root, "run", run_json(rep));
 	add(root, "irq_stats", irq_stats_json(rep));

@@ -5,7 +5,6 @@
  * --fail-on, or 'ignore') pass and say their hits in <system-out>.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,18 +56,6 @@ static void xml_escape(FILE *out, const char *s)
 	}
 }
 
-static char *xstrdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xstrdupf(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return lh_xstrdup(buf);
-}
-
 /* Appends "; v" to *acc (taking v). */
 static void join(char **acc, char *v)
 {
@@ -92,14 +79,15 @@ static char *tracer_summary(const struct lh_report *rep, enum lh_tracer t)
 	const struct lh_report_tracer *tr = &rep->tracers[t];
 
 	if (!tr->count)
-		return xstrdupf("no %s sections", lh_tracer_name(t));
+		return lh_xasprintf("no %s sections", lh_tracer_name(t));
 	if (!tr->accepted)
-		return xstrdupf("%s: %lu section%s, worst %lluus", lh_tracer_name(t), tr->count,
-				tr->count == 1 ? "" : "s", (unsigned long long)tr->worst.latency_us);
-	return xstrdupf("%s: %lu section%s, worst %lluus; %lu accepted by 'ignore' rules, worst of the others %lluus",
-			lh_tracer_name(t), tr->count, tr->count == 1 ? "" : "s",
-			(unsigned long long)tr->worst.latency_us, tr->accepted,
-			(unsigned long long)(tr->gate.set ? tr->gate.latency_us : 0));
+		return lh_xasprintf("%s: %lu section%s, worst %lluus", lh_tracer_name(t),
+				    tr->count, tr->count == 1 ? "" : "s",
+				    (unsigned long long)tr->worst.latency_us);
+	return lh_xasprintf("%s: %lu section%s, worst %lluus; %lu accepted by 'ignore' rules, worst of the others %lluus",
+			    lh_tracer_name(t), tr->count, tr->count == 1 ? "" : "s",
+			    (unsigned long long)tr->worst.latency_us, tr->accepted,
+			    (unsigned long long)(tr->gate.set ? tr->gate.latency_us : 0));
 }
 
 /* Return: the testcases, *nr of them (free each with free_cases()). */
@@ -155,11 +143,11 @@ static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 			why = "at or above --fail-on";
 		else
 			why = "below --fail-on";
-		c->out = xstrdupf("%lu hit%s (%lu accepted), worst %lluus; severity %s, --fail-on %s: %s",
-				  hits, hits == 1 ? "" : "s", acc,
-				  (unsigned long long)(ra ? ra->worst_us : 0),
-				  lh_severity_name(rule->severity),
-				  lh_gate_fail_on_name(&rep->gate), why);
+		c->out = lh_xasprintf("%lu hit%s (%lu accepted), worst %lluus; severity %s, --fail-on %s: %s",
+				      hits, hits == 1 ? "" : "s", acc,
+				      (unsigned long long)(ra ? ra->worst_us : 0),
+				      lh_severity_name(rule->severity),
+				      lh_gate_fail_on_name(&rep->gate), why);
 	}
 	*nr = n;
 	return cs;
@@ -206,10 +194,5 @@ int lh_report_write_junit(struct lh_report *rep, FILE *out)
 	}
 	fprintf(out, "  </testsuite>\n</testsuites>\n");
 	free_cases(cs, n);
-	if (ferror(out)) {
-		if (!errno)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	return lh_report_stream_status(out);
 }

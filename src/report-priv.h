@@ -159,11 +159,24 @@ bool lh_report_rule_gated(const struct lh_report *rep, size_t i);
 /* The record's tracer as written ("irqsoff", or the unknown name). Return: static or r's. */
 const char *lh_report_tracer_name(const struct lh_record *r);
 
+/* Return: us in ns, saturating: a latency read from a trace may be absurdly large. */
+static inline uint64_t lh_report_us_to_ns(uint64_t us)
+{
+	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
+}
+
 /* "2002us", "1.5us": µs from ns, exact. Return: buf. */
 char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len);
 /* "2026-11-29T18:00:01Z", or NULL when ns is 0. Return: buf or NULL. */
 char *lh_report_iso8601(uint64_t ns, char *buf, size_t len);
 
+/*
+ * The writers' last step, once errno was zeroed before writing: Return: 0, or -1 with
+ * errno set (EIO when the stream failed without saying why) when out has an error.
+ */
+int lh_report_stream_status(FILE *out);
+
+/* The writers behind lh_report_write(). Return: 0, or -1 with errno when writing failed. */
 int lh_report_write_text(struct lh_report *rep, FILE *out);
 int lh_report_write_json(struct lh_report *rep, FILE *out);
 int lh_report_write_junit(struct lh_report *rep, FILE *out);

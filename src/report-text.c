@@ -353,9 +353,10 @@ static void print_input(const struct lh_report *rep, FILE *out)
 	for (i = 0; i < n; i++)
 		fprintf(out, "  %s\n", rep->warnings[i]);
 	if (rep->warnings_total > n)
-		fprintf(out, "  and %lu more\n", rep->warnings_total - n);
+		fprintf(out, "  and %lu more\n", rep->warnings_total - (unsigned long)n);
 	fprintf(out, "Records: %lu section%s, %zu kept in full, %lu dropped after aggregation\n",
-		rep->total, rep->total == 1 ? "" : "s", rep->nr_heap, rep->total - rep->nr_heap);
+		rep->total, rep->total == 1 ? "" : "s", rep->nr_heap,
+		rep->total - (unsigned long)rep->nr_heap);
 }
 
 static void print_run(const struct lh_report *rep, FILE *out)
@@ -460,10 +461,5 @@ int lh_report_write_text(struct lh_report *rep, FILE *out)
 	print_run(rep, out);
 	print_irqstat(rep, out);
 	print_verdict(rep, out);
-	if (ferror(out)) {
-		if (!errno)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	return lh_report_stream_status(out);
 }

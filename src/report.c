@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -72,17 +71,13 @@ static void copy_str(char *dst, size_t size, const char *s)
 	dst[n] = '\0';
 }
 
-/* Return: a malloc'd formatted string; aborts on ENOMEM. */
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xprintf(const char *fmt, ...)
+int lh_report_stream_status(FILE *out)
 {
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return lh_xstrdup(buf);
+	if (!ferror(out))
+		return 0;
+	if (!errno)
+		errno = EIO;
+	return -1;
 }
 
 struct lh_report *lh_report_alloc(struct lh_rules *rules, const struct lh_report_opts *o)
@@ -239,26 +234,13 @@ static void sig_table_grow(struct lh_report *rep)
 /*
  * Hashing and comparing a record's signature fields directly is what keeps adding a record
  * cheap: the signature text (lh_record_signature()) is only built for a new group or a
- * record kept in full. A word-at-a-time multiplicative hash; NULL and "" differ.
+ * record kept in full. NULL and "" hash differently.
  */
 static uint64_t hash_str(uint64_t h, const char *s)
 {
-	size_t n;
-	uint64_t w;
-
 	if (!s)
 		return (h ^ 0xff) * 0x9e3779b97f4a7c15ULL;
-	n = strlen(s);
-	for (; n >= 8; n -= 8, s += 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
-	w = n;
-	memcpy(&w, s, n);
-	w ^= (uint64_t)n << 59;
-	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 32);
+	return lh_hash_fast(s, strlen(s), h);
 }
 
 static size_t sig_frames(const struct lh_record *r)
@@ -504,7 +486,7 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 	if (hit && !accepted)
 		rep->rule_hit_records++;
 
-	prio = hit && !accepted && m->worst < LH_SEV_IGNORE ? 1 + (unsigned int)m->worst : 0;
+	prio = m && hit && !accepted && m->worst < LH_SEV_IGNORE ? 1 + (unsigned int)m->worst : 0;
 	keep_record(rep, r, m, prio);
 	return 0;
 }
@@ -585,7 +567,7 @@ char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t)
 
 	if (!w->set || !lh_gate_budget(&rep->gate, t, &budget_ns))
 		return NULL;
-	worst_ns = w->latency_us * 1000;
+	worst_ns = lh_report_us_to_ns(w->latency_us);
 	if (worst_ns <= budget_ns)
 		return NULL;
 	if (w->comm[0] && w->pid >= 0)
@@ -595,12 +577,12 @@ char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t)
 	if (w->cpu >= 0)
 		snprintf(where + strlen(where), sizeof(where) - strlen(where), "%son CPU%d",
 			 where[0] ? " " : "", w->cpu);
-	return xprintf("%s: worst %s%s%s%s exceeds --max %s=%s by %s", lh_tracer_name(t),
-		       lh_report_fmt_us(worst_ns, worst, sizeof(worst)),
-		       where[0] ? " (" : "", where, where[0] ? ")" : "",
-		       own ? lh_tracer_name(t) : "all",
-		       lh_duration_format(budget_ns, budget, sizeof(budget)),
-		       lh_report_fmt_us(worst_ns - budget_ns, by, sizeof(by)));
+	return lh_xasprintf("%s: worst %s%s%s%s exceeds --max %s=%s by %s", lh_tracer_name(t),
+			    lh_report_fmt_us(worst_ns, worst, sizeof(worst)),
+			    where[0] ? " (" : "", where, where[0] ? ")" : "",
+			    own ? lh_tracer_name(t) : "all",
+			    lh_duration_format(budget_ns, budget, sizeof(budget)),
+			    lh_report_fmt_us(worst_ns - budget_ns, by, sizeof(by)));
 }
 
 char *lh_report_rule_violation(const struct lh_report *rep, size_t i)
@@ -612,10 +594,11 @@ char *lh_report_rule_violation(const struct lh_report *rep, size_t i)
 	if (!ra || !ra->gate_hits || !lh_report_rule_gated(rep, i))
 		return NULL;
 	rule = lh_rules_get(rep->rules, i);
-	return xprintf("rule %s (%s) hit by %lu record%s, worst %s", rule->id,
-		       lh_severity_name(rule->severity), ra->gate_hits,
-		       ra->gate_hits == 1 ? "" : "s",
-		       lh_report_fmt_us(ra->gate_worst_us * 1000, worst, sizeof(worst)));
+	return lh_xasprintf("rule %s (%s) hit by %lu record%s, worst %s", rule->id,
+			    lh_severity_name(rule->severity), ra->gate_hits,
+			    ra->gate_hits == 1 ? "" : "s",
+			    lh_report_fmt_us(lh_report_us_to_ns(ra->gate_worst_us), worst,
+					     sizeof(worst)));
 }
 
 static void add_violation(struct lh_report *rep, char *v)
@@ -668,8 +651,10 @@ struct lh_report_kept **lh_report_kept_sorted(const struct lh_report *rep)
 {
 	struct lh_report_kept **v = lh_xmalloc((rep->nr_heap + 1) * sizeof(*v));
 
-	memcpy(v, rep->heap, rep->nr_heap * sizeof(*v));
-	qsort(v, rep->nr_heap, sizeof(*v), cmp_kept);
+	if (rep->nr_heap) {	/* heap is NULL until a record is kept */
+		memcpy(v, rep->heap, rep->nr_heap * sizeof(*v));
+		qsort(v, rep->nr_heap, sizeof(*v), cmp_kept);
+	}
 	return v;
 }
 
@@ -721,6 +706,7 @@ static int write_and_close(struct lh_report *rep, enum lh_format fmt, FILE *f, b
 {
 	int err = 0;
 
+	errno = 0;
 	if (lh_report_write(rep, fmt, f) || fflush(f) || ferror(f))
 		err = errno ? errno : EIO;
 	if (!err && sync && fsync(fileno(f)))
@@ -764,7 +750,6 @@ int lh_report_write_file(struct lh_report *rep, enum lh_format fmt, const char *
 		errno = err;
 		goto out_unlink;
 	}
-	errno = 0;
 	if (write_and_close(rep, fmt, f, true))
 		goto out_unlink;
 	if (rename(tmp, path))

@@ -64,7 +64,8 @@ struct lh_run_info {
 	int		command_status;		/* exit status, -1 when none */
 	const char	*end_reason;		/* "duration", "command", "SIGINT"... */
 	const char	*kernel;		/* uname -r */
-	const struct lh_irqstat *irqstat;	/* borrowed; NULL when not collected */
+	/* borrowed, in lh_irqstat_get() order (lh_irqstat_sort() it first); NULL: none */
+	const struct lh_irqstat *irqstat;
 };
 
 #define LH_REPORT_KEEP		100	/* default records kept in full */
@@ -115,7 +116,10 @@ void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run);
 
 /* Evaluates the gate (g is copied). Return: true when it passed; call before writing. */
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g);
-/* The violations found by the last lh_report_evaluate(), each a sentence (borrowed). */
+/*
+ * The violations found by the last lh_report_evaluate(), each a sentence.
+ * Return: their number; violation i (borrowed, valid until the next evaluation), or NULL.
+ */
 size_t lh_report_nr_violations(const struct lh_report *rep);
 const char *lh_report_violation(const struct lh_report *rep, size_t i);
 
@@ -131,7 +135,7 @@ int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out);
  */
 int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *path);
 
-/* Worst latency seen for tracer t in µs (0 when none), for status lines. */
+/* Return: the worst latency seen for tracer t in µs (0 when none), for status lines. */
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t);
 /* Return: records added so far. */
 unsigned long lh_report_records(const struct lh_report *rep);

@@ -33,20 +33,6 @@
 
 #include "rules.h"
 
-/*
- * PCRE2's JIT searches with SIMD loads that may read past the end of a subject (never past
- * its page): harmless, but memcheck reports each one. Under valgrind, use the interpreter.
- */
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#define UNDER_VALGRIND() RUNNING_ON_VALGRIND
-#endif
-#endif
-#ifndef UNDER_VALGRIND
-#define UNDER_VALGRIND() 0
-#endif
-
 /* Backtracking bounds: a kernel symbol needs a few hundred steps at most. */
 #define MATCH_LIMIT		1000000
 #define DEPTH_LIMIT		10000
@@ -235,10 +221,8 @@ struct lh_rules *lh_rules_alloc(void)
 	rs->cache_limit = LH_RULES_CACHE_DEFAULT;
 	rs->mctx = pcre2_match_context_create(NULL);
 	rs->md = pcre2_match_data_create(1, NULL);
-	if (!rs->mctx || !rs->md) {
-		fputs("lathound: fatal: out of memory\n", stderr);
-		abort();
-	}
+	if (!rs->mctx || !rs->md)
+		lh_oom();
 	pcre2_set_match_limit(rs->mctx, MATCH_LIMIT);
 	pcre2_set_depth_limit(rs->mctx, DEPTH_LIMIT);
 	pcre2_set_heap_limit(rs->mctx, HEAP_LIMIT_KIB);
@@ -902,11 +886,9 @@ lerr(struct loader *l, unsigned int line, size_t col, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = lh_xvasprintf(fmt, ap);
 	va_end(ap);
-	lh_diag_add(l->diag, LH_DIAG_ERROR, "%s:%u:%zu: %s", l->file, line, col,
-		    msg ? msg : "out of memory");
+	lh_diag_add(l->diag, LH_DIAG_ERROR, "%s:%u:%zu: %s", l->file, line, col, msg);
 	free(msg);
 	l->errors++;
 	l->bad = true;
@@ -1076,7 +1058,11 @@ static void parse_match(struct loader *l, const char *v, size_t len, size_t col,
 		lerr(l, line, col + off, "%s", (char *)msg);
 		return;
 	}
-	if (!UNDER_VALGRIND() && !pcre2_jit_compile(l->code, PCRE2_JIT_COMPLETE))
+	/*
+	 * PCRE2's JIT searches with SIMD loads that may read past the end of a subject (never
+	 * past its page): harmless, but memcheck reports each one. Under valgrind, interpret.
+	 */
+	if (!lh_under_valgrind() && !pcre2_jit_compile(l->code, PCRE2_JIT_COMPLETE))
 		l->rs->stats.jit++;
 	l->pattern = lh_arena_strndup(&l->rs->arena, v, len);
 }
@@ -1290,12 +1276,8 @@ static int load_dir(struct lh_rules *rs, const char *path, struct lh_diag *diag)
 		if (de->d_name[0] == '.' || n <= 6 || strcmp(de->d_name + n - 6, ".rules"))
 			continue;
 		LH_GROW(names, nr + 1, alloc);
-		if (asprintf(&names[nr], "%s%s%s", path,
-			     plen && path[plen - 1] == '/' ? "" : "/", de->d_name) < 0) {
-			fputs("lathound: fatal: out of memory\n", stderr);
-			abort();
-		}
-		nr++;
+		names[nr++] = lh_xasprintf("%s%s%s", path,
+					   plen && path[plen - 1] == '/' ? "" : "/", de->d_name);
 	}
 	closedir(d);
 	if (nr)
@@ -1416,7 +1398,8 @@ static size_t ac_build(struct ac *ac, struct rule **rules, size_t nr, uint64_t *
 		taken++;
 	}
 
-	qsort(out, nr_out, sizeof(*out), cmp_out);
+	if (nr_out)	/* out is NULL when every rule's literals were over the bound */
+		qsort(out, nr_out, sizeof(*out), cmp_out);
 	ac->out_first = lh_xcalloc(ac->nr_states, sizeof(*ac->out_first));
 	ac->out_nr = lh_xcalloc(ac->nr_states, sizeof(*ac->out_nr));
 	ac->outs = lh_xmalloc((nr_out + 1) * sizeof(*ac->outs));
@@ -1692,25 +1675,6 @@ static void cache_grow(struct lh_rules *rs)
 	c->nr_slots = n;
 }
 
-/* 64-bit hash of a short string, 8 bytes at a time. */
-static uint64_t line_hash(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, v;
-
-	while (len >= 8) {
-		memcpy(&v, s, 8);
-		h = (h ^ v) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-		s += 8;
-		len -= 8;
-	}
-	v = 0;
-	memcpy(&v, s, len);
-	h = (h ^ v) * 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 29;
-	return h;
-}
-
 /* Return: the line rules matching s, from the cache or computed (valid until next call). */
 static const uint64_t *line_bits(struct lh_rules *rs, const char *s, size_t len,
 				 const struct lh_record *rec, struct lh_diag *diag)
@@ -1726,7 +1690,7 @@ static const uint64_t *line_bits(struct lh_rules *rs, const char *s, size_t len,
 		compute_line(rs, s, len, rs->tmp, rec, diag);
 		return rs->tmp;
 	}
-	h = line_hash(s, len);
+	h = lh_hash_fast(s, len, 0);
 	if (c->nr_slots) {
 		mask = c->nr_slots - 1;
 		for (i = h & mask; c->slots[i].e; i = (i + 1) & mask) {

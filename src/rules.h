@@ -63,15 +63,16 @@ void lh_rules_free(struct lh_rules *rs);
  * Return: 0, or -1 when any error was found (rs then holds only the good rules).
  */
 int lh_rules_load(struct lh_rules *rs, const char *path, struct lh_diag *diag);
-/* Same, from a buffer named file (for tests and fuzzing). */
+/* Same, from a buffer named file (for tests and fuzzing). Return: as lh_rules_load(). */
 int lh_rules_load_buffer(struct lh_rules *rs, const char *file, const char *buf, size_t len,
 			 struct lh_diag *diag);
 
+/* Return: how many good rules are loaded (rule indices are 0 to this, exclusive). */
 size_t lh_rules_count(const struct lh_rules *rs);
 
 /*
- * The files loaded so far, in load order (a directory that held no *.rules file adds
- * none: callers that require rules compare lh_rules_nr_files() before and after).
+ * Return: the number of files loaded so far, in load order (a directory that held no
+ * *.rules file adds none: callers that require rules compare it before and after).
  */
 size_t lh_rules_nr_files(const struct lh_rules *rs);
 /* Return: file i's name (borrowed); *nr_rules (when not NULL) = its good rules. */
@@ -89,6 +90,7 @@ struct lh_match {
 	enum lh_severity	worst;		/* highest non-ignore severity that fired */
 };
 
+/* Frees m's storage; m is zeroed and can be reused. */
 void lh_match_release(struct lh_match *m);
 
 /*

@@ -92,13 +92,7 @@ static int fail(struct lh_diag *diag, const char *fmt, ...)
 
 static char *path_join(const char *dir, const char *name)
 {
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		p = NULL;
-	if (!p)
-		abort();
-	return p;
+	return lh_xasprintf("%s/%s", dir, name);
 }
 
 const char *lh_session_tracer_needs(enum lh_tracer t, char *buf, size_t len)
@@ -138,23 +132,6 @@ int lh_session_tracing_dir(const char **dir, struct lh_diag *diag)
 		return fail(diag, "tracefs at '%s' has no current_tracer: this kernel has no ftrace tracers (needs CONFIG_FTRACE=y)",
 			    d);
 	*dir = d;
-	return 0;
-}
-
-/* Reads a one-line tracefs file into buf without its newline. Return: 0, or -1. */
-static int read_line(const char *file, char *buf, size_t len)
-{
-	char *c;
-
-	errno = 0;
-	c = tracefs_instance_file_read(NULL, file, NULL);
-	if (!c) {
-		if (!errno)
-			errno = ENODATA;
-		return -1;
-	}
-	snprintf(buf, len, "%.*s", (int)strcspn(c, "\n"), c);
-	free(c);
 	return 0;
 }
 
@@ -527,7 +504,7 @@ static int check_tracer_free(const struct lh_session_opts *o, struct lh_diag *di
 {
 	char cur[128];
 
-	if (read_line("current_tracer", cur, sizeof(cur)))
+	if (lh_state_read_knob("current_tracer", cur, sizeof(cur)))
 		return fail(diag, "cannot read 'current_tracer': %s", strerror(errno));
 	if (!strcmp(cur, "nop"))
 		return 0;
@@ -618,9 +595,8 @@ static int save_knobs(struct lh_session *s, const struct lh_session_opts *o,
 		int ret;
 
 		snprintf(path, sizeof(path), "%s/%s", kp[i].group, kp[i].event);
-		if (asprintf(&def, "%s:%s %s%s%s", kp[i].type, path, kp[i].addr,
-			     kp[i].args ? " " : "", kp[i].args ? kp[i].args : "") < 0)
-			return fail(diag, "cannot record kprobe '%s': %s", path, strerror(errno));
+		def = lh_xasprintf("%s:%s %s%s%s", kp[i].type, path, kp[i].addr,
+				   kp[i].args ? " " : "", kp[i].args ? kp[i].args : "");
 		ret = lh_state_add(s->state, LH_STATE_KPROBE, path, def);
 		free(def);
 		if (ret)

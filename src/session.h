@@ -69,7 +69,7 @@ int lh_session_create(struct lh_session **s, const struct lh_session_opts *o,
  */
 int lh_session_destroy(struct lh_session *s, struct lh_diag *diag);
 
-/* Tracers actually available of those asked (1 << enum lh_tracer). */
+/* Return: the tracers actually available of those asked (1 << enum lh_tracer). */
 unsigned int lh_session_tracers(const struct lh_session *s);
 
 /*
@@ -78,7 +78,7 @@ unsigned int lh_session_tracers(const struct lh_session *s);
  */
 int lh_session_arm(struct lh_session *s, enum lh_tracer t, struct lh_diag *diag);
 
-/* Path of tracing_max_latency (for inotify) and the open trace dir. Borrowed. */
+/* Return: the path of tracing_max_latency, for inotify (borrowed from s). */
 const char *lh_session_max_latency_path(const struct lh_session *s);
 /* Reads tracing_max_latency in µs. Return: 0, or -1 with errno. */
 int lh_session_read_max_latency(struct lh_session *s, uint64_t *us);
@@ -102,7 +102,8 @@ void lh_session_stop_tracing(struct lh_session *s);
 int lh_session_recover(const char *state_dir, struct lh_diag *diag);
 /*
  * lh_session_recover() that also hands back what it restored (for 'lathound reset' to
- * list it): *restored is set when 1 is returned; free it with lh_state_free().
+ * list it). Return: as lh_session_recover(); *restored is set when 1 is returned (free it
+ * with lh_state_free()), NULL otherwise.
  */
 int lh_session_recover_state(const char *state_dir, struct lh_state **restored,
 			     struct lh_diag *diag);

@@ -199,10 +199,8 @@ static int write_knob(const char *path, const char *str)
 static int value_to_write(const struct lh_state_entry *e, char *buf, size_t len)
 {
 	const char *v = e->value, *x;
-	size_t n = strlen(v);
+	size_t n;
 
-	if (n >= len)
-		n = len - 1;
 	if (!strcmp(e->path, "buffer_size_kb")) {
 		if (*v == 'X')
 			return -1;
@@ -248,6 +246,22 @@ static int restore_list(const struct lh_state_entry *e, struct lh_diag *diag)
 		ret = -1;
 	}
 	return ret;
+}
+
+int lh_state_read_knob(const char *path, char *buf, size_t len)
+{
+	char *c;
+
+	errno = 0;
+	c = tracefs_instance_file_read(NULL, path, NULL);
+	if (!c) {
+		if (!errno)
+			errno = ENODATA;
+		return -1;
+	}
+	snprintf(buf, len, "%.*s", (int)strcspn(c, "\n"), c);
+	free(c);
+	return 0;
 }
 
 bool lh_state_knob_exists(const char *path)
@@ -385,14 +399,14 @@ static void buf_add(struct buf *b, const char *s, size_t n)
 static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void buf_printf(struct buf *b, const char *fmt, ...)
 {
-	char tmp[512];
 	va_list ap;
-	int n;
+	char *s;
 
 	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	s = lh_xvasprintf(fmt, ap);
 	va_end(ap);
-	buf_add(b, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+	buf_add(b, s, strlen(s));
+	free(s);
 }
 
 static void buf_escape(struct buf *b, const char *s)

@@ -113,6 +113,12 @@ int lh_state_write_file(const struct lh_state *st, const char *path, struct lh_d
 int lh_state_read_file(const char *path, struct lh_state **st, struct lh_diag *diag);
 
 /*
+ * Reads a one-line knob of the top-level instance ("current_tracer") into buf, without its
+ * newline, truncated to len. Return: 0, or -1 with errno (ENODATA: empty or unreadable).
+ */
+int lh_state_read_knob(const char *path, char *buf, size_t len);
+
+/*
  * Return: whether path exists under the tracing dir. (libtracefs 1.6's
  * tracefs_file_exists(NULL, ...) looks in the mounted tracefs even after
  * tracefs_set_tracing_dir(), which the fake trees of the tests rely on.)

@@ -8,6 +8,13 @@
 
 #include "util.h"
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define HAVE_VALGRIND_H 1
+#endif
+#endif
+
 int lh_quiet;
 
 static void __attribute__((format(printf, 2, 0)))
@@ -59,6 +66,8 @@ static const struct {
 int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
 {
 	double mult = 1e3, v;
+	bool decimal = true;
+	const char *c;
 	char *end;
 	size_t i;
 
@@ -66,13 +75,17 @@ int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
 		*err = "empty duration";
 		return -1;
 	}
-	if (*s == '-' || *s == '+' || *s == ' ') {
+	if ((*s < '0' || *s > '9') && *s != '.') {
 		*err = "a duration is a positive number with a unit (ns, us, ms, s, m, h)";
 		return -1;
 	}
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0) {
+	/* strtod() also takes hex ("0x10") and "nan": a duration is decimal. */
+	for (c = s; c < end; c++)
+		if ((*c < '0' || *c > '9') && !strchr(".eE+-", *c))
+			decimal = false;
+	if (end == s || !decimal || errno || !isfinite(v) || v < 0) {
 		*err = "a duration is a number with a unit (ns, us, ms, s, m, h)";
 		return -1;
 	}
@@ -86,12 +99,13 @@ int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
 		}
 		mult = units[i].ns;
 	}
-	v *= mult;
-	if (v > 1e19) {
+	v = v * mult + 0.5;
+	/* 2^64: the first double a uint64_t cannot hold (llround() stops at 2^63). */
+	if (v >= 18446744073709551616.0) {
 		*err = "duration too large";
 		return -1;
 	}
-	*ns = (uint64_t)llround(v);
+	*ns = (uint64_t)v;
 	return 0;
 }
 
@@ -163,6 +177,8 @@ void *lh_arena_alloc(struct lh_arena *a, size_t size)
 	struct lh_arena_block *b = a->head;
 	void *p;
 
+	if (size > SIZE_MAX / 2)
+		lh_oom();
 	size = (size + 7) & ~(size_t)7;
 	while (b && b->used + size > b->size) {
 		/* Blocks kept from before a reset are reused in order. */
@@ -225,7 +241,7 @@ void lh_arena_release(struct lh_arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static void oom(void)
+void lh_oom(void)
 {
 	fputs("lathound: fatal: out of memory\n", stderr);
 	abort();
@@ -239,11 +255,13 @@ void lh_grow(void **ptr, size_t *alloc, size_t nr, size_t elem)
 	if (nr <= *alloc)
 		return;
 	n = *alloc ? *alloc * 2 : 16;
-	if (n < nr)
+	if (n < nr || n < *alloc)
 		n = nr;
+	if (elem && n > SIZE_MAX / elem)
+		lh_oom();
 	p = realloc(*ptr, n * elem);
 	if (!p)
-		oom();
+		lh_oom();
 	*ptr = p;
 	*alloc = n;
 }
@@ -253,7 +271,7 @@ void *lh_xmalloc(size_t size)
 	void *p = malloc(size ? size : 1);
 
 	if (!p)
-		oom();
+		lh_oom();
 	return p;
 }
 
@@ -262,7 +280,7 @@ void *lh_xcalloc(size_t nmemb, size_t size)
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 
 	if (!p)
-		oom();
+		lh_oom();
 	return p;
 }
 
@@ -271,8 +289,28 @@ char *lh_xstrdup(const char *s)
 	char *p = strdup(s);
 
 	if (!p)
-		oom();
+		lh_oom();
 	return p;
+}
+
+char *lh_xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		lh_oom();
+	return s;
+}
+
+char *lh_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = lh_xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 uint64_t lh_hash(const void *data, size_t len, uint64_t seed)
@@ -303,4 +341,13 @@ uint64_t lh_now_ns(void)
 uint64_t lh_wall_ns(void)
 {
 	return clock_ns(CLOCK_REALTIME);
+}
+
+bool lh_under_valgrind(void)
+{
+#ifdef HAVE_VALGRIND_H
+	return RUNNING_ON_VALGRIND;
+#else
+	return false;
+#endif
 }

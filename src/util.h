@@ -14,19 +14,24 @@
 
 #define LH_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Messages to the user: "lathound: error: ...". Only cmd-*.c and main.c call these. */
+/*
+ * Messages to the user on stderr: "lathound: error: ...", "lathound: warning: ...", and
+ * notes that lh_quiet silences. Only cmd-*.c and main.c call these.
+ * Return (lh_error): -1, so that 'return lh_error(...)' reads naturally.
+ */
 int lh_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lh_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int lh_quiet;
 
 /*
- * Durations: "250ns", "500us", "2ms", "1.5s", "90s", "10m", "12h". A bare number is
- * microseconds, as in tracing_thresh and cyclictest. Return: 0, or -1 with *err set to a
- * static message saying what is wrong.
+ * Durations: "250ns", "500us", "2ms", "1.5s", "90s", "10m", "12h": a decimal number (an
+ * exponent allowed: "1e3us") and a unit. A bare number is microseconds, as in
+ * tracing_thresh and cyclictest. Return: 0 and *ns (rounded to the nearest ns), or -1
+ * with *err set to a static message saying what is wrong (*ns untouched).
  */
 int lh_duration_parse(const char *s, uint64_t *ns, const char **err);
-/* Formats ns as the shortest exact unit ("2ms", "1500us"); returns buf. */
+/* Formats ns as the shortest exact unit ("2ms", "1500us"). Return: buf. */
 char *lh_duration_format(uint64_t ns, char *buf, size_t len);
 
 /*
@@ -50,11 +55,12 @@ struct lh_diag {
 	unsigned long		warnings;
 };
 
+/* Counts a diagnostic and keeps its text (owned by d) while fewer than LH_DIAG_KEEP are. */
 void lh_diag_add(struct lh_diag *d, enum lh_diag_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void lh_diag_vadd(struct lh_diag *d, enum lh_diag_level level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
-/* Frees the texts, keeps the struct; counters are reset. */
+/* Frees the texts, keeps the struct (zeroed: counters reset, ready for reuse). */
 void lh_diag_release(struct lh_diag *d);
 
 /*
@@ -69,25 +75,67 @@ struct lh_arena {
 	size_t			used;	/* bytes handed out since reset */
 };
 
+/*
+ * Return: size bytes (8-byte aligned) that stay valid until the arena is reset or
+ * released; never NULL (aborts on ENOMEM). Nothing handed out is freed on its own.
+ */
 void *lh_arena_alloc(struct lh_arena *a, size_t size);
+/* Return: a NUL-terminated copy of s[0..len) in the arena (see lh_arena_alloc()). */
 char *lh_arena_strndup(struct lh_arena *a, const char *s, size_t len);
+/* Return: a copy of s in the arena (see lh_arena_alloc()). */
 char *lh_arena_strdup(struct lh_arena *a, const char *s);
+/* Forgets everything handed out, keeping the blocks for reuse. */
 void lh_arena_reset(struct lh_arena *a);
+/* Frees every block; a is zeroed and can be used again. */
 void lh_arena_release(struct lh_arena *a);
 
-/* Grows *ptr (of *alloc elements of size elem) to hold at least nr; aborts on ENOMEM. */
+/*
+ * Grows *ptr (of *alloc elements of size elem) to hold at least nr, reallocating it (the
+ * caller still owns and frees *ptr). Aborts on ENOMEM or when the size overflows.
+ */
 void lh_grow(void **ptr, size_t *alloc, size_t nr, size_t elem);
 #define LH_GROW(ptr, nr, alloc) lh_grow((void **)&(ptr), &(alloc), (nr), sizeof(*(ptr)))
 
-/* malloc/calloc/strdup that abort with a message on ENOMEM (as git's xmalloc). */
+/*
+ * malloc/calloc/strdup/asprintf that abort with a message on ENOMEM (as git's xmalloc):
+ * the one exit library code may take. Return: the memory, never NULL; the caller frees it.
+ */
 void *lh_xmalloc(size_t size);
 void *lh_xcalloc(size_t nmemb, size_t size);
 char *lh_xstrdup(const char *s);
+char *lh_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *lh_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* Says "lathound: fatal: out of memory" and aborts: for allocators other than the above. */
+void lh_oom(void) __attribute__((noreturn));
 
-/* 64-bit FNV-1a, for hash tables and signatures. */
+/* Return: the 64-bit FNV-1a hash of data[0..len): stable, for signatures. */
 uint64_t lh_hash(const void *data, size_t len, uint64_t seed);
 
-/* Monotonic and wall clocks in ns. */
+/*
+ * Return: a 64-bit hash of s[0..len) computed 8 bytes at a time, for in-memory tables on
+ * hot paths (a parser's function names, the rule cache's lines, report signatures). Not
+ * stable across byte orders: never store it.
+ */
+static inline uint64_t lh_hash_fast(const void *s, size_t len, uint64_t seed)
+{
+	const unsigned char *p = s;
+	uint64_t h = (0x9e3779b97f4a7c15ULL ^ seed) + len, v;
+
+	for (; len >= 8; len -= 8, p += 8) {
+		__builtin_memcpy(&v, p, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	v = 0;
+	__builtin_memcpy(&v, p, len);
+	h = (h ^ v) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 29);
+}
+
+/* Return: whether this process runs under valgrind (which some fast paths upset). */
+bool lh_under_valgrind(void);
+
+/* Return: the monotonic (lh_now_ns) or wall (lh_wall_ns, CLOCK_REALTIME) clock in ns. */
 uint64_t lh_now_ns(void);
 uint64_t lh_wall_ns(void);
 

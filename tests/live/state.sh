@@ -166,6 +166,29 @@ run reset --state-dir "$TMP/killed"
 expect_rc "reset with nothing left" 0
 expect_in "reset says so" "$out" "nothing to restore"
 
+# A stale instance that cannot be removed (busy: a file in it is open) fails reset, but what
+# was restored is still listed: the state file is gone, the user must see what it held.
+BUSY=$T/instances/lathound-999998
+if mkdir "$BUSY" 2>/dev/null; then
+	STALE=$BUSY
+	printf 'lathound-state 1\npid 4244\nvalue tracing_thresh %s\\n\nend 1\n' "$ORIG_THRESH" \
+		>"$TMP/killed/state"
+	echo 77 >$T/tracing_thresh
+	exec 9<"$BUSY/trace"
+	run reset --state-dir "$TMP/killed"
+	exec 9<&-
+	expect_rc "reset with a busy stale instance" 1
+	expect_in "busy instance: still says what it restored" "$out" \
+		"restored tracefs state left by lathound pid 4244 (killed?)"
+	expect_in "busy instance: still lists the knobs" "$out" "tracing_thresh = $ORIG_THRESH"
+	expect_in "busy instance: says which instance stayed" "$err" "lathound-999998"
+	check "busy instance: the knob was restored" test "$(cat $T/tracing_thresh)" = "$ORIG_THRESH"
+	check "busy instance: the state file is gone" test ! -e "$TMP/killed/state"
+	rmdir "$BUSY" && STALE=
+else
+	skip "reset with a busy stale instance" "cannot create tracefs instances here"
+fi
+
 # a corrupt state file is kept, and reset fails
 printf 'lathound-state 1\npid 12\nvalue tracing_thresh 0\\n\n' >"$TMP/killed/state"
 run reset --state-dir "$TMP/killed"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of section notifications and snapshot identity (src/capture.c), against a
- * regular file standing in for tracing_max_latency (inotify reports writes to both alike).
+ * Unit tests of section notifications and reads (src/capture.c), against plain files
+ * standing in for tracing_max_latency and 'trace': inotify reports writes to both alike, and
+ * the test plays the kernel (a section = a new 'trace' and a write of its latency).
  */
 #include <check.h>
 #include <fcntl.h>
@@ -11,51 +12,95 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "check-main.h"
 
-static char path[64];
+static char dir[64], maxp[96], tracep[96];
 static struct lh_diag diag;
+static char *buf;
+static size_t alloc, len;
+
+static void put(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* One write, so one IN_MODIFY, as the kernel sends one per section. */
+static void set_max(const char *v)
+{
+	char text[16];
+	int fd = open(maxp, O_WRONLY);
+
+	snprintf(text, sizeof(text), "%-7s\n", v);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, text, 8, 0), 8);
+	close(fd);
+}
+
+/* A section as the kernel records it: the snapshot, then the latency. */
+static void section(const char *text, const char *us)
+{
+	put(tracep, text);
+	set_max(us);
+}
 
 static void setup(void)
 {
-	int fd;
-
-	snprintf(path, sizeof(path), "/tmp/lh-capture-test.XXXXXX");
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, "0\n", 2), 2);
-	close(fd);
+	snprintf(dir, sizeof(dir), "/tmp/lh-capture-test.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(maxp, sizeof(maxp), "%s/tracing_max_latency", dir);
+	snprintf(tracep, sizeof(tracep), "%s/trace", dir);
+	put(maxp, "0\n");
+	put(tracep, "# tracer: irqsoff\n");
 	memset(&diag, 0, sizeof(diag));
+	buf = NULL;
+	alloc = len = 0;
 }
 
 static void teardown(void)
 {
-	unlink(path);
+	unlink(maxp);
+	unlink(tracep);
+	rmdir(dir);
 	lh_diag_release(&diag);
+	free(buf);
 }
 
-/* Writes a value as the kernel would when it records a section. */
-static void set_value(const char *v)
+static struct lh_capture *open_capture(bool threshold, bool poll)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC);
+	struct lh_capture_opts o = { .max_latency = maxp, .trace = tracep,
+				     .threshold = threshold, .poll = poll };
+	struct lh_capture *c;
 
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, v, strlen(v)), (ssize_t)strlen(v));
-	close(fd);
+	ck_assert_int_eq(lh_capture_open(&c, &o, &diag), 0);
+	return c;
+}
+
+/* Reads as the record loop does; counts the capture when a section is new. */
+static int take(struct lh_capture *c, bool final)
+{
+	int ret = lh_capture_read(c, &buf, &alloc, &len, final, &diag);
+
+	if (ret == 1)
+		lh_capture_captured(c);
+	return ret;
 }
 
 START_TEST(inotify_counts_notifications)
 {
-	struct lh_capture *c;
+	struct lh_capture *c = open_capture(false, false);
 
-	ck_assert_int_eq(lh_capture_open(&c, path, false, &diag), 0);
 	ck_assert_str_eq(lh_capture_method(c), "inotify");
 	ck_assert_int_ge(lh_capture_fd(c), 0);
 	ck_assert_uint_eq(lh_capture_poll_interval(c), 0);
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
-	set_value("150\n");
+	set_max("150");
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
-	set_value("200\n");
+	set_max("200");
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
 	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 2);
 	lh_capture_close(c);
@@ -64,97 +109,194 @@ END_TEST
 
 START_TEST(rearm_discards_own_writes)
 {
-	struct lh_capture *c;
+	struct lh_capture *c = open_capture(false, false);
 
-	ck_assert_int_eq(lh_capture_open(&c, path, false, &diag), 0);
-	set_value("0\n");	/* arming writes tracing_max_latency = 0 */
-	lh_capture_rearm(c, "empty", 5);
+	set_max("0");	/* arming writes tracing_max_latency = 0 */
+	lh_capture_rearm(c);
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
+	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 0);
+	/* Nothing recorded since arming: whatever 'trace' shows is not a section. */
+	ck_assert_int_eq(take(c, true), 0);
 	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 0);
 	lh_capture_close(c);
 }
 END_TEST
 
-START_TEST(lost_sections)
+START_TEST(running_max_reads_each_section_once)
 {
-	struct lh_capture *c;
+	struct lh_capture *c = open_capture(false, false);
 
-	ck_assert_int_eq(lh_capture_open(&c, path, false, &diag), 0);
-	lh_capture_rearm(c, "", 0);
-	/* Section 1 notified and read. */
-	set_value("100\n");
+	lh_capture_rearm(c);
+	section("# latency: 100 us\nA\n", "100");
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
-	ck_assert(lh_capture_is_new(c, "snap1", 5));
-	lh_capture_captured(c);
+	ck_assert_int_eq(take(c, false), 1);
+	ck_assert_str_eq(buf, "# latency: 100 us\nA\n");
+	ck_assert_uint_eq(len, strlen(buf));
 	/* Sections 2 and 3 notified; 3 overwrote 2 before it was read. */
-	set_value("110\n");
+	section("# latency: 110 us\nB\n", "110");
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
-	set_value("120\n");
-	ck_assert(lh_capture_is_new(c, "snap3", 5));
-	lh_capture_captured(c);
+	section("# latency: 120 us\nC\n", "120");
+	ck_assert_int_eq(take(c, false), 1);
+	ck_assert_str_eq(buf, "# latency: 120 us\nC\n");
+	/* 3's notification arrives after 3 was read: nothing new. */
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
-	/* The notification of 3 arrives after 3 was read: the same snapshot again. */
-	ck_assert(!lh_capture_is_new(c, "snap3", 5));
+	ck_assert_int_eq(take(c, false), 0);
 	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 3);
 	ck_assert_uint_eq(lh_capture_counts(c)->captured, 2);
-	ck_assert_uint_eq(lh_capture_counts(c)->duplicates, 1);
+	ck_assert_uint_eq(lh_capture_counts(c)->stale, 1);
+	ck_assert_uint_eq(lh_capture_lost(c), 1);
+	/* A new maximum whose text only differs: new. The same value, another text: new. */
+	section("# latency: 130 us\nC\n", "130");
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
+	ck_assert_int_eq(take(c, false), 1);
+	put(tracep, "# latency: 130 us\nD\n");
+	ck_assert_int_eq(take(c, false), 1);
+	lh_capture_close(c);
+}
+END_TEST
+
+START_TEST(threshold_identical_sections_are_all_taken)
+{
+	struct lh_capture *c = open_capture(true, false);
+	int i;
+
+	lh_capture_rearm(c);
+	/* 20 byte-identical sections (the same injection under icount): each one counts. */
+	for (i = 0; i < 20; i++) {
+		section("# latency: 2008 us\nsame\n", "2008");
+		ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
+		ck_assert_int_eq(take(c, false), 1);
+	}
+	ck_assert_uint_eq(lh_capture_counts(c)->captured, 20);
+	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 20);
+	ck_assert_uint_eq(lh_capture_lost(c), 0);
+	/* Each read reset tracing_max_latency: our own write is not a notification. */
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
+	lh_capture_close(c);
+}
+END_TEST
+
+START_TEST(threshold_late_notification)
+{
+	struct lh_capture *c = open_capture(true, false);
+
+	lh_capture_rearm(c);
+	/* Section A is notified; B ends before A is read, its notification still on its way. */
+	section("# latency: 1500 us\nA\n", "1500");
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
+	section("# latency: 1600 us\nB\n", "1600");
+	lh_capture_rearm(c);	/* (B's event, held back: as if the workqueue had not run) */
+	ck_assert_int_eq(take(c, false), 1);
+	ck_assert_str_eq(buf, "# latency: 1600 us\nB\n");
+	/* B's notification comes: tracing_max_latency is still the 0 the read left. */
+	set_max("0");
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
+	ck_assert_int_eq(take(c, false), 0);
+	/* Two sections notified, one captured: A was lost. */
+	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 2);
 	ck_assert_uint_eq(lh_capture_lost(c), 1);
 	lh_capture_close(c);
 }
 END_TEST
 
-START_TEST(identity)
+START_TEST(threshold_overwritten_section_is_lost)
 {
-	struct lh_capture *c;
+	struct lh_capture *c = open_capture(true, false);
 
-	ck_assert_int_eq(lh_capture_open(&c, path, false, &diag), 0);
-	lh_capture_rearm(c, "stale", 5);
-	/* The snapshot present at arming is not new. */
-	ck_assert(!lh_capture_is_new(c, "stale", 5));
-	ck_assert(lh_capture_is_new(c, "# latency: 150 us\nA", 19));
-	ck_assert(!lh_capture_is_new(c, "# latency: 150 us\nA", 19));
-	ck_assert(lh_capture_is_new(c, "# latency: 150 us\nB", 19));
-	/* A prefix is not the same snapshot. */
-	ck_assert(lh_capture_is_new(c, "# latency: 150 us\n", 18));
-	ck_assert(lh_capture_is_new(c, "# latency: 150 us\nB", 19));
-	ck_assert_uint_eq(lh_capture_lost(c), 0);	/* never below zero */
+	lh_capture_rearm(c);
+	section("# latency: 1500 us\nA\n", "1500");
+	section("# latency: 1600 us\nB\n", "1600");
+	/* inotify merged the two unread identical events: one notification for two sections. */
+	ck_assert_int_ge(lh_capture_pending(c, &diag), 1);
+	ck_assert_int_eq(take(c, false), 1);
+	ck_assert_str_eq(buf, "# latency: 1600 us\nB\n");
+	ck_assert_uint_eq(lh_capture_counts(c)->captured, 1);
+	/* A lower bound: what inotify merged is not seen. */
+	ck_assert_uint_le(lh_capture_lost(c), 1);
+	lh_capture_close(c);
+}
+END_TEST
+
+START_TEST(final_read_takes_unnotified_section)
+{
+	struct lh_capture *c = open_capture(false, false);
+
+	lh_capture_rearm(c);
+	/* A section whose notification has not come yet when the run ends. */
+	put(tracep, "# latency: 2000 us\nlast\n");
+	set_max("2000");
+	/* (its event is discarded here, as if the workqueue had not run yet) */
+	lh_capture_rearm(c);
+	ck_assert_int_eq(take(c, true), 1);
+	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 1);
+	ck_assert_uint_eq(lh_capture_counts(c)->captured, 1);
+	ck_assert_uint_eq(lh_capture_lost(c), 0);
+	/* Read again at the very end: nothing new, nothing counted. */
+	ck_assert_int_eq(take(c, true), 0);
+	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 1);
 	lh_capture_close(c);
 }
 END_TEST
 
 START_TEST(poll_fallback)
 {
-	struct lh_capture *c;
+	struct lh_capture *c = open_capture(false, true);
 
-	ck_assert_int_eq(lh_capture_open(&c, path, true, &diag), 0);
 	ck_assert_str_eq(lh_capture_method(c), "poll");
 	ck_assert_int_eq(lh_capture_fd(c), -1);
 	ck_assert_uint_eq(lh_capture_poll_interval(c), LH_CAPTURE_POLL_NS);
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
-	set_value("150\n");
+	set_max("150");
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
 	/* The same value again is not seen: polling undercounts, as documented. */
-	set_value("150\n");
+	set_max("150");
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
-	set_value("0\n");
-	lh_capture_rearm(c, "", 0);
+	set_max("0");
+	lh_capture_rearm(c);
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
 	lh_capture_close(c);
 }
 END_TEST
 
-START_TEST(unreadable_file)
+START_TEST(poll_with_threshold_sees_equal_sections)
 {
+	struct lh_capture *c = open_capture(true, true);
+
+	lh_capture_rearm(c);
+	/* The reset after each read makes equal latencies in a row visible to polling. */
+	section("# latency: 1500 us\nA\n", "1500");
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
+	ck_assert_int_eq(take(c, false), 1);
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
+	section("# latency: 1500 us\nA\n", "1500");
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
+	ck_assert_int_eq(take(c, false), 1);
+	ck_assert_uint_eq(lh_capture_counts(c)->captured, 2);
+	ck_assert_uint_eq(lh_capture_lost(c), 0);
+	lh_capture_close(c);
+}
+END_TEST
+
+START_TEST(errors)
+{
+	struct lh_capture_opts o = { .max_latency = "/nonexistent/tracing_max_latency",
+				     .trace = tracep };
 	struct lh_capture *c = (struct lh_capture *)1;
 
-	ck_assert_int_eq(lh_capture_open(&c, "/nonexistent/tracing_max_latency", false, &diag),
-			 -1);
+	ck_assert_int_eq(lh_capture_open(&c, &o, &diag), -1);
 	ck_assert_ptr_null(c);
 	ck_assert_uint_eq(diag.errors, 1);
 	ck_assert(strstr(diag.msgs[0].text,
 			 "cannot open '/nonexistent/tracing_max_latency': No such file"));
 	lh_capture_close(NULL);
+	/* 'trace' gone: the read fails and says which file. */
+	c = open_capture(false, false);
+	unlink(tracep);
+	set_max("10");
+	ck_assert_int_eq(take(c, false), -1);
+	ck_assert(strstr(diag.msgs[diag.nr - 1].text, "/trace': No such file"));
+	lh_capture_close(c);
 }
 END_TEST
 
@@ -166,21 +308,16 @@ static Suite *capture_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, inotify_counts_notifications);
 	tcase_add_test(tc, rearm_discards_own_writes);
-	tcase_add_test(tc, lost_sections);
-	tcase_add_test(tc, identity);
+	tcase_add_test(tc, running_max_reads_each_section_once);
+	tcase_add_test(tc, threshold_identical_sections_are_all_taken);
+	tcase_add_test(tc, threshold_late_notification);
+	tcase_add_test(tc, threshold_overwritten_section_is_lost);
+	tcase_add_test(tc, final_read_takes_unnotified_section);
 	tcase_add_test(tc, poll_fallback);
-	tcase_add_test(tc, unreadable_file);
+	tcase_add_test(tc, poll_with_threshold_sees_equal_sections);
+	tcase_add_test(tc, errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(capture_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
-}
+LH_CHECK_MAIN(capture_suite)

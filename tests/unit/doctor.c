@@ -20,34 +20,11 @@
 #include "doctor.h"
 #include "session.h"
 #include "state.h"
+#include "check-main.h"
+#include "fake-tracefs.h"
 
-static char top[64], tree[128], sdir[128], config[160];
+static char config[160];
 static struct lh_doctor d;
-
-static void put(const char *rel, const char *content)
-{
-	char path[512], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	for (p = path + strlen(tree) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	ck_assert_msg(f, "cannot create %s: %s", path, strerror(errno));
-	fputs(content, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static void drop(const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	ck_assert_int_eq(unlink(path), 0);
-}
 
 static void write_config(const char *path, const char *text, bool gz)
 {
@@ -65,7 +42,6 @@ static void write_config(const char *path, const char *text, bool gz)
 	}
 }
 
-#define ALL_TRACERS "irqsoff preemptoff preemptirqsoff wakeup wakeup_rt wakeup_dl function nop\n"
 #define CONFIG_ALL "CONFIG_FTRACE=y\nCONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\n"	\
 	"CONFIG_IRQSOFF_TRACER=y\nCONFIG_PREEMPT_TRACER=y\nCONFIG_SCHED_TRACER=y\n"	\
 	"CONFIG_KPROBE_EVENTS=y\n"
@@ -75,15 +51,8 @@ static void write_config(const char *path, const char *text, bool gz)
 
 static void setup(void)
 {
-	char path[256];
-
-	snprintf(top, sizeof(top), "/tmp/lh-doctor-test.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(top));
-	snprintf(tree, sizeof(tree), "%s/tracing", top);
-	snprintf(sdir, sizeof(sdir), "%s/run", top);
+	fake_tracefs_create("doctor");
 	snprintf(config, sizeof(config), "%s/config.gz", top);
-	mkdir(tree, 0755);
-	mkdir(sdir, 0755);
 	put("available_tracers", ALL_TRACERS);
 	put("current_tracer", "nop\n");
 	put("tracing_on", "1\n");
@@ -95,26 +64,19 @@ static void setup(void)
 	put("events/sched/sched_waking/enable", "0\n");
 	put("events/sched/sched_wakeup/enable", "0\n");
 	put("events/sched/sched_switch/enable", "0\n");
-	snprintf(path, sizeof(path), "%s/instances", tree);
-	mkdir(path, 0755);
 	write_config(config, CONFIG_ALL, true);
-	ck_assert_int_eq(tracefs_set_tracing_dir(tree), 0);
+	fake_tracefs_use();
 	memset(&d, 0, sizeof(d));
-}
-
-static int rm_fn(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
 }
 
 static void teardown(void)
 {
 	lh_doctor_release(&d);
-	tracefs_set_tracing_dir(NULL);
-	nftw(top, rm_fn, 16, FTW_DEPTH | FTW_PHYS);
+	fake_tracefs_destroy();
 }
 
-static int run(long euid)
+/* Return: whether lathound can run in the fake system (lh_doctor_run()). */
+static bool run(long euid)
 {
 	struct lh_doctor_opts o = { .state_dir = sdir, .config_path = config, .euid = euid };
 
@@ -182,7 +144,7 @@ START_TEST(all_good)
 {
 	size_t i;
 
-	ck_assert_int_eq(run(0), 0);
+	ck_assert(run(0));
 	ck_assert(d.can_run);
 	ck_assert_str_eq(d.tracing_dir, tree);
 	ck_assert_str_eq(d.config_path, config);
@@ -203,7 +165,7 @@ START_TEST(no_latency_tracers)
 
 	put("available_tracers", "blk function nop\n");
 	write_config(config, CONFIG_DEBIAN, true);
-	ck_assert_int_eq(run(0), 1);
+	ck_assert(!run(0));
 	ck_assert(!d.can_run);
 	ck_check("tracer irqsoff", LH_DOCTOR_WARN, "not available in this kernel (CONFIG_IRQSOFF_TRACER is not set)");
 	ck_check("tracer preemptoff", LH_DOCTOR_WARN, "CONFIG_PREEMPT_TRACER is not set");
@@ -219,7 +181,7 @@ START_TEST(no_latency_tracers)
 
 	/* one is enough to run */
 	put("available_tracers", "wakeup_rt function nop\n");
-	ck_assert_int_eq(run(0), 0);
+	ck_assert(run(0));
 	ck_check("latency tracers", LH_DOCTOR_OK, "1 of 6 available");
 }
 END_TEST
@@ -229,7 +191,7 @@ START_TEST(no_kernel_config)
 	struct lh_doctor_opts o = { .state_dir = sdir, .config_path = "", .euid = 0 };
 
 	put("available_tracers", "function nop\n");
-	ck_assert_int_eq(lh_doctor_run(&d, &o), 1);
+	ck_assert(!lh_doctor_run(&d, &o));
 	ck_check("kernel config", LH_DOCTOR_WARN, "kernel config not found");
 	ck_check("tracer irqsoff", LH_DOCTOR_WARN, "CONFIG_IRQSOFF_TRACER: unknown (no kernel config)");
 	ck_assert_ptr_null(d.config_path);
@@ -245,7 +207,7 @@ END_TEST
 
 START_TEST(not_root)
 {
-	ck_assert_int_eq(run(1000), 1);
+	ck_assert(!run(1000));
 	ck_assert(!d.can_run);
 	ck_check("root", LH_DOCTOR_FAIL, "not running as root (euid 1000)");
 	ck_check("latency tracers", LH_DOCTOR_OK, "6 of 6");
@@ -255,7 +217,7 @@ END_TEST
 START_TEST(no_tracefs)
 {
 	drop("current_tracer");
-	ck_assert_int_eq(run(0), 1);
+	ck_assert(!run(0));
 	ck_check("tracefs", LH_DOCTOR_FAIL, "has no current_tracer");
 	ck_assert_ptr_null(d.tracing_dir);
 }
@@ -272,7 +234,7 @@ START_TEST(busy_and_empty)
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/instances/rtla", tree);
 	mkdir(path, 0755);
-	ck_assert_int_eq(run(0), 0);	/* warnings only: lathound --force can still run */
+	ck_assert(run(0));	/* warnings only: lathound --force can still run */
 	ck_check("current_tracer", LH_DOCTOR_WARN,
 		 "current_tracer is 'function': another tool is using the tracer");
 	c = check("current_tracer");
@@ -290,14 +252,14 @@ START_TEST(missing_features)
 	drop("kprobe_events");
 	drop("set_ftrace_filter");
 	drop("events/sched/sched_waking/enable");
-	ck_assert_int_eq(run(0), 0);
+	ck_assert(run(0));
 	ck_check("kprobe events", LH_DOCTOR_WARN,
 		 "kprobe events are not available in this kernel (CONFIG_KPROBE_EVENTS is not set)");
 	ck_check("function tracing", LH_DOCTOR_WARN, "set_ftrace_filter cannot be read");
 	ck_check("events", LH_DOCTOR_WARN, "missing: sched:sched_waking");
 
 	put("available_tracers", "irqsoff nop\n");
-	ck_assert_int_eq(run(0), 0);
+	ck_assert(run(0));
 	ck_check("function tracing", LH_DOCTOR_WARN, "no function tracer");
 }
 END_TEST
@@ -315,7 +277,7 @@ START_TEST(leftovers)
 	lh_state_add(st, LH_STATE_VALUE, "tracing_thresh", "0\n");
 	ck_assert_int_eq(lh_state_write_file(st, path, &diag), 0);
 	lh_state_free(st);
-	ck_assert_int_eq(run(0), 0);
+	ck_assert(run(0));
 	ck_check("lathound state", LH_DOCTOR_WARN, "tracefs state left by a killed lathound (pid 4242)");
 	ck_assert_ptr_nonnull(strstr(check("lathound state")->remedy, "lathound reset"));
 
@@ -359,13 +321,4 @@ static Suite *doctor_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(doctor_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
-}
+LH_CHECK_MAIN(doctor_suite)

@@ -5,11 +5,15 @@
  * violation sentences.
  */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "report.h"
+#include "check-main.h"
 
 static const char test_rules[] =
 	"[raid-irq-held]\n"
@@ -323,6 +327,49 @@ START_TEST(ignore_rule_alone)
 }
 END_TEST
 
+/*
+ * A latency so large that it overflows when turned into ns (a corrupt or hostile trace: the
+ * parser saturates its numbers) must still fail --max, never wrap around below the budget;
+ * and the JSON report must not turn it into a negative number.
+ */
+START_TEST(huge_latency_fails_max)
+{
+	const int crit[] = { R_CRIT, -1 };
+	json_object *root, *o;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	max("all=1us");
+	fail_on("critical");
+	/* 2^64 / 1000 rounded up: times 1000 wraps to 384ns */
+	add(LH_TRACER_IRQSOFF, 18446744073709552ULL, 0, "a", 1, crit);
+	add(LH_TRACER_PREEMPTOFF, UINT64_MAX, 1, "b", 2, NULL);
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	dump();
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 3);
+	ck_assert_ptr_nonnull(strstr(lh_report_violation(rep, 0), "irqsoff: worst "));
+	ck_assert_ptr_nonnull(strstr(lh_report_violation(rep, 1), "preemptoff: worst "));
+	ck_assert_ptr_nonnull(strstr(lh_report_violation(rep, 2), "rule raid-irq-held"));
+
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(lh_report_write(rep, LH_FORMAT_JSON, f), 0);
+	fclose(f);
+	root = json_tokener_parse(buf);
+	ck_assert_ptr_nonnull(root);
+	ck_assert(json_object_object_get_ex(root, "tracers", &o));
+	ck_assert(json_object_object_get_ex(o, "preemptoff", &o));
+	ck_assert(json_object_object_get_ex(o, "max_us", &o));
+	ck_assert_int_eq(json_object_get_int64(o), INT64_MAX);
+	ck_assert(json_object_object_get_ex(root, "rules", &o));
+	o = json_object_array_get_idx(o, R_CRIT);
+	ck_assert(json_object_object_get_ex(o, "worst_us", &o));
+	ck_assert_int_eq(json_object_get_int64(o), 18446744073709552LL);
+	json_object_put(root);
+	free(buf);
+}
+END_TEST
+
 /* Evaluating again replaces the verdict and violations; writing uses the last one. */
 START_TEST(reevaluate)
 {
@@ -363,17 +410,9 @@ static Suite *gate_suite(void)
 	tcase_add_test(tc, accepted_never_fails);
 	tcase_add_test(tc, ignore_rule_alone);
 	tcase_add_test(tc, reevaluate);
+	tcase_add_test(tc, huge_latency_fails_max);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(gate_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
-}
+LH_CHECK_MAIN(gate_suite)

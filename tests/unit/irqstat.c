@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "irqstat.h"
+#include "check-main.h"
 
 static struct lh_irqstat *st;
 
@@ -339,13 +340,4 @@ static Suite *irqstat_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(irqstat_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
-}
+LH_CHECK_MAIN(irqstat_suite)

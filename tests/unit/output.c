@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "output.h"
+#include "check-main.h"
 
 static char base[64];
 static char dir[128];
@@ -356,13 +357,4 @@ static Suite *output_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(output_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
-}
+LH_CHECK_MAIN(output_suite)

@@ -9,19 +9,10 @@
 #include "record.h"
 #include "rules.h"
 #include "util.h"
+#include "check-main.h"
 
 #define RULES_DATA LH_TEST_DATA "/rules"
 
-/* rules.c uses the interpreter, not the JIT, under valgrind. */
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#define UNDER_VALGRIND() RUNNING_ON_VALGRIND
-#endif
-#endif
-#ifndef UNDER_VALGRIND
-#define UNDER_VALGRIND() 0
-#endif
 
 /* Helpers */
 
@@ -971,7 +962,7 @@ START_TEST(test_cache_hits)
 	ck_assert_uint_eq(st->cache_hits, 18);
 	ck_assert_uint_eq(st->cache_entries, 2);
 	ck_assert_uint_eq(st->cache_clears, 0);
-	ck_assert_uint_eq(st->jit, UNDER_VALGRIND() ? 0 : 2);
+	ck_assert_uint_eq(st->jit, lh_under_valgrind() ? 0 : 2);	/* no JIT under valgrind */
 	lh_record_free(r);
 	lh_rules_free(rs);
 }
@@ -1013,13 +1004,4 @@ static Suite *rules_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(rules_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
-}
+LH_CHECK_MAIN(rules_suite)

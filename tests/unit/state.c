@@ -22,30 +22,12 @@
 
 #include "session.h"
 #include "state.h"
+#include "check-main.h"
+#include "fake-tracefs.h"
 
-static char top[64];		/* the temp dir */
-static char tree[128];		/* the fake tracefs */
-static char sdir[128];		/* the state dir */
 static struct lh_diag diag;
 
 /* ---- the fake tree ---- */
-
-static void put(const char *rel, const char *content)
-{
-	char path[512], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	for (p = path + strlen(tree) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	ck_assert_msg(f, "cannot create %s: %s", path, strerror(errno));
-	fputs(content, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
 
 /* Return: the content of a file (malloc'd), or NULL when it does not exist. */
 static char *slurp(const char *path)
@@ -128,11 +110,7 @@ static void make_tree(const char *tracers)
 	put("events/irq/irq_handler_exit/format", "name: irq_handler_exit\n");
 	put("events/sched/enable", "0\n");
 	put("events/sched/sched_waking/enable", "0\n");
-	snprintf(path, sizeof(path), "%s/instances", tree);
-	mkdir(path, 0755);
 }
-
-#define ALL_TRACERS "irqsoff preemptoff preemptirqsoff wakeup wakeup_rt wakeup_dl function nop\n"
 
 /* Every file of the tree as "path=content" records, in a stable order. */
 struct snap {
@@ -233,28 +211,17 @@ static char state_file[200];
 
 static void setup(void)
 {
-	snprintf(top, sizeof(top), "/tmp/lh-state-test.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(top));
-	snprintf(tree, sizeof(tree), "%s/tracing", top);
-	snprintf(sdir, sizeof(sdir), "%s/run", top);
+	fake_tracefs_create("state");
 	snprintf(state_file, sizeof(state_file), "%s/%s", sdir, LH_STATE_FILE);
-	mkdir(tree, 0755);
-	mkdir(sdir, 0755);
 	make_tree(ALL_TRACERS);
-	ck_assert_int_eq(tracefs_set_tracing_dir(tree), 0);
+	fake_tracefs_use();
 	memset(&diag, 0, sizeof(diag));
-}
-
-static int rm_fn(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	return remove(path);
 }
 
 static void teardown(void)
 {
 	lh_diag_release(&diag);
-	tracefs_set_tracing_dir(NULL);
-	nftw(top, rm_fn, 16, FTW_DEPTH | FTW_PHYS);
+	fake_tracefs_destroy();
 }
 
 static struct lh_session_opts base_opts(void)
@@ -983,13 +950,4 @@ static Suite *state_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(state_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
-}
+LH_CHECK_MAIN(state_suite)

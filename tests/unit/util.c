@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the shared helpers (src/util.c): durations both ways, the diagnostics list,
+ * the string arena, and the hashes.
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "check-main.h"
+
+static uint64_t dur(const char *s)
+{
+	const char *err = NULL;
+	uint64_t ns = 0;
+
+	ck_assert_msg(!lh_duration_parse(s, &ns, &err), "'%s': %s", s, err);
+	return ns;
+}
+
+static const char *dur_err(const char *s)
+{
+	const char *err = NULL;
+	uint64_t ns = 12345;
+
+	ck_assert_msg(lh_duration_parse(s, &ns, &err) == -1, "'%s' parsed as %llu", s,
+		      (unsigned long long)ns);
+	ck_assert_ptr_nonnull(err);
+	ck_assert_uint_eq(ns, 12345);	/* untouched on error */
+	return err;
+}
+
+START_TEST(duration_parse)
+{
+	ck_assert_uint_eq(dur("250ns"), 250);
+	ck_assert_uint_eq(dur("500us"), 500000);
+	ck_assert_uint_eq(dur("2ms"), 2000000);
+	ck_assert_uint_eq(dur("1.5s"), 1500000000);
+	ck_assert_uint_eq(dur("10m"), 600000000000ULL);
+	ck_assert_uint_eq(dur("12h"), 43200000000000ULL);
+	ck_assert_uint_eq(dur("150"), 150000);		/* a bare number is µs */
+	ck_assert_uint_eq(dur("0"), 0);
+	ck_assert_uint_eq(dur(".5us"), 500);
+	ck_assert_uint_eq(dur("1e3us"), 1000000);
+	ck_assert_uint_eq(dur("1.4ns"), 1);		/* rounded to the nearest ns */
+	ck_assert_uint_eq(dur("1.5ns"), 2);
+	/* The largest durations a uint64_t of ns holds, exactly where it matters. */
+	ck_assert_uint_eq(dur("18446744073709549568ns"), 18446744073709549568ULL);
+	ck_assert_uint_eq(dur("9300000000s"), 9300000000000000000ULL);
+}
+END_TEST
+
+START_TEST(duration_parse_errors)
+{
+	ck_assert_str_eq(dur_err(""), "empty duration");
+	ck_assert_ptr_nonnull(strstr(dur_err("-1ms"), "positive"));
+	ck_assert_ptr_nonnull(strstr(dur_err("+1ms"), "positive"));
+	ck_assert_ptr_nonnull(strstr(dur_err(" 5ms"), "positive"));
+	ck_assert_ptr_nonnull(strstr(dur_err("\t5ms"), "positive"));
+	ck_assert_ptr_nonnull(strstr(dur_err("ms"), "positive"));
+	ck_assert_ptr_nonnull(strstr(dur_err("5 ms"), "unit"));
+	ck_assert_ptr_nonnull(strstr(dur_err("1parsec"), "unit"));
+	ck_assert_ptr_nonnull(strstr(dur_err("5MS"), "unit"));
+	/* strtod() would take these: a duration is decimal */
+	dur_err("0x10ms");
+	dur_err("0x1p3us");
+	dur_err("nan");
+	dur_err("inf");
+	dur_err("1e999s");
+	/* Past 2^64 ns: refused, never wrapped or clamped (llround() overflowed at 2^63). */
+	ck_assert_str_eq(dur_err("18446744073709551616ns"), "duration too large");
+	ck_assert_str_eq(dur_err("9999999999999999999999ns"), "duration too large");
+	ck_assert_str_eq(dur_err("5124096h"), "duration too large");
+	ck_assert_str_eq(dur_err("1e19s"), "duration too large");
+}
+END_TEST
+
+START_TEST(duration_format)
+{
+	static const struct {
+		uint64_t	ns;
+		const char	*text;
+	} cases[] = {
+		{ 0, "0us" }, { 1, "1ns" }, { 1500, "1500ns" }, { 2000, "2us" },
+		{ 1500000, "1500us" }, { 2000000, "2ms" }, { 1500000000, "1500ms" },
+		{ 90000000000ULL, "90s" }, { 600000000000ULL, "10m" },
+		{ 43200000000000ULL, "12h" },
+	};
+	char buf[32];
+	uint64_t ns;
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(cases); i++) {
+		ck_assert_str_eq(lh_duration_format(cases[i].ns, buf, sizeof(buf)),
+				 cases[i].text);
+		/* what it writes parses back to the same value */
+		ns = dur(buf);
+		ck_assert_uint_eq(ns, cases[i].ns);
+	}
+	ck_assert_str_eq(lh_duration_format(UINT64_MAX, buf, sizeof(buf)),
+			 "18446744073709551615ns");
+}
+END_TEST
+
+START_TEST(diag_keeps_and_counts)
+{
+	struct lh_diag d = { 0 };
+	unsigned int i;
+
+	lh_diag_add(&d, LH_DIAG_WARNING, "f.trace:%d: %s", 12, "odd line");
+	lh_diag_add(&d, LH_DIAG_ERROR, "cannot open '%s'", "x");
+	ck_assert_uint_eq(d.nr, 2);
+	ck_assert_uint_eq(d.warnings, 1);
+	ck_assert_uint_eq(d.errors, 1);
+	ck_assert_str_eq(d.msgs[0].text, "f.trace:12: odd line");
+	ck_assert_int_eq(d.msgs[1].level, LH_DIAG_ERROR);
+	for (i = 0; i < 2 * LH_DIAG_KEEP; i++)
+		lh_diag_add(&d, LH_DIAG_WARNING, "w%u", i);
+	ck_assert_uint_eq(d.nr, LH_DIAG_KEEP);		/* bounded text */
+	ck_assert_uint_eq(d.warnings, 1 + 2 * LH_DIAG_KEEP);	/* every one counted */
+	lh_diag_release(&d);
+	ck_assert_uint_eq(d.nr, 0);
+	ck_assert_uint_eq(d.warnings + d.errors, 0);
+	ck_assert_ptr_null(d.msgs);
+	lh_diag_release(&d);				/* again: harmless */
+}
+END_TEST
+
+START_TEST(arena_reuses_memory)
+{
+	struct lh_arena a = { 0 };
+	char *p, *big, *first;
+	size_t i;
+
+	first = lh_arena_strdup(&a, "hello");
+	ck_assert_str_eq(first, "hello");
+	p = lh_arena_strndup(&a, "worldwide", 5);
+	ck_assert_str_eq(p, "world");
+	ck_assert_uint_eq((uintptr_t)p % 8, 0);
+	ck_assert_str_eq(first, "hello");		/* never moves */
+	big = lh_arena_alloc(&a, 200000);		/* larger than a block */
+	memset(big, 'x', 200000);
+	for (i = 0; i < 10000; i++)
+		lh_arena_strdup(&a, "some text that fills blocks");
+	ck_assert_str_eq(first, "hello");
+	ck_assert_str_eq(p, "world");
+
+	/* Once warm, a reset arena hands out the same memory again. */
+	lh_arena_reset(&a);
+	ck_assert_uint_eq(a.used, 0);
+	ck_assert_ptr_eq(lh_arena_strdup(&a, "again"), first);
+	lh_arena_release(&a);
+	ck_assert_ptr_null(a.first);
+	lh_arena_release(&a);
+}
+END_TEST
+
+START_TEST(grow)
+{
+	size_t *v = NULL, alloc = 0, i;
+
+	for (i = 0; i < 1000; i++) {
+		LH_GROW(v, i + 1, alloc);
+		v[i] = i;
+	}
+	ck_assert_uint_ge(alloc, 1000);
+	LH_GROW(v, 10, alloc);				/* never shrinks */
+	ck_assert_uint_ge(alloc, 1000);
+	ck_assert_uint_eq(v[999], 999);
+	free(v);
+}
+END_TEST
+
+/* A size that overflows is out of memory, never a short buffer. */
+START_TEST(grow_overflow_aborts)
+{
+	uint64_t *v = NULL;
+	size_t alloc = 0;
+
+	LH_GROW(v, SIZE_MAX / 4, alloc);
+}
+END_TEST
+
+START_TEST(xasprintf)
+{
+	char *s = lh_xasprintf("%s-%d", "irq_test", 82);
+
+	ck_assert_str_eq(s, "irq_test-82");
+	free(s);
+}
+END_TEST
+
+START_TEST(hashes)
+{
+	/* FNV-1a's published test vector, and a seed that changes it */
+	ck_assert_uint_eq(lh_hash("a", 1, 0), 0xaf63dc4c8601ec8cULL);
+	ck_assert_uint_ne(lh_hash("a", 1, 1), lh_hash("a", 1, 0));
+	/* the fast hash: equal texts agree, every length and byte counts */
+	ck_assert_uint_eq(lh_hash_fast("do_idle_loop", 12, 0), lh_hash_fast("do_idle_loop", 12, 0));
+	ck_assert_uint_ne(lh_hash_fast("do_idle_loop", 12, 0), lh_hash_fast("do_idle_loop", 11, 0));
+	ck_assert_uint_ne(lh_hash_fast("do_idle_loop", 12, 0), lh_hash_fast("do_idle_lool", 12, 0));
+	ck_assert_uint_ne(lh_hash_fast("", 0, 0), lh_hash_fast("", 0, 1));
+}
+END_TEST
+
+static Suite *util_suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("util");
+
+	tcase_add_test(tc, duration_parse);
+	tcase_add_test(tc, duration_parse_errors);
+	tcase_add_test(tc, duration_format);
+	tcase_add_test(tc, diag_keeps_and_counts);
+	tcase_add_test(tc, arena_reuses_memory);
+	tcase_add_test(tc, grow);
+	tcase_add_test_raise_signal(tc, grow_overflow_aborts, SIGABRT);
+	tcase_add_test(tc, xasprintf);
+	tcase_add_test(tc, hashes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+LH_CHECK_MAIN(util_suite)
