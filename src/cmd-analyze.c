@@ -59,31 +59,6 @@ static int opt_rules(const struct lh_option *opt, const char *arg)
 	return 0;
 }
 
-static int opt_format(const struct lh_option *opt, const char *arg)
-{
-	if (lh_format_parse(arg, opt->value))
-		return lh_error("invalid --format '%s': expected text, json or junit", arg);
-	return 0;
-}
-
-static int opt_max(const struct lh_option *opt, const char *arg)
-{
-	const char *err;
-
-	if (lh_gate_parse_max(opt->value, arg, &err))
-		return lh_error("invalid --max '%s': %s", arg, err);
-	return 0;
-}
-
-static int opt_fail_on(const struct lh_option *opt, const char *arg)
-{
-	const char *err;
-
-	if (lh_gate_parse_fail_on(opt->value, arg, &err))
-		return lh_error("invalid --fail-on '%s': %s", arg, err);
-	return 0;
-}
-
 /* Return: 0, or -1 when a rule file is broken or missing (every problem printed). */
 static int load_rules(struct lh_rules *rs, const struct analyze *a)
 {
@@ -187,19 +162,13 @@ int lh_cmd_analyze(int argc, char **argv)
 				opt_rules),
 		LH_OPT_GROUP("report"),
 		LH_OPT_CALLBACK('f', "format", &a.format, "FORMAT",
-				"text (default), json or junit", opt_format),
+				"text (default), json or junit", lh_opt_format),
 		LH_OPT_STRING('o', "output", &a.output, "FILE",
 			      "write the report to FILE (atomically), not standard output"),
 		LH_OPT_UINT(0, "keep", &a.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),
 		LH_OPT_BOOL('q', "quiet", &a.quiet, "print no warnings or notes on stderr"),
-		LH_OPT_GROUP("gates"),
-		LH_OPT_CALLBACK(0, "max", &a.gate, "TRACER=DURATION",
-				"fail when TRACER's worst section is longer (repeatable; "
-				"'all' for every tracer)", opt_max),
-		LH_OPT_CALLBACK(0, "fail-on", &a.gate, "SEVERITY",
-				"fail on rule hits of SEVERITY or above: info, warning, "
-				"critical (default), none", opt_fail_on),
+		LH_OPT_GATES(&a.gate),
 		LH_OPT_END(),
 	};
 	struct lh_report_opts ropts = { 0 };

@@ -28,7 +28,8 @@ static const char reset_epilogue[] =
 	"lathound is running.\n"
 	"\nexit status:\n"
 	"    0  restored, or nothing to restore\n"
-	"    1  the state could not be restored (the file is kept), or another lathound runs\n";
+	"    1  the state could not be restored (the file is kept), another lathound runs, or a\n"
+	"       killed run's instance could not be removed (what was restored is still listed)\n";
 
 /* One restored knob, as the user would write it: "current_tracer = nop". */
 static void print_entry(const struct lh_state_entry *e)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "opts.h"
 #include "util.h"
 
 /* Exit codes, as rtla: 0 passed, 1 error, 2 gate failed. */
@@ -41,5 +42,24 @@ const char *lh_default_rules_dir(void);
  * "and N more" for those not shown (counted, or dropped past LH_DIAG_KEEP).
  */
 void lh_print_diag(const struct lh_diag *d, size_t show, bool warnings);
+
+/*
+ * Option callbacks of the commands that report and gate (analyze, record): the option's
+ * value is an enum lh_format * (lh_opt_format) or a struct lh_gate * (lh_opt_max,
+ * lh_opt_fail_on). Return: 0, or -1 after printing what is wrong with arg.
+ */
+int lh_opt_format(const struct lh_option *opt, const char *arg);
+int lh_opt_max(const struct lh_option *opt, const char *arg);
+int lh_opt_fail_on(const struct lh_option *opt, const char *arg);
+
+/* The "gates" options, declared once for every command that gates (gate: struct lh_gate *). */
+#define LH_OPT_GATES(gate)									\
+	LH_OPT_GROUP("gates"),									\
+	LH_OPT_CALLBACK(0, "max", (gate), "TRACER=DURATION",					\
+			"fail when TRACER's worst section is longer (repeatable; "		\
+			"'all' for every tracer)", lh_opt_max),					\
+	LH_OPT_CALLBACK(0, "fail-on", (gate), "SEVERITY",					\
+			"fail on rule hits of SEVERITY or above: info, warning, "		\
+			"critical (default), none", lh_opt_fail_on)
 
 #endif /* LH_CMDS_H */

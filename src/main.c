@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cmds.h"
+#include "report.h"
 #include "util.h"
 
 static const struct lh_command {
@@ -98,6 +99,31 @@ const char *lh_default_rules_dir(void)
 		}
 	}
 	return LH_RULES_DIR;
+}
+
+int lh_opt_format(const struct lh_option *opt, const char *arg)
+{
+	if (lh_format_parse(arg, opt->value))
+		return lh_error("invalid --format '%s': expected text, json or junit", arg);
+	return 0;
+}
+
+int lh_opt_max(const struct lh_option *opt, const char *arg)
+{
+	const char *err;
+
+	if (lh_gate_parse_max(opt->value, arg, &err))
+		return lh_error("invalid --max '%s': %s", arg, err);
+	return 0;
+}
+
+int lh_opt_fail_on(const struct lh_option *opt, const char *arg)
+{
+	const char *err;
+
+	if (lh_gate_parse_fail_on(opt->value, arg, &err))
+		return lh_error("invalid --fail-on '%s': %s", arg, err);
+	return 0;
 }
 
 int main(int argc, char **argv)

@@ -195,10 +195,27 @@ warn(struct lh_parser *p, unsigned long line, const char *fmt, ...)
 
 /* Function-name table: open addressing, emptied per record by bumping the generation. */
 
+/*
+ * The body of lh_hash_fast(), folded to 32 bits, kept here on purpose: calling the shared
+ * one measured 5-7% slower in bench/parse-bench (code layout of the hottest loop).
+ */
 static inline uint32_t name_hash(const char *s, size_t len)
 {
-	uint64_t h = lh_hash_fast(s, len, 0);
+	uint64_t h = 0x9e3779b97f4a7c15ULL * (len + 1), w;
+	size_t i;
 
+	while (len >= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+		s += 8;
+		len -= 8;
+	}
+	w = 0;
+	for (i = 0; i < len; i++)
+		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	h = (h ^ w) * 0x94d049bb133111ebULL;
+	h ^= h >> 29;
 	return (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -243,8 +244,15 @@ void lh_arena_release(struct lh_arena *a)
 
 void lh_oom(void)
 {
+	static bool exiting;
+
 	fputs("lathound: fatal: out of memory\n", stderr);
-	abort();
+	/* Out of memory again, in an atexit handler: exit() must not run twice. */
+	if (exiting)
+		_exit(1);
+	exiting = true;
+	/* exit(), not abort(): the atexit handlers give borrowed tracefs state back. */
+	exit(1);
 }
 
 void lh_grow(void **ptr, size_t *alloc, size_t nr, size_t elem)

@@ -77,7 +77,7 @@ struct lh_arena {
 
 /*
  * Return: size bytes (8-byte aligned) that stay valid until the arena is reset or
- * released; never NULL (aborts on ENOMEM). Nothing handed out is freed on its own.
+ * released; never NULL (lh_oom() on ENOMEM). Nothing handed out is freed on its own.
  */
 void *lh_arena_alloc(struct lh_arena *a, size_t size);
 /* Return: a NUL-terminated copy of s[0..len) in the arena (see lh_arena_alloc()). */
@@ -91,21 +91,25 @@ void lh_arena_release(struct lh_arena *a);
 
 /*
  * Grows *ptr (of *alloc elements of size elem) to hold at least nr, reallocating it (the
- * caller still owns and frees *ptr). Aborts on ENOMEM or when the size overflows.
+ * caller still owns and frees *ptr). lh_oom() on ENOMEM or when the size overflows.
  */
 void lh_grow(void **ptr, size_t *alloc, size_t nr, size_t elem);
 #define LH_GROW(ptr, nr, alloc) lh_grow((void **)&(ptr), &(alloc), (nr), sizeof(*(ptr)))
 
 /*
- * malloc/calloc/strdup/asprintf that abort with a message on ENOMEM (as git's xmalloc):
- * the one exit library code may take. Return: the memory, never NULL; the caller frees it.
+ * malloc/calloc/strdup/asprintf that exit with a message on ENOMEM (as git's xmalloc): the
+ * one exit library code may take. Return: the memory, never NULL; the caller frees it.
  */
 void *lh_xmalloc(size_t size);
 void *lh_xcalloc(size_t nmemb, size_t size);
 char *lh_xstrdup(const char *s);
 char *lh_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *lh_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-/* Says "lathound: fatal: out of memory" and aborts: for allocators other than the above. */
+/*
+ * Says "lathound: fatal: out of memory" and exits with status 1 (LH_EXIT_ERROR), running
+ * the atexit handlers that give borrowed kernel state back: for allocators other than the
+ * above (libpcre2, asprintf...).
+ */
 void lh_oom(void) __attribute__((noreturn));
 
 /* Return: the 64-bit FNV-1a hash of data[0..len): stable, for signatures. */
@@ -119,16 +123,18 @@ uint64_t lh_hash(const void *data, size_t len, uint64_t seed);
 static inline uint64_t lh_hash_fast(const void *s, size_t len, uint64_t seed)
 {
 	const unsigned char *p = s;
-	uint64_t h = (0x9e3779b97f4a7c15ULL ^ seed) + len, v;
+	uint64_t h = (0x9e3779b97f4a7c15ULL * (len + 1)) ^ seed, w;
+	size_t i;
 
 	for (; len >= 8; len -= 8, p += 8) {
-		__builtin_memcpy(&v, p, 8);
-		h = (h ^ v) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
+		__builtin_memcpy(&w, p, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
 	}
-	v = 0;
-	__builtin_memcpy(&v, p, len);
-	h = (h ^ v) * 0xc4ceb9fe1a85ec53ULL;
+	/* The tail byte by byte: a memcpy() of a variable length is a call. */
+	for (w = 0, i = 0; i < len; i++)
+		w |= (uint64_t)p[i] << (8 * i);
+	h = (h ^ w) * 0x94d049bb133111ebULL;
 	return h ^ (h >> 29);
 }
 

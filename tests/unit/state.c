@@ -915,6 +915,38 @@ START_TEST(atexit_restores)
 }
 END_TEST
 
+/*
+ * Out of memory anywhere (lh_xmalloc() and friends) while a session is live must still give
+ * tracefs back: lh_oom() exits, which runs the atexit handler; abort() would skip it.
+ */
+START_TEST(oom_restores)
+{
+	struct lh_session_opts o = base_opts();
+	struct lh_session *s;
+	struct snap *before = snapshot(NULL);
+	uint64_t *v = NULL;
+	size_t alloc = 0;
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		if (lh_session_create(&s, &o, &diag) || lh_session_arm(s, LH_TRACER_IRQSOFF, &diag))
+			_exit(3);
+		LH_GROW(v, SIZE_MAX / 4, alloc);	/* a size that overflows: out of memory */
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status), "the child was killed by signal %d",
+		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	ck_assert_int_eq(WEXITSTATUS(status), 1);
+	ck_unchanged(before, NULL);
+	ck_assert(!exists(state_file));
+	snap_free(before);
+}
+END_TEST
+
 static Suite *state_suite(void)
 {
 	Suite *s = suite_create("state");
@@ -946,6 +978,7 @@ static Suite *state_suite(void)
 	tcase_add_test(tc, kprobes);
 	tcase_add_test(tc, not_tracefs);
 	tcase_add_test(tc, atexit_restores);
+	tcase_add_test(tc, oom_restores);
 	suite_add_tcase(s, tc);
 	return s;
 }
