@@ -129,10 +129,8 @@ static struct cpu_state *cpu_state(struct lh_irqstat *st, int cpu)
 		if (n > LH_IRQSTAT_MAX_CPUS)
 			n = LH_IRQSTAT_MAX_CPUS;
 		st->cpus = realloc(st->cpus, n * sizeof(*st->cpus));
-		if (!st->cpus) {
-			fputs("lathound: fatal: out of memory\n", stderr);
-			abort();
-		}
+		if (!st->cpus)
+			lh_oom();	/* exits through the tracefs restore, unlike abort() */
 		memset(st->cpus + st->nr_cpus, 0, (n - st->nr_cpus) * sizeof(*st->cpus));
 		st->nr_cpus = n;
 	}
