@@ -73,8 +73,18 @@ demo: deps lathound
 fuzz:
 	$(MAKE) -C tests/fuzz
 
+# Offline figures (parser throughput vs grep, 10 vs 1000 rules); live figures on this
+# machine's tracefs (root: idle cost over 10 minutes, IRQ event rate); figures on the test
+# kernel under QEMU (capture rate, latency inflation).
 bench: lathound
 	bench/run
+
+bench-live: lathound
+	bench/record-idle.sh 600
+	bench/irq-rate.sh
+
+bench-vm: deps lathound
+	bench/vm-capture.sh
 
 valgrind: lathound unit
 	LH_VALGRIND=1 tests/run-all unit cli
@@ -96,5 +106,6 @@ clean:
 	rm -f lathound src/*.o tests/unit/*.t
 	-$(MAKE) -C tests/fuzz clean 2>/dev/null
 
-.PHONY: all unit check check-unit check-host check-vm deps demo fuzz bench valgrind install \
+.PHONY: all unit check check-unit check-host check-vm deps demo fuzz bench bench-live bench-vm \
+	valgrind install \
 	uninstall clean

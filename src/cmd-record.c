@@ -202,31 +202,6 @@ bad:
 			arg, opt->long_name);
 }
 
-static int opt_format(const struct lh_option *opt, const char *arg)
-{
-	if (lh_format_parse(arg, opt->value))
-		return lh_error("invalid --format '%s': expected text, json or junit", arg);
-	return 0;
-}
-
-static int opt_max(const struct lh_option *opt, const char *arg)
-{
-	const char *err;
-
-	if (lh_gate_parse_max(opt->value, arg, &err))
-		return lh_error("invalid --max '%s': %s", arg, err);
-	return 0;
-}
-
-static int opt_fail_on(const struct lh_option *opt, const char *arg)
-{
-	const char *err;
-
-	if (lh_gate_parse_fail_on(opt->value, arg, &err))
-		return lh_error("invalid --fail-on '%s': %s", arg, err);
-	return 0;
-}
-
 /* ---- the run ---- */
 
 struct run {
@@ -279,27 +254,12 @@ static void status_clear(struct run *r)
 	}
 }
 
-/* Prints d's messages (errors as errors, warnings unless quiet), then how many more. */
+/* Clears the status line (r may be NULL), then prints d's messages: warnings unless quiet. */
 static void print_diag(struct run *r, const struct lh_diag *d, size_t show)
 {
-	unsigned long total = d->errors + d->warnings, shown = 0;
-	size_t i;
-
 	if (r)
 		status_clear(r);
-	if (lh_quiet)
-		total = d->errors;
-	for (i = 0; i < d->nr && shown < show; i++) {
-		if (d->msgs[i].level == LH_DIAG_ERROR) {
-			lh_error("%s", d->msgs[i].text);
-			shown++;
-		} else if (!lh_quiet) {
-			lh_warn("%s", d->msgs[i].text);
-			shown++;
-		}
-	}
-	if (total > shown)
-		lh_warn("and %lu more", total - shown);
+	lh_print_diag(d, show, !lh_quiet);
 }
 
 /* Moves d's messages to the report's notes (so the report lists them), then empties d. */
@@ -758,8 +718,7 @@ static char *default_output_dir(void)
 	dir = lh_xstrdup(base);
 	for (i = 2; !stat(dir, &st) && i < 1000; i++) {
 		free(dir);
-		if (asprintf(&dir, "%s-%d", base, i) < 0)
-			return NULL;
+		dir = lh_xasprintf("%s-%d", base, i);
 	}
 	return dir;
 }
@@ -827,8 +786,7 @@ static int capture_open(struct run *r, struct lh_diag *d)
 	int ret;
 
 	/* 'trace' lives next to tracing_max_latency, in the top-level instance. */
-	if (asprintf(&trace, "%.*strace", slash ? (int)(slash - max + 1) : 0, max) < 0)
-		return -1;
+	trace = lh_xasprintf("%.*strace", slash ? (int)(slash - max + 1) : 0, max);
 	co.trace = trace;
 	ret = lh_capture_open(&r->capture, &co, d);
 	free(trace);
@@ -1249,7 +1207,7 @@ int lh_cmd_record(int argc, char **argv)
 			    "raw snapshots kept at most (default 1000)"),
 		LH_OPT_CALLBACK('f', "format", &o.format, "FORMAT",
 				"report printed at the end: text (default), json or junit",
-				opt_format),
+				lh_opt_format),
 		LH_OPT_UINT(0, "keep", &o.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),
 		LH_OPT_BOOL('q', "quiet", &o.quiet, "no status line, no warnings"),
@@ -1257,22 +1215,17 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_CALLBACK('r', "rules", &o.rules, "PATH",
 				"rule file or directory (repeatable; replaces the defaults)",
 				opt_list),
-		LH_OPT_GROUP("gates"),
-		LH_OPT_CALLBACK(0, "max", &o.gate, "TRACER=DURATION",
-				"fail when TRACER's worst section is longer (repeatable; 'all')",
-				opt_max),
-		LH_OPT_CALLBACK(0, "fail-on", &o.gate, "SEVERITY",
-				"fail on rule hits of SEVERITY or above: info, warning, critical, none",
-				opt_fail_on),
+		LH_OPT_GATES(&o.gate),
 		LH_OPT_GROUP("tracefs"),
 		LH_OPT_BOOL(0, "force", &o.force,
 			    "take over a current_tracer that another tool left set"),
 		LH_OPT_BOOL(0, "poll", &o.poll,
 			    "poll tracing_max_latency every 100ms instead of using inotify"),
-		LH_OPT_STRING(0, "tracefs", &o.tracefs, "DIR",
-			      "tracefs mounted at DIR (default: found, or mounted, by libtracefs)"),
-		LH_OPT_STRING(0, "state-dir", &o.state_dir, "DIR",
-			      "directory of the saved state and the lock (default /run/lathound)"),
+		/* For tests (a fake tracefs, a private lock): in the man page, not in --help. */
+		LH_OPT_HIDDEN(LH_OPT_STRING(0, "tracefs", &o.tracefs, "DIR",
+			      "tracefs mounted at DIR (default: found, or mounted, by libtracefs)")),
+		LH_OPT_HIDDEN(LH_OPT_STRING(0, "state-dir", &o.state_dir, "DIR",
+			      "directory of the saved state and the lock (default /run/lathound)")),
 		LH_OPT_END(),
 	};
 	char **command = NULL, *outdir = NULL;
@@ -1297,14 +1250,8 @@ int lh_cmd_record(int argc, char **argv)
 	lh_quiet = o.quiet;
 	if (check_opts(&o))
 		goto out;
-	if (!o.output) {
-		outdir = default_output_dir();
-		if (!outdir) {
-			lh_error("cannot name an output directory: %s", strerror(errno));
-			goto out;
-		}
-		o.output = outdir;
-	}
+	if (!o.output)
+		o.output = outdir = default_output_dir();
 	code = record(&o, command);
 out:
 	free(outdir);

@@ -65,7 +65,7 @@ int lh_cmd_reset(int argc, char **argv)
 	};
 	struct lh_state *st = NULL;
 	struct lh_diag d = { 0 };
-	int first, ret, code, removed;
+	int first, lock, ret, code, removed;
 	size_t i;
 
 	first = lh_parse_command(argc, argv, options, reset_usage, reset_epilogue, true);
@@ -76,9 +76,17 @@ int lh_cmd_reset(int argc, char **argv)
 	if (!state_dir)
 		state_dir = LH_STATE_DIR;
 
-	ret = lh_session_recover_state(state_dir, &st, &d);
-	/* The killed run's own instance (irq statistics) goes too; a live run's stays. */
-	removed = ret < 0 ? 0 : lh_irqtrace_remove_stale(&d);
+	/* Under the run lock: no lathound starts (or runs) while its instances are judged. */
+	lock = lh_session_lock(state_dir, &d);
+	if (lock < 0) {
+		ret = -1;
+		removed = 0;
+	} else {
+		ret = lh_session_recover_locked(state_dir, &st, &d);
+		/* The killed run's own instance (irq statistics) goes too; a live run's stays. */
+		removed = ret < 0 ? 0 : lh_irqtrace_remove_stale(&d);
+		lh_session_unlock(lock);
+	}
 	for (i = 0; i < d.nr; i++) {
 		if (d.msgs[i].level == LH_DIAG_ERROR)
 			lh_error("%s", d.msgs[i].text);

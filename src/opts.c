@@ -27,6 +27,8 @@ void lh_usage(FILE *f, const char *const *usage, const struct lh_option *opts)
 			fprintf(f, "%s%s\n", o == opts ? "" : "\n", o->help);
 			continue;
 		}
+		if (o->hidden)
+			continue;
 		if (o->short_name)
 			n += snprintf(head + n, sizeof(head) - n, "-%c", o->short_name);
 		if (o->long_name)

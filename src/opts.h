@@ -32,15 +32,31 @@ struct lh_option {
 	const char		*help;
 	lh_opt_cb		cb;
 	int			optional_arg;
+	bool			hidden;	/* parsed, but not listed in the usage (LH_OPT_HIDDEN) */
 };
 
 #define LH_OPT_END()			{ .type = LH_OPTT_END }
 #define LH_OPT_GROUP(h)			{ .type = LH_OPTT_GROUP, .help = (h) }
-#define LH_OPT_BOOL(s, l, v, h)		{ LH_OPTT_BOOL, (s), (l), (v), NULL, (h), NULL, 0 }
-#define LH_OPT_STRING(s, l, v, a, h)	{ LH_OPTT_STRING, (s), (l), (v), (a), (h), NULL, 0 }
-#define LH_OPT_UINT(s, l, v, a, h)	{ LH_OPTT_UINT, (s), (l), (v), (a), (h), NULL, 0 }
-#define LH_OPT_DURATION(s, l, v, h)	{ LH_OPTT_DURATION, (s), (l), (v), "DURATION", (h), NULL, 0 }
-#define LH_OPT_CALLBACK(s, l, v, a, h, f) { LH_OPTT_CALLBACK, (s), (l), (v), (a), (h), (f), 0 }
+#define LH_OPT_BOOL(s, l, v, h)		{ LH_OPTT_BOOL, (s), (l), (v), NULL, (h), NULL, 0, false }
+#define LH_OPT_STRING(s, l, v, a, h)	{ LH_OPTT_STRING, (s), (l), (v), (a), (h), NULL, 0, false }
+#define LH_OPT_UINT(s, l, v, a, h)	{ LH_OPTT_UINT, (s), (l), (v), (a), (h), NULL, 0, false }
+#define LH_OPT_DURATION(s, l, v, h)	\
+	{ LH_OPTT_DURATION, (s), (l), (v), "DURATION", (h), NULL, 0, false }
+#define LH_OPT_CALLBACK(s, l, v, a, h, f) \
+	{ LH_OPTT_CALLBACK, (s), (l), (v), (a), (h), (f), 0, false }
+
+/*
+ * LH_OPT_HIDDEN(LH_OPT_STRING(...)): an option that works but that the usage does not
+ * list (test-only knobs; the man page documents them). A copy made at run time: for option
+ * tables in functions, not static ones.
+ */
+#define LH_OPT_HIDDEN(opt)		lh_opt_hidden((struct lh_option)opt)
+
+static inline struct lh_option lh_opt_hidden(struct lh_option o)
+{
+	o.hidden = true;
+	return o;
+}
 
 /* Returned by lh_parse_options() when --help was given and usage went to stdout. */
 #define LH_OPTS_HELP -2

@@ -364,11 +364,14 @@ static void print_run(const struct lh_report *rep, FILE *out)
 	const struct lh_run_info *run = &rep->run;
 	char a[32], b[32], thr[32];
 	const char *start, *end;
+	bool armed = false;
 	double secs;
 	int i;
 
 	if (!rep->has_run)
 		return;
+	for (i = 0; i < LH_TRACER_NR; i++)
+		armed |= run->armed_ns[i] != 0;
 	start = lh_report_iso8601(run->started_ns, a, sizeof(a));
 	end = lh_report_iso8601(run->ended_ns, b, sizeof(b));
 	secs = run->ended_ns > run->started_ns ? (double)(run->ended_ns - run->started_ns) / 1e9
@@ -377,19 +380,24 @@ static void print_run(const struct lh_report *rep, FILE *out)
 	if (run->end_reason)
 		fprintf(out, ", ended by %s", run->end_reason);
 	fputc('\n', out);
-	fprintf(out, "  threshold %s, %lu capture%s (%s), %lu section%s lost, %lu snapshot%s dropped\n",
-		run->threshold_ns ? lh_report_fmt_us(run->threshold_ns, thr, sizeof(thr)) :
-				    "0 (running maxima)",
-		run->captures, run->captures == 1 ? "" : "s",
-		run->wait_method ? run->wait_method : "?", run->sections_lost,
-		run->sections_lost == 1 ? "" : "s", run->snapshots_dropped,
-		run->snapshots_dropped == 1 ? "" : "s");
-	fprintf(out, "  armed:");
-	for (i = 0; i < LH_TRACER_NR; i++)
-		if (run->armed_ns[tracer_at(i)])
-			fprintf(out, " %s %.1f s", lh_tracer_name(tracer_at(i)),
-				(double)run->armed_ns[tracer_at(i)] / 1e9);
-	fputc('\n', out);
+	if (!run->wait_method && !armed) {
+		/* 'record --irq-only': no tracer was armed, nothing waited for sections. */
+		fprintf(out, "  no latency tracer armed (IRQ statistics only)\n");
+	} else {
+		fprintf(out, "  threshold %s, %lu capture%s (%s), %lu section%s lost, %lu snapshot%s dropped\n",
+			run->threshold_ns ? lh_report_fmt_us(run->threshold_ns, thr, sizeof(thr)) :
+					    "0 (running maxima)",
+			run->captures, run->captures == 1 ? "" : "s",
+			run->wait_method ? run->wait_method : "?",
+			run->sections_lost, run->sections_lost == 1 ? "" : "s",
+			run->snapshots_dropped, run->snapshots_dropped == 1 ? "" : "s");
+		fprintf(out, "  armed:");
+		for (i = 0; i < LH_TRACER_NR; i++)
+			if (run->armed_ns[tracer_at(i)])
+				fprintf(out, " %s %.1f s", lh_tracer_name(tracer_at(i)),
+					(double)run->armed_ns[tracer_at(i)] / 1e9);
+		fputc('\n', out);
+	}
 	if (run->command) {
 		fprintf(out, "  command: %s", run->command);
 		if (run->command_status >= 0)

@@ -23,7 +23,6 @@
 #define TRACEFS_MOUNT_POINT	"/sys/kernel/tracing"
 #define MOUNT_HINT		"mount -t tracefs nodev " TRACEFS_MOUNT_POINT
 #define KPROBE_GROUP		"lathound"
-#define TRACE_READ_MAX		(256u << 20)	/* a snapshot never comes close */
 
 struct lh_session {
 	struct lh_session	*next;		/* live sessions (the atexit safety net) */
@@ -187,6 +186,25 @@ static int take_lock(const char *state_dir, const char *lock_path, struct lh_dia
 	return fd;
 }
 
+int lh_session_lock(const char *state_dir, struct lh_diag *diag)
+{
+	char *lock_path;
+	int fd;
+
+	if (!state_dir)
+		state_dir = LH_STATE_DIR;
+	lock_path = path_join(state_dir, LH_LOCK_FILE);
+	fd = take_lock(state_dir, lock_path, diag);
+	free(lock_path);
+	return fd;
+}
+
+void lh_session_unlock(int lock)
+{
+	if (lock >= 0)
+		close(lock);	/* drops the flock */
+}
+
 pid_t lh_session_lock_holder(const char *state_dir)
 {
 	char *path = path_join(state_dir ? state_dir : LH_STATE_DIR, LH_LOCK_FILE);
@@ -249,34 +267,43 @@ static int recover_locked(const char *state_path, struct lh_state **restored,
 int lh_session_recover_state(const char *state_dir, struct lh_state **restored,
 			     struct lh_diag *diag)
 {
-	char *state_path, *lock_path;
+	char *state_path;
 	struct stat sb;
-	int fd, ret;
+	int lock, ret = 0;
 
 	if (restored)
 		*restored = NULL;
 	if (!state_dir)
 		state_dir = LH_STATE_DIR;
 	state_path = path_join(state_dir, LH_STATE_FILE);
-	lock_path = path_join(state_dir, LH_LOCK_FILE);
-	ret = 0;
 	if (stat(state_path, &sb)) {
 		if (errno != ENOENT)
 			ret = fail(diag, "cannot check state file '%s': %s", state_path,
 				   strerror(errno));
 		goto out;
 	}
-	fd = take_lock(state_dir, lock_path, diag);
-	if (fd < 0) {
-		fail(diag, "its state file '%s' is in use, not left over", state_path);
-		ret = -1;
+	lock = lh_session_lock(state_dir, diag);
+	if (lock < 0) {
+		ret = fail(diag, "its state file '%s' is in use, not left over", state_path);
 		goto out;
 	}
 	ret = recover_locked(state_path, restored, diag);
-	close(fd);
+	lh_session_unlock(lock);
 out:
 	free(state_path);
-	free(lock_path);
+	return ret;
+}
+
+int lh_session_recover_locked(const char *state_dir, struct lh_state **restored,
+			      struct lh_diag *diag)
+{
+	char *state_path = path_join(state_dir ? state_dir : LH_STATE_DIR, LH_STATE_FILE);
+	int ret;
+
+	if (restored)
+		*restored = NULL;
+	ret = recover_locked(state_path, restored, diag);
+	free(state_path);
 	return ret;
 }
 
@@ -836,69 +863,6 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, struct lh_diag *diag)
 const char *lh_session_max_latency_path(const struct lh_session *s)
 {
 	return s ? s->max_latency_path : NULL;
-}
-
-int lh_session_read_max_latency(struct lh_session *s, uint64_t *us)
-{
-	char buf[64], *end;
-	ssize_t n;
-	int fd, err;
-
-	fd = tracefs_instance_file_open(NULL, "tracing_max_latency", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	err = errno;
-	close(fd);
-	if (n <= 0) {
-		errno = n < 0 ? err : ENODATA;
-		return -1;
-	}
-	buf[n] = '\0';
-	errno = 0;
-	*us = strtoull(buf, &end, 10);
-	if (errno || end == buf) {
-		errno = EINVAL;
-		return -1;
-	}
-	return 0;
-}
-
-ssize_t lh_session_read_trace(struct lh_session *s, char **buf, size_t *alloc)
-{
-	size_t len = 0;
-	ssize_t n;
-	int fd, err;
-
-	/* Tracing pauses while 'trace' is open: read it in one go and close it. */
-	fd = tracefs_instance_file_open(NULL, "trace", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		if (*alloc - len < 4096 + 1) {
-			if (*alloc >= TRACE_READ_MAX) {
-				close(fd);
-				errno = EFBIG;
-				return -1;
-			}
-			lh_grow((void **)buf, alloc, len + 65536, 1);
-		}
-		n = read(fd, *buf + len, *alloc - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = errno;
-			close(fd);
-			errno = err;
-			return -1;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	close(fd);
-	(*buf)[len] = '\0';
-	return len;
 }
 
 void lh_session_stop_tracing(struct lh_session *s)

@@ -80,13 +80,6 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, struct lh_diag *diag)
 
 /* Return: the path of tracing_max_latency, for inotify (borrowed from s). */
 const char *lh_session_max_latency_path(const struct lh_session *s);
-/* Reads tracing_max_latency in µs. Return: 0, or -1 with errno. */
-int lh_session_read_max_latency(struct lh_session *s, uint64_t *us);
-/*
- * Reads the whole 'trace' file (the snapshot) into *buf (grown as needed, owned by the
- * caller, reused between calls). Return: bytes read, or -1 with errno.
- */
-ssize_t lh_session_read_trace(struct lh_session *s, char **buf, size_t *alloc);
 
 /*
  * Async-signal-safe: stops tracing (writes 0 to the pre-opened tracing_on fd). For a
@@ -107,6 +100,23 @@ int lh_session_recover(const char *state_dir, struct lh_diag *diag);
  */
 int lh_session_recover_state(const char *state_dir, struct lh_state **restored,
 			     struct lh_diag *diag);
+/*
+ * lh_session_recover_state() for a caller that holds the lock (lh_session_lock()), so
+ * that it can clean up more before another run may start ('lathound reset' removes the
+ * killed run's tracefs instance). Return: as lh_session_recover_state().
+ */
+int lh_session_recover_locked(const char *state_dir, struct lh_state **restored,
+			      struct lh_diag *diag);
+
+/*
+ * Takes the run lock of state_dir (NULL = LH_STATE_DIR; the directory and the lock file
+ * are created as needed), as a session does, for work that must not run beside a live
+ * lathound. Return: the lock, an fd to give back with lh_session_unlock(), or -1 with the
+ * reason in diag ("another lathound (pid N) is using the latency tracers").
+ */
+int lh_session_lock(const char *state_dir, struct lh_diag *diag);
+/* Drops a lock taken with lh_session_lock(); -1 is ignored. */
+void lh_session_unlock(int lock);
 
 /*
  * Finds tracefs (libtracefs mounts it when it is not mounted). Return: 0 and *dir

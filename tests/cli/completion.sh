@@ -47,9 +47,12 @@ done
 expect_in "reset --state-dir=" "$(comp reset --)" "--state-dir="
 for o in --tracer= --threshold= --slice= --function-trace --filter= --notrace= --kprobe= \
 	--buffer-size= --irq-only --duration= --output= --checkpoint= --disk-budget= \
-	--max-snapshots= --format= --keep= --quiet --rules= --max= --fail-on= --force --poll \
-	--tracefs= --state-dir=; do
+	--max-snapshots= --format= --keep= --quiet --rules= --max= --fail-on= --force --poll; do
 	expect_in "record $o" "$(comp record --)" "$o"
+done
+# record's test-only options work but are hidden from --help, so not offered either.
+for o in --tracefs= --state-dir=; do
+	expect_not_in "record $o: hidden, not offered" "$(comp record --)" "$o"
 done
 
 # Values.

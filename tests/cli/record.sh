@@ -110,6 +110,9 @@ expect_tree "refused options"
 run record --help
 expect_rc "record --help" 0
 expect_in "help says the default tracers and why" "$out" "Default tracers: irqsoff,wakeup_rt"
+expect_in "help lists the tracefs options" "$out" "--poll"
+expect_not_in "help hides the test-only --tracefs" "$out" "--tracefs"
+expect_not_in "help hides the test-only --state-dir" "$out" "--state-dir"
 
 # ---- capture: two sections, then a notification whose snapshot was already read ----
 mkfake

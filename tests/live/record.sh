@@ -164,6 +164,9 @@ if [ "$bad" = 0 ]; then ok "every handler is a real one: its irq and name are in
 expect_jq "report.json: no latency tracer armed, no captures" "$J" \
 	'.run.captures == 0 and .run.wait_method == null'
 check "report.txt written" grep -q "IRQ handlers" "$TMP/b/report.txt"
+expect_in "report.txt says no latency tracer was armed" "$(cat "$TMP/b/report.txt")" \
+	"  no latency tracer armed (IRQ statistics only)"
+expect_not_in "report.txt: no capture count for --irq-only" "$(cat "$TMP/b/report.txt")" "captures ("
 
 # A ring buffer too small to keep up (shrunk under the running lathound): losses are counted.
 start --irq-only -d 4s -o "$TMP/b-lost" -q
@@ -252,6 +255,11 @@ run record --irq-only -d 1s -o "$TMP/d2"
 expect_rc "a second concurrent run is refused" 1
 expect_in "the refusal names the running lathound's pid" "$err" "pid $first"
 check "the refused run created no output directory" test ! -e "$TMP/d2"
+# reset holds the run lock while it judges instances: with a run live it refuses outright.
+run reset
+expect_rc "reset while a run is live is refused" 1
+expect_in "reset names the running lathound" "$err" "another lathound (pid $first)"
+check "reset left the live run's instance alone" test -d "$T/instances/lathound-$first"
 kill -INT $first
 finish_bg
 expect_rc "the first run still ends cleanly" 0

@@ -141,7 +141,7 @@ START_TEST(real_enospc_on_tiny_tmpfs)
 	int i;
 
 	if (geteuid() != 0 || unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) ||
 	    mkdir(dir, 0755) || mount("lh-test", dir, "tmpfs", 0, "size=64k")) {
 		fprintf(stderr, "# real ENOSPC test skipped: needs root and a private tmpfs mount\n");
 		return;

@@ -767,6 +767,49 @@ START_TEST(json_run_and_irq_stats)
 }
 END_TEST
 
+/* 'record --irq-only': run info without a tracer armed says so, not "0 captures (?)". */
+START_TEST(text_run_irq_only)
+{
+	struct lh_report *rep = lh_report_alloc(NULL, NULL);
+	struct lh_irqstat *st = lh_irqstat_alloc();
+	struct lh_run_info run = { 0 };
+	json_object *root;
+	char *text;
+
+	lh_irqstat_add(st, 1, 30, "virtio0", 5000);
+	run.mode = "record";
+	run.started_ns = 1796148000000000000ULL;
+	run.ended_ns = run.started_ns + 4000000000ULL;
+	run.command_status = -1;
+	run.end_reason = "duration";
+	run.irqstat = st;
+	lh_report_set_run(rep, &run);
+
+	text = render(rep, LH_FORMAT_TEXT);
+	ck_assert_msg(strstr(text, "ended by duration\n  no latency tracer armed (IRQ statistics only)\n"),
+		      "%s", text);
+	ck_assert_msg(!strstr(text, "capture"), "%s", text);
+	ck_assert_msg(!strstr(text, "armed:"), "%s", text);
+	ck_assert_msg(strstr(text, "IRQ handlers: 1 run accounted"), "%s", text);
+	free(text);
+	root = render_json(rep);
+	ck_assert(jnull(jk(root, "run"), "wait_method"));
+	ck_assert_int_eq(ji(jk(root, "run"), "captures"), 0);
+	json_object_put(root);
+
+	/* A tracer armed with no wait method known still lists what was armed. */
+	run.armed_ns[LH_TRACER_WAKEUP_RT] = 4000000000ULL;
+	lh_report_set_run(rep, &run);
+	text = render(rep, LH_FORMAT_TEXT);
+	ck_assert_msg(strstr(text, "0 captures (?)"), "%s", text);
+	ck_assert_msg(strstr(text, "armed: wakeup_rt 4.0 s"), "%s", text);
+	ck_assert_msg(!strstr(text, "no latency tracer armed"), "%s", text);
+	free(text);
+	lh_report_free(rep);
+	lh_irqstat_free(st);
+}
+END_TEST
+
 /* lh_report_feed() matches with the report's rules, as analyze and record use it. */
 START_TEST(feed_matches_rules)
 {
@@ -1078,6 +1121,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, json_wakeup_and_unknowns);
 	tcase_add_test(tc, json_input_and_warnings);
 	tcase_add_test(tc, json_run_and_irq_stats);
+	tcase_add_test(tc, text_run_irq_only);
 	tcase_add_test(tc, feed_matches_rules);
 	tcase_add_test(tc, junit_well_formed_and_escaped);
 	tcase_add_test(tc, junit_no_gates_no_rules);

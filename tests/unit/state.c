@@ -549,35 +549,12 @@ START_TEST(session_function_trace_on)
 }
 END_TEST
 
-START_TEST(session_reads)
+START_TEST(session_max_latency_path)
 {
 	struct lh_session_opts o = base_opts();
 	struct lh_session *s;
-	char *buf = NULL, *big;
-	size_t alloc = 0;
-	uint64_t us = 0;
-	ssize_t n;
 
 	ck_assert_int_eq(lh_session_create(&s, &o, &diag), 0);
-	put("trace", "# tracer: irqsoff\n# latency: 2002 us\n");
-	n = lh_session_read_trace(s, &buf, &alloc);
-	ck_assert_int_eq(n, 37);
-	ck_assert_str_eq(buf, "# tracer: irqsoff\n# latency: 2002 us\n");
-	/* a bigger one reuses and grows the same buffer */
-	big = malloc(300001);
-	memset(big, 'x', 300000);
-	big[300000] = '\0';
-	put("trace", big);
-	n = lh_session_read_trace(s, &buf, &alloc);
-	ck_assert_int_eq(n, 300000);
-	ck_assert(alloc > 300000);
-	ck_assert(!memcmp(buf, big, 300000) && buf[300000] == '\0');
-	free(big);
-	free(buf);
-
-	put("tracing_max_latency", "2002\n");
-	ck_assert_int_eq(lh_session_read_max_latency(s, &us), 0);
-	ck_assert_uint_eq(us, 2002);
 	ck_assert_ptr_nonnull(strstr(lh_session_max_latency_path(s), "/tracing/tracing_max_latency"));
 	ck_assert_int_eq(lh_session_destroy(s, &diag), 0);
 }
@@ -966,7 +943,7 @@ static Suite *state_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, session_leaves_tree_identical);
 	tcase_add_test(tc, session_function_trace_on);
-	tcase_add_test(tc, session_reads);
+	tcase_add_test(tc, session_max_latency_path);
 	tcase_add_test(tc, lock_refusal);
 	tcase_add_test(tc, tracer_busy);
 	tcase_add_test(tc, tracers_missing);
