@@ -63,20 +63,9 @@ static int opt_rules(const struct lh_option *opt, const char *arg)
 static int load_rules(struct lh_rules *rs, const struct analyze *a)
 {
 	struct lh_diag diag = { 0 };
-	const char *def;
-	struct stat st;
-	size_t i;
-	int ret = 0;
+	int ret;
 
-	if (!a->nr_rules) {
-		/* The default set is optional: an installation may ship no rules. */
-		def = lh_default_rules_dir();
-		if (!stat(def, &st))
-			ret = lh_rules_load(rs, def, &diag);
-	}
-	for (i = 0; i < a->nr_rules; i++)
-		if (lh_rules_load(rs, a->rules[i], &diag))
-			ret = -1;
+	ret = lh_load_rules(rs, a->rules, a->nr_rules, &diag);
 	lh_print_diag(&diag, (size_t)-1, !a->quiet);
 	lh_diag_release(&diag);
 	return ret;
@@ -108,8 +97,10 @@ static int slurp(int fd, char **buf, size_t *len)
 }
 
 /* Parses one trace file ("-": standard input) into the report. Return: 0, or -1 (printed). */
-static int analyze_file(const char *path, struct lh_parser *p, struct lh_report *rep)
+static int analyze_file(const char *path, struct lh_parser *p, struct lh_report *rep,
+			struct lh_diag *diag)
 {
+	unsigned long before = lh_parser_stats(p)->snapshots;
 	bool is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "<stdin>" : path;
 	struct stat st;
@@ -141,6 +132,9 @@ static int analyze_file(const char *path, struct lh_parser *p, struct lh_report 
 	lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
 	free(buf);
 out_close:
+	if (lh_parser_stats(p)->snapshots == before)
+		lh_diag_add(diag, LH_DIAG_WARNING, "%s: no latency snapshot found ('# tracer:' header)",
+			    name);
 	if (!is_stdin)
 		close(fd);
 	return ret;
@@ -211,11 +205,16 @@ int lh_cmd_analyze(int argc, char **argv)
 	rep = lh_report_alloc(rules, &ropts);
 	parser = lh_parser_alloc(&diag);
 	for (i = 0; i < nfiles; i++)
-		if (analyze_file(files[i], parser, rep))
+		if (analyze_file(files[i], parser, rep, &diag))
 			failed = true;
 
 	if (!a.quiet)
 		lh_print_diag(&diag, SHOW_WARNINGS, true);
+	/* An empty or foreign input must not pass a gate by having nothing in it. */
+	if (!failed && !lh_parser_stats(parser)->snapshots) {
+		lh_error("no latency snapshot in the input: nothing to analyze or gate");
+		failed = true;
+	}
 	lh_report_add_parse_stats(rep, lh_parser_stats(parser));
 	lh_report_add_diag(rep, &diag);
 	passed = lh_report_evaluate(rep, &a.gate);

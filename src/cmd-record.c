@@ -687,19 +687,9 @@ static char *join_argv(char **argv)
 static int load_rules(struct lh_rules *rs, const struct record_opts *o)
 {
 	struct lh_diag diag = { 0 };
-	const char *def;
-	struct stat st;
-	size_t i;
-	int ret = 0;
+	int ret;
 
-	if (!o->rules.nr) {
-		def = lh_default_rules_dir();
-		if (!stat(def, &st))
-			ret = lh_rules_load(rs, def, &diag);
-	}
-	for (i = 0; i < o->rules.nr; i++)
-		if (lh_rules_load(rs, o->rules.v[i], &diag))
-			ret = -1;
+	ret = lh_load_rules(rs, o->rules.v, o->rules.nr, &diag);
 	print_diag(NULL, &diag, (size_t)-1);
 	lh_diag_release(&diag);
 	return ret;

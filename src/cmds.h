@@ -62,4 +62,12 @@ int lh_opt_fail_on(const struct lh_option *opt, const char *arg);
 			"fail on rule hits of SEVERITY or above: info, warning, "		\
 			"critical (default), none", lh_opt_fail_on)
 
+/*
+ * Loads the rule files named by --rules (paths[0..nr)), or the default rule directory when
+ * there are none; a missing default directory is a warning in diag, not an error.
+ * Return: 0, or -1 when a rule file is broken or missing (every problem in diag).
+ */
+struct lh_rules;
+int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, struct lh_diag *diag);
+
 #endif /* LH_CMDS_H */

@@ -242,8 +242,11 @@ static void check_root(struct lh_doctor *d, long euid)
 		    "not running as root (euid %ld): tracefs can only be written by root", euid);
 }
 
-/* Return: true when tracefs is usable. */
-static bool check_tracefs(struct lh_doctor *d)
+/*
+ * Return: true when tracefs is usable. *denied is set when tracefs is there but this user
+ * may not look into it (0700 as mounted): then nothing in it can be judged.
+ */
+static bool check_tracefs(struct lh_doctor *d, bool *denied)
 {
 	struct lh_diag diag = { 0 };
 	bool was_mounted = tracefs_in_proc_mounts();
@@ -251,7 +254,14 @@ static bool check_tracefs(struct lh_doctor *d)
 	char *file;
 	bool ok = false;
 
+	*denied = false;
 	if (lh_session_tracing_dir(&dir, &diag)) {
+		if (errno == EACCES || errno == EPERM) {
+			*denied = true;
+			add(d, LH_DOCTOR_FAIL, "tracefs", "run as root (sudo lathound doctor)", "%s",
+			    diag.nr ? diag.msgs[0].text : strerror(errno));
+			goto out;
+		}
 		add(d, LH_DOCTOR_FAIL, "tracefs", "as root: " MOUNT_CMD " (if the mount point is missing, the kernel lacks CONFIG_TRACING)",
 		    "%s", diag.nr ? diag.msgs[0].text : "tracefs not found");
 		goto out;
@@ -282,8 +292,11 @@ static void check_kconfig(struct lh_doctor *d)
 		    "kernel config not found (%s)", d->config_tried);
 }
 
-/* Return: how many latency tracers are available. */
-static int check_tracers(struct lh_doctor *d)
+/*
+ * Return: how many latency tracers are available. denied: tracefs cannot be read, so
+ * whether a tracer is there is unknown (the kernel config can only hint).
+ */
+static int check_tracers(struct lh_doctor *d, bool denied)
 {
 	char **avail = d->tracing_dir ? tracefs_tracers(d->tracing_dir) : NULL;
 	char name[64], says[2][128], needs[128], remedy[192];
@@ -312,6 +325,12 @@ static int check_tracers(struct lh_doctor *d)
 			kconfig_says(d, cfg, says[0], sizeof(says[0]));
 			says[1][0] = '\0';
 		}
+		if (denied) {
+			add(d, LH_DOCTOR_WARN, name, "run lathound doctor as root to check",
+			    "unknown (tracefs not readable; kernel config: %s%s%s)", says[0],
+			    says[1][0] ? ", " : "", says[1]);
+			continue;
+		}
 		snprintf(remedy, sizeof(remedy), "build the kernel with %s",
 			 lh_session_tracer_needs(t, needs, sizeof(needs)));
 		add(d, LH_DOCTOR_WARN, name, remedy, "not available in this kernel (%s%s%s)",
@@ -321,6 +340,9 @@ static int check_tracers(struct lh_doctor *d)
 	if (n)
 		add(d, LH_DOCTOR_OK, "latency tracers", NULL, "%d of %d available", n,
 		    LH_TRACER_NR - 1);
+	else if (denied)
+		add(d, LH_DOCTOR_WARN, "latency tracers", "run lathound doctor as root to check",
+		    "unknown (tracefs not readable)");
 	else
 		add(d, LH_DOCTOR_FAIL, "latency tracers",
 		    "build a kernel with CONFIG_IRQSOFF_TRACER=y CONFIG_PREEMPT_TRACER=y CONFIG_SCHED_TRACER=y (all three are off in most distribution kernels)",
@@ -488,24 +510,24 @@ static void check_leftovers(struct lh_doctor *d, const char *state_dir, pid_t ho
 bool lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o)
 {
 	const char *state_dir = o->state_dir ? o->state_dir : LH_STATE_DIR;
-	bool root, tracefs;
+	bool root, tracefs, denied;
 	pid_t holder;
 	int tracers = 0;
 
 	read_kconfig(d, o);
 	root = !(o->euid < 0 ? (long)geteuid() : o->euid);
 	check_root(d, o->euid < 0 ? (long)geteuid() : o->euid);
-	tracefs = check_tracefs(d);
+	tracefs = check_tracefs(d, &denied);
 	check_kconfig(d);
 	holder = lh_session_lock_holder(state_dir);
 	if (d->tracing_dir) {
-		tracers = check_tracers(d);
+		tracers = check_tracers(d, false);
 		check_events(d);
 		check_kprobes(d);
 		check_function_tracing(d);
 		check_tracer_state(d, holder);
 	} else {
-		tracers = check_tracers(d);	/* from the kernel config alone */
+		tracers = check_tracers(d, denied);	/* from the kernel config alone */
 	}
 	check_leftovers(d, state_dir, holder);
 	d->can_run = root && tracefs && tracers > 0;

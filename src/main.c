@@ -96,9 +96,41 @@ const char *lh_default_rules_dir(void)
 			snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "/src/main.c");
 			if (!stat(exe, &st) && !stat(path, &st) && S_ISDIR(st.st_mode))
 				return path;
+			/*
+			 * Installed as PREFIX/bin/lathound: PREFIX/share/lathound/rules, so that
+			 * a copy installed under another PREFIX than it was built for still
+			 * finds its rules.
+			 */
+			exe[strlen(exe) - strlen("/src/main.c")] = '\0';
+			snprintf(path, sizeof(path), "%s/../share/lathound/rules", exe);
+			if (!stat(path, &st) && S_ISDIR(st.st_mode))
+				return path;
 		}
 	}
 	return LH_RULES_DIR;
+}
+
+int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, struct lh_diag *diag)
+{
+	const char *def;
+	struct stat st;
+	size_t i;
+	int ret = 0;
+
+	if (!nr) {
+		def = lh_default_rules_dir();
+		if (stat(def, &st)) {
+			lh_diag_add(diag, LH_DIAG_WARNING,
+				    "no rules loaded: default rule directory '%s' not found (give --rules PATH)",
+				    def);
+			return 0;
+		}
+		return lh_rules_load(rs, def, diag);
+	}
+	for (i = 0; i < nr; i++)
+		if (lh_rules_load(rs, paths[i], diag))
+			ret = -1;
+	return ret;
 }
 
 int lh_opt_format(const struct lh_option *opt, const char *arg)

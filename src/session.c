@@ -110,9 +110,20 @@ const char *lh_session_tracer_needs(enum lh_tracer t, char *buf, size_t len)
 	return buf;
 }
 
+/* Return: -1 with the reason in diag and errno kept, for tracefs that stat() failed on. */
+static int tracefs_denied(const char *d, int err, struct lh_diag *diag)
+{
+	fail(diag, "cannot access tracefs at '%s': %s (run lathound record as root)", d,
+	     strerror(err));
+	errno = err;
+	return -1;
+}
+
 int lh_session_tracing_dir(const char **dir, struct lh_diag *diag)
 {
 	const char *d = tracefs_tracing_dir();
+	struct stat sb;
+	char *file;
 	int err;
 
 	if (!d) {
@@ -123,13 +134,42 @@ int lh_session_tracing_dir(const char **dir, struct lh_diag *diag)
 		if (!mount("nodev", TRACEFS_MOUNT_POINT, "tracefs", 0, NULL))
 			d = tracefs_tracing_dir();
 		err = errno;
-		if (!d)
-			return fail(diag, "tracefs is not mounted and cannot be mounted on '%s': %s; mount it as root with '%s'",
-				    TRACEFS_MOUNT_POINT, strerror(err), MOUNT_HINT);
+		if (!d) {
+			fail(diag, "tracefs is not mounted and cannot be mounted on '%s': %s; mount it as root with '%s'",
+			     TRACEFS_MOUNT_POINT, strerror(err), MOUNT_HINT);
+			errno = err;
+			return -1;
+		}
 	}
-	if (!lh_state_knob_exists("current_tracer"))
-		return fail(diag, "tracefs at '%s' has no current_tracer: this kernel has no ftrace tracers (needs CONFIG_FTRACE=y)",
-			    d);
+	/* A missing file and one we may not see are different problems: keep errno apart. */
+	if (stat(d, &sb)) {
+		err = errno;
+		if (err == EACCES || err == EPERM)
+			return tracefs_denied(d, err, diag);
+		fail(diag, "no tracefs at '%s': %s; mount it as root with '%s'", d, strerror(err),
+		     MOUNT_HINT);
+		errno = err;
+		return -1;
+	}
+	file = path_join(d, "current_tracer");
+	err = stat(file, &sb) ? errno : 0;
+	free(file);
+	if (err == EACCES || err == EPERM)
+		return tracefs_denied(d, err, diag);
+	if (err) {
+		/* Not even 'trace': not tracefs at all (a --tracefs directory, or nothing mounted). */
+		file = path_join(d, "trace");
+		if (stat(file, &sb)) {
+			fail(diag, "'%s' is not a tracefs (no 'trace' file); mount tracefs as root with '%s'",
+			     d, MOUNT_HINT);
+		} else {
+			fail(diag, "tracefs at '%s' has no current_tracer: this kernel has no ftrace tracers (needs CONFIG_FTRACE=y)",
+			     d);
+		}
+		free(file);
+		errno = err;
+		return -1;
+	}
 	*dir = d;
 	return 0;
 }

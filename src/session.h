@@ -120,8 +120,10 @@ void lh_session_unlock(int lock);
 
 /*
  * Finds tracefs (libtracefs mounts it when it is not mounted). Return: 0 and *dir
- * (borrowed from libtracefs), or -1 with why in diag: mount failure with the errno and
- * the mount command, or a tracefs without current_tracer.
+ * (borrowed from libtracefs), or -1 with why in diag and errno set: EACCES/EPERM when
+ * tracefs cannot be looked into ("cannot access tracefs at 'DIR': Permission denied (run
+ * lathound record as root)"), else a mount failure or a directory that is not tracefs (with
+ * the mount command), or a tracefs without current_tracer.
  */
 int lh_session_tracing_dir(const char **dir, struct lh_diag *diag);
 
