@@ -3,11 +3,13 @@
  * lathound doctor: can this kernel and system run lathound, and how to fix what is
  * missing. The checks live in doctor.c; this prints them, one line each, or as JSON.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include <json-c/json.h>
+#include <tracefs.h>
 
 #include "cmds.h"
 #include "doctor.h"
@@ -125,7 +127,7 @@ static int print_json(const struct lh_doctor *d, const char *kernel)
 int lh_cmd_doctor(int argc, char **argv)
 {
 	struct lh_doctor_opts o = { .euid = -1 };
-	const char *format = "text";
+	const char *format = "text", *tracefs = NULL;
 	const struct lh_option options[] = {
 		LH_OPT_CALLBACK('f', "format", &format, "FORMAT", "text (default) or json",
 				opt_format),
@@ -133,6 +135,8 @@ int lh_cmd_doctor(int argc, char **argv)
 			      "directory of the saved state and the lock (default /run/lathound)"),
 		LH_OPT_STRING(0, "kernel-config", &o.config_path, "FILE",
 			      "kernel config to read (default /proc/config.gz, /boot/config-RELEASE)"),
+		/* For the tests: a tracefs tree made of plain files. */
+		LH_OPT_HIDDEN(LH_OPT_STRING(0, "tracefs", &tracefs, "DIR", "tracefs directory")),
 		LH_OPT_END(),
 	};
 	struct lh_doctor d = { 0 };
@@ -145,6 +149,10 @@ int lh_cmd_doctor(int argc, char **argv)
 		return lh_finish_stdout(LH_EXIT_PASS);
 	if (first < 0)
 		return LH_EXIT_ERROR;
+	if (tracefs && tracefs_set_tracing_dir((char *)tracefs)) {
+		lh_error("cannot use '%s' as tracefs: %s", tracefs, strerror(errno));
+		return LH_EXIT_ERROR;
+	}
 	if (!uname(&u))
 		kernel = u.release;
 	code = lh_doctor_run(&d, &o) ? LH_EXIT_PASS : LH_EXIT_ERROR;

@@ -808,7 +808,8 @@ static int start_tracing(struct run *r)
 		return -1;
 	}
 	if (lh_session_create(&r->session, &so, &d)) {
-		print_diag(NULL, &d, SHOW_DIAG);
+		/* Even with -q: the warnings (tracers the kernel lacks, their CONFIG_) say why. */
+		lh_print_diag(&d, SHOW_DIAG, true);
 		goto out;
 	}
 	signal_session = r->session;

@@ -6,7 +6,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmds.h"
 #include "opts.h"
@@ -44,17 +43,8 @@ static int rules_check(int argc, char **argv)
 	}
 
 	rs = lh_rules_alloc();
-	for (; n < argc; n++) {
-		size_t before = lh_rules_nr_files(rs);
-		unsigned long errors = diag.errors;
-		struct stat st;
-
+	for (; n < argc; n++)
 		lh_rules_load(rs, argv[n], &diag);
-		if (diag.errors == errors && lh_rules_nr_files(rs) == before &&
-		    !stat(argv[n], &st) && S_ISDIR(st.st_mode))
-			lh_diag_add(&diag, LH_DIAG_ERROR, "no rule files (*.rules) in directory '%s'",
-				    argv[n]);
-	}
 	lh_print_diag(&diag, (size_t)-1, true);
 	if (diag.errors) {
 		lh_error("rule check failed: %lu error%s", diag.errors,

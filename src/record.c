@@ -200,26 +200,67 @@ struct lh_func *lh_record_add_func(struct lh_record *r)
 	return f;
 }
 
+/*
+ * Innermost frames that are the tracer's or the scheduler's own plumbing: a wakeup
+ * tracer's stacks start in probe_wakeup/__schedule, an irqs-off one in trace_hardirqs_on.
+ */
+static bool frame_is_plumbing(const char *f, bool wakeup)
+{
+	static const char *const tracing[] = {
+		"__ftrace_trace_stack", "ftrace_", "probe_wakeup", "__traceiter_", "trace_",
+		"tracer_", "__trace_",
+	};
+	static const char *const sched[] = {
+		"__schedule", "schedule", "preempt_schedule", "__cond_resched", "_cond_resched",
+	};
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(tracing); i++)
+		if (!strncmp(f, tracing[i], strlen(tracing[i])))
+			return true;
+	for (i = 0; wakeup && i < LH_ARRAY_SIZE(sched); i++)
+		if (!strncmp(f, sched[i], strlen(sched[i])))
+			return true;
+	return false;
+}
+
+size_t lh_record_culprit_frames(const struct lh_record *r, const char **frames, size_t max)
+{
+	bool wakeup = lh_tracer_is_wakeup(r->tracer) || r->has_wakeup;
+	const struct lh_stack *s;
+	size_t i = 0, n = 0;
+
+	if (!r->nr_stacks)
+		return 0;
+	/* A wakeup's culprit is what ran until the switch: the last stack's caller side. */
+	s = &r->stacks[wakeup ? r->nr_stacks - 1 : 0];
+	while (i < s->nr && frame_is_plumbing(s->frames[i], wakeup))
+		i++;
+	if (i == s->nr)
+		i = 0;	/* all plumbing: keep them rather than nothing */
+	for (; i < s->nr && n < max; i++)
+		frames[n++] = s->frames[i];
+	return n;
+}
+
 /* Frames that every irqs-off/preempt-off stack ends with say nothing about the culprit. */
 #define SIG_FRAMES 3
 
 char *lh_record_signature(const struct lh_record *r, char *buf, size_t len)
 {
-	size_t off, i;
+	const char *frames[SIG_FRAMES];
+	size_t off, i, nr;
 	int n;
 
 	n = snprintf(buf, len, "%s|%s|%s|", lh_tracer_name(r->tracer),
 		     r->started_at ? r->started_at : "-", r->ended_at ? r->ended_at : "-");
 	off = n < 0 ? 0 : (size_t)n;
-	if (r->nr_stacks) {
-		const struct lh_stack *s = &r->stacks[0];
-
-		for (i = 0; i < s->nr && i < SIG_FRAMES && off < len; i++) {
-			n = snprintf(buf + off, len - off, "%s%s", i ? "<" : "", s->frames[i]);
-			if (n < 0)
-				break;
-			off += (size_t)n;
-		}
+	nr = lh_record_culprit_frames(r, frames, SIG_FRAMES);
+	for (i = 0; i < nr && off < len; i++) {
+		n = snprintf(buf + off, len - off, "%s%s", i ? "<" : "", frames[i]);
+		if (n < 0)
+			break;
+		off += (size_t)n;
 	}
 	if (r->has_wakeup && off < len)
 		snprintf(buf + off, len - off, "|%s", r->woken.comm ? r->woken.comm : "-");

@@ -127,6 +127,14 @@ struct lh_irq *lh_record_add_irq(struct lh_record *r);
 struct lh_func *lh_record_add_func(struct lh_record *r);
 
 /*
+ * The frames that name the culprit: of the first stack (for a wakeup tracer, the last one:
+ * what ran until the woken task got the CPU), innermost first, after the tracer's and the
+ * scheduler's own frames. Fills frames[0..max) with pointers borrowed from r.
+ * Return: how many.
+ */
+size_t lh_record_culprit_frames(const struct lh_record *r, const char **frames, size_t max);
+
+/*
  * The offender's signature: tracer, start and end sites and the innermost frames of the
  * first stack, e.g. "irqsoff|fake_irq_handler|fake_irq_handler|a<b<c". Writes into buf.
  * Return: buf.

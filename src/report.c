@@ -243,22 +243,22 @@ static uint64_t hash_str(uint64_t h, const char *s)
 	return lh_hash_fast(s, strlen(s), h);
 }
 
-static size_t sig_frames(const struct lh_record *r)
+/* r's culprit frames (lh_record_culprit_frames), at most LH_REPORT_SIG_FRAMES. */
+static size_t sig_frames(const struct lh_record *r, const char **frames)
 {
-	size_t n = r->nr_stacks ? r->stacks[0].nr : 0;
-
-	return n < LH_REPORT_SIG_FRAMES ? n : LH_REPORT_SIG_FRAMES;
+	return lh_record_culprit_frames(r, frames, LH_REPORT_SIG_FRAMES);
 }
 
 static uint64_t sig_hash(const struct lh_record *r)
 {
 	uint64_t h = 0x6c68736967ULL ^ (uint64_t)r->tracer;
-	size_t i, n = sig_frames(r);
+	const char *frames[LH_REPORT_SIG_FRAMES];
+	size_t i, n = sig_frames(r, frames);
 
 	h = hash_str(h, r->started_at);
 	h = hash_str(h, r->ended_at);
 	for (i = 0; i < n; i++)
-		h = hash_str(h, r->stacks[0].frames[i]);
+		h = hash_str(h, frames[i]);
 	h ^= n;
 	if (r->has_wakeup)
 		h = hash_str(h ^ 1, r->woken.comm);
@@ -272,13 +272,14 @@ static bool str_eq(const char *a, const char *b)
 
 static bool sig_equal(const struct lh_report_offender *o, const struct lh_record *r)
 {
-	size_t i, n = sig_frames(r);
+	const char *frames[LH_REPORT_SIG_FRAMES];
+	size_t i, n = sig_frames(r, frames);
 
 	if (o->tracer != r->tracer || o->nr_frames != n || o->has_wakeup != r->has_wakeup ||
 	    !str_eq(o->started, r->started_at) || !str_eq(o->ended, r->ended_at))
 		return false;
 	for (i = 0; i < n; i++)
-		if (strcmp(o->frames[i], r->stacks[0].frames[i]))
+		if (strcmp(o->frames[i], frames[i]))
 			return false;
 	return !r->has_wakeup || str_eq(o->woken, r->woken.comm);
 }
@@ -292,6 +293,7 @@ static const char *arena_dup(struct lh_report *rep, const char *s)
 static struct lh_report_offender *offender_get(struct lh_report *rep, const struct lh_record *r)
 {
 	uint64_t hash = sig_hash(r);
+	const char *frames[LH_REPORT_SIG_FRAMES];
 	struct lh_report_offender *o;
 	char sig[LH_REPORT_SIG_LEN];
 	size_t mask, i;
@@ -316,9 +318,9 @@ static struct lh_report_offender *offender_get(struct lh_report *rep, const stru
 	o->tracer = r->tracer;
 	o->started = arena_dup(rep, r->started_at);
 	o->ended = arena_dup(rep, r->ended_at);
-	o->nr_frames = sig_frames(r);
+	o->nr_frames = sig_frames(r, frames);
 	for (i = 0; i < o->nr_frames; i++)
-		o->frames[i] = lh_arena_strdup(&rep->arena, r->stacks[0].frames[i]);
+		o->frames[i] = lh_arena_strdup(&rep->arena, frames[i]);
 	o->has_wakeup = r->has_wakeup;
 	o->woken = r->has_wakeup ? arena_dup(rep, r->woken.comm) : NULL;
 	sig_table_insert(rep, hash, (uint32_t)rep->nr_offenders);

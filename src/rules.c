@@ -8,16 +8,18 @@
  * match context that bounds backtracking, so a pathological user pattern ends with a
  * warning instead of a hang.
  *
- * Matching is line by line: a subject (stack, functions...) is a text of lines and a
- * pattern without an explicit CR/LF (PCRE2_INFO_HASCRORLF) cannot span two of them, so
- * which rules match a line depends only on the line's text. That set is computed once
+ * A subject (stack, functions...) is a text of lines, its non-empty lines joined with '\n',
+ * and a rule fires when its pattern matches in any of its subjects. Most patterns cannot
+ * match a newline nor tell a line's edges from the subject's (may_cross_lines() decides,
+ * conservatively), so they match the text where they match one of its lines, and which
+ * rules match a line depends only on the line's text. That set is computed once
  * per distinct line for the whole run and kept as a bitset in a cache keyed by the text;
  * a record then costs one lookup per line and an OR of bitsets per subject, whatever the
  * number of rules. Computing a new line's set is itself kept cheap with many rules by a
  * literal prefilter: from each pattern we extract (conservatively) a few strings one of
  * which every match must contain; one Aho-Corasick pass over the line names the rules
- * worth running. Patterns that do contain CR/LF are matched against the subject's lines
- * joined with '\n', per record.
+ * worth running. The other patterns (an explicit CR/LF, \s, [^...], (?s)...) are matched
+ * against the joined subject text, per record.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -76,7 +78,7 @@ struct lit {
 struct rule {
 	struct lh_rule	pub;
 	pcre2_code	*code;
-	bool		span;		/* explicit CR/LF: matched on the joined subject text */
+	bool		span;		/* may cross lines: matched on the joined subject text */
 	bool		warned;		/* a match-limit warning was given */
 	struct lit	*lits;		/* prefilter: every match contains one of these */
 	unsigned int	nr_lits;
@@ -141,6 +143,7 @@ struct lh_rules {
 	uint32_t		*id_slots;	/* index + 1 into ids, 0 = empty */
 	size_t			nr_id_slots;
 
+	pcre2_compile_context	*cctx;
 	pcre2_match_context	*mctx;
 	pcre2_match_data	*md;
 	pcre2_jit_stack		*jit_stack;
@@ -219,10 +222,13 @@ struct lh_rules *lh_rules_alloc(void)
 	struct lh_rules *rs = lh_xcalloc(1, sizeof(*rs));
 
 	rs->cache_limit = LH_RULES_CACHE_DEFAULT;
+	rs->cctx = pcre2_compile_context_create(NULL);
 	rs->mctx = pcre2_match_context_create(NULL);
 	rs->md = pcre2_match_data_create(1, NULL);
-	if (!rs->mctx || !rs->md)
+	if (!rs->cctx || !rs->mctx || !rs->md)
 		lh_oom();
+	/* lines are joined with '\n': make it the newline whatever PCRE2's build default */
+	pcre2_set_newline(rs->cctx, PCRE2_NEWLINE_LF);
 	pcre2_set_match_limit(rs->mctx, MATCH_LIMIT);
 	pcre2_set_depth_limit(rs->mctx, DEPTH_LIMIT);
 	pcre2_set_heap_limit(rs->mctx, HEAP_LIMIT_KIB);
@@ -249,6 +255,7 @@ void lh_rules_free(struct lh_rules *rs)
 	lh_arena_release(&rs->arena);
 	pcre2_match_data_free(rs->md);
 	pcre2_match_context_free(rs->mctx);
+	pcre2_compile_context_free(rs->cctx);
 	pcre2_jit_stack_free(rs->jit_stack);
 	free(rs);
 }
@@ -854,6 +861,112 @@ static void extract_literals(struct lh_rules *rs, struct rule *r, struct lh_aren
 	r->nr_lits = req.nr;
 }
 
+/* Line-locality: which patterns can be matched line by line */
+
+/* POSIX classes that contain no newline (":ascii:", ":cntrl:", ":space:" do). */
+static const char *const posix_local[] = {
+	"alnum", "alpha", "blank", "digit", "graph", "lower", "print", "punct", "upper", "word",
+	"xdigit", "<", ">",
+};
+
+static bool posix_is_local(const char *p, size_t n)
+{
+	size_t i, len;
+
+	for (i = 0; i < sizeof(posix_local) / sizeof(posix_local[0]); i++) {
+		len = strlen(posix_local[i]);
+		if (n == len && !memcmp(p, posix_local[i], len))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether pattern p[0..n) might match differently on a subject's joined text than on each
+ * of its lines alone: when it may match a newline or see a subject's edges. Conservative,
+ * textual: anything that could match '\n' (a negated class, \s \v \R \H \W \D \X \C \p \P,
+ * an escape that encodes a character by number, a range from a control character, ':space:'
+ * and its kin), inline options that set dotall or unset multiline, '(*' verbs (newline
+ * conventions), and the subject anchors \A \z \Z \G. Patterns passing this scan never match
+ * a newline and treat a line's start and end as MULTILINE does the text around a '\n'.
+ */
+static bool may_cross_lines(const char *p, size_t n)
+{
+	bool in_class = false;
+	size_t i = 0, j;
+
+	while (i < n) {
+		unsigned char c = p[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return true;
+		if (c == '\\') {
+			unsigned char e = i + 1 < n ? p[i + 1] : 0;
+
+			i += 2;
+			if (e == 'Q') {
+				/* literal text up to \E */
+				for (; i < n && !(p[i] == '\\' && i + 1 < n && p[i + 1] == 'E'); i++)
+					if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+						return true;
+				i += 2;
+				continue;
+			}
+			if (!is_alnum(e))
+				continue;		/* an escaped symbol stands for itself */
+			if (strchr("dwhSVE", e))
+				continue;
+			if (in_class)
+				return true;		/* \b, \t... may start a range over '\n' */
+			if (strchr("bBKtefa", e) || (e == 'N' && (i >= n || p[i] != '{')))
+				continue;
+			if (e == 'g' || e == 'k')
+				continue;		/* back reference or subroutine call */
+			if (e >= '1' && e <= '9' && (i >= n || p[i] < '0' || p[i] > '9'))
+				continue;		/* \1..\9: back reference */
+			return true;
+		}
+		if (in_class) {
+			if (c == ']') {
+				in_class = false;
+			} else if (c == '[' && i + 1 < n && p[i + 1] == ':') {
+				const char *end = memchr(p + i + 2, ':', n - i - 2);
+
+				if (end && end + 1 < p + n && end[1] == ']') {
+					if (!posix_is_local(p + i + 2, end - p - i - 2))
+						return true;
+					i = end - p + 2;
+					continue;
+				}
+			}
+			i++;
+			continue;
+		}
+		if (c == '[') {
+			i++;
+			if (i < n && p[i] == '^')
+				return true;
+			if (i < n && p[i] == ']')
+				i++;			/* a leading ']' is literal */
+			in_class = true;
+			continue;
+		}
+		if (c == '(' && i + 1 < n && p[i + 1] == '*')
+			return true;
+		if (c == '(' && i + 1 < n && p[i + 1] == '?') {
+			/* an option setting: (?imsx-imsx) or (?imsx-imsx:...) or (?^...) */
+			for (j = i + 2; j < n && (is_alnum(p[j]) || p[j] == '-' || p[j] == '^'); j++)
+				;
+			if (j < n && (p[j] == ')' || p[j] == ':') && j > i + 2 &&
+			    (memchr(p + i + 2, 's', j - i - 2) || memchr(p + i + 2, 'm', j - i - 2) ||
+			     memchr(p + i + 2, '^', j - i - 2)))
+				return true;
+		}
+		i++;
+	}
+	return false;
+}
+
 /* Loading */
 
 struct loader {
@@ -879,16 +992,65 @@ struct loader {
 	enum lh_severity	severity;
 };
 
+/* Return: the length of the valid UTF-8 sequence of a printable character at s, or 0. */
+static size_t utf8_printable(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	cp = s[0] & (0x3f >> (n - 1));
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < 0xa0 || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;			/* C1 control, overlong, surrogate, out of range */
+	return n;
+}
+
+/*
+ * Rule files may be binary: messages quote their text, so control bytes and invalid UTF-8
+ * are shown as \xHH rather than sent to a terminal.
+ * Return: an allocated copy of s, the caller frees.
+ */
+static char *escape_text(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = lh_xmalloc(4 * strlen(s) + 1), *o = out;
+	size_t n;
+
+	while (*p) {
+		if (*p >= 0x20 && *p < 0x7f) {
+			*o++ = *p++;
+		} else if ((n = utf8_printable(p))) {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+		} else {
+			o += sprintf(o, "\\x%02x", *p++);
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 static void __attribute__((format(printf, 4, 5)))
 lerr(struct loader *l, unsigned int line, size_t col, const char *fmt, ...)
 {
-	char *msg;
+	char *msg, *esc;
 	va_list ap;
 
 	va_start(ap, fmt);
 	msg = lh_xvasprintf(fmt, ap);
 	va_end(ap);
-	lh_diag_add(l->diag, LH_DIAG_ERROR, "%s:%u:%zu: %s", l->file, line, col, msg);
+	esc = escape_text(msg);
+	lh_diag_add(l->diag, LH_DIAG_ERROR, "%s:%u:%zu: %s", l->file, line, col, esc);
+	free(esc);
 	free(msg);
 	l->errors++;
 	l->bad = true;
@@ -922,7 +1084,7 @@ static void section_end(struct loader *l)
 		};
 		r->code = l->code;
 		pcre2_pattern_info(r->code, PCRE2_INFO_HASCRORLF, &crlf);
-		r->span = crlf;
+		r->span = crlf || may_cross_lines(l->pattern, strlen(l->pattern));
 		l->code = NULL;
 		LH_GROW(rs->rules, rs->nr + 1, rs->alloc);
 		rs->rules[rs->nr++] = r;
@@ -1049,7 +1211,8 @@ static void parse_match(struct loader *l, const char *v, size_t len, size_t col,
 	int code;
 
 	l->match_seen = true;
-	l->code = pcre2_compile((PCRE2_SPTR)v, len, PCRE2_MULTILINE, &code, &off, NULL);
+	l->code = pcre2_compile((PCRE2_SPTR)v, len, PCRE2_MULTILINE, &code, &off,
+				l->rs->cctx);
 	if (!l->code) {
 		PCRE2_UCHAR msg[256];
 
@@ -1280,8 +1443,11 @@ static int load_dir(struct lh_rules *rs, const char *path, struct lh_diag *diag)
 					   plen && path[plen - 1] == '/' ? "" : "/", de->d_name);
 	}
 	closedir(d);
-	if (nr)
-		qsort(names, nr, sizeof(*names), cmp_names);
+	if (!nr) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "no rule files (*.rules) in '%s'", path);
+		return -1;
+	}
+	qsort(names, nr, sizeof(*names), cmp_names);
 	for (i = 0; i < nr; i++) {
 		if (load_file(rs, names[i], diag))
 			ret = -1;
@@ -1526,12 +1692,13 @@ static void prepare(struct lh_rules *rs)
 	in_ac = line_rules + w;
 
 	rs->span = lh_xmalloc((rs->nr + 1) * sizeof(*rs->span));
-	rs->stats.prefiltered = 0;
+	rs->stats.prefiltered = rs->stats.joined = 0;
 	for (i = 0; i < rs->nr; i++) {
 		struct rule *r = rs->rules[i];
 
 		if (r->span) {
 			rs->span[rs->nr_span++] = i;
+			rs->stats.joined++;
 			continue;
 		}
 		bit_set(line_rules, i);
@@ -1750,7 +1917,7 @@ static size_t task_line(struct lh_rules *rs, const struct lh_task *t)
 	return snprintf(rs->buf, n, "%s", t->comm);
 }
 
-/* Calls fn on every line of subject s of r. */
+/* Calls fn on every non-empty line of subject s of r. */
 static void each_line(struct lh_rules *rs, const struct lh_record *r, int subj,
 		      void (*fn)(struct lh_rules *, int, const char *, size_t,
 				 const struct lh_record *, struct lh_diag *),
@@ -1763,18 +1930,18 @@ static void each_line(struct lh_rules *rs, const struct lh_record *r, int subj,
 	case LH_SUBJ_STACK:
 		for (i = 0; i < r->nr_stacks && i < LH_MAX_STACKS; i++)
 			for (j = 0; j < r->stacks[i].nr; j++)
-				if (r->stacks[i].frames[j])
+				if (r->stacks[i].frames[j] && *r->stacks[i].frames[j])
 					fn(rs, subj, r->stacks[i].frames[j],
 					   strlen(r->stacks[i].frames[j]), r, diag);
 		break;
 	case LH_SUBJ_FUNCTIONS:
 		for (i = 0; i < r->nr_funcs; i++)
-			if (r->funcs[i].name)
+			if (r->funcs[i].name && *r->funcs[i].name)
 				fn(rs, subj, r->funcs[i].name, strlen(r->funcs[i].name), r, diag);
 		break;
 	case LH_SUBJ_IRQ:
 		for (i = 0; i < r->nr_irqs; i++)
-			if (r->irqs[i].name)
+			if (r->irqs[i].name && *r->irqs[i].name)
 				fn(rs, subj, r->irqs[i].name, strlen(r->irqs[i].name), r, diag);
 		break;
 	case LH_SUBJ_TASK:
@@ -1789,11 +1956,11 @@ static void each_line(struct lh_rules *rs, const struct lh_record *r, int subj,
 		}
 		break;
 	case LH_SUBJ_START:
-		if (r->started_at)
+		if (r->started_at && *r->started_at)
 			fn(rs, subj, r->started_at, strlen(r->started_at), r, diag);
 		break;
 	case LH_SUBJ_END:
-		if (r->ended_at)
+		if (r->ended_at && *r->ended_at)
 			fn(rs, subj, r->ended_at, strlen(r->ended_at), r, diag);
 		break;
 	}

@@ -57,7 +57,8 @@ struct lh_rules *lh_rules_alloc(void);
 void lh_rules_free(struct lh_rules *rs);
 
 /*
- * Loads a rule file, or every *.rules file of a directory (sorted by name). Each problem
+ * Loads a rule file, or every *.rules file of a directory (sorted by name; a directory
+ * without any is an error: "no rule files (*.rules) in 'DIR'"). Each problem
  * is added to diag as an error "file:line:column: message" (PCRE2's message and offset
  * for a broken regex); loading goes on to find every error.
  * Return: 0, or -1 when any error was found (rs then holds only the good rules).
@@ -70,10 +71,7 @@ int lh_rules_load_buffer(struct lh_rules *rs, const char *file, const char *buf,
 /* Return: how many good rules are loaded (rule indices are 0 to this, exclusive). */
 size_t lh_rules_count(const struct lh_rules *rs);
 
-/*
- * Return: the number of files loaded so far, in load order (a directory that held no
- * *.rules file adds none: callers that require rules compare it before and after).
- */
+/* Return: the number of files loaded so far, in load order. */
 size_t lh_rules_nr_files(const struct lh_rules *rs);
 /* Return: file i's name (borrowed); *nr_rules (when not NULL) = its good rules. */
 const char *lh_rules_file(const struct lh_rules *rs, size_t i, size_t *nr_rules);
@@ -102,9 +100,10 @@ int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_mat
 		   struct lh_diag *diag);
 
 /*
- * How matching went, for reports, tests and benchmarks. Patterns are searched line by
- * line; the set of rules matching a given line is computed once and kept in a cache
- * keyed by the line's text, whose memory is bounded (emptied when it would exceed it).
+ * How matching went, for reports, tests and benchmarks. Patterns that cannot match a
+ * newline are searched line by line; the set of rules matching a given line is computed
+ * once and kept in a cache keyed by the line's text, whose memory is bounded (emptied when
+ * it would exceed it). The others run on each record's joined subject text.
  */
 struct lh_rules_stats {
 	unsigned long	records;	/* lh_rules_match() calls */
@@ -117,6 +116,7 @@ struct lh_rules_stats {
 	unsigned long	regex_runs;	/* pcre2_match() calls */
 	size_t		prefiltered;	/* rules skipped on lines lacking a required literal */
 	size_t		jit;		/* rules JIT-compiled */
+	size_t		joined;		/* rules matched on joined subject text */
 };
 
 /* Return: the counters (borrowed, updated by every lh_rules_match()). */

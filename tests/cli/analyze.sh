@@ -327,6 +327,24 @@ expect_jq "corpus: records sorted worst first" "$TMP/all-data.json" \
 expect_jq "corpus: counts add up" "$TMP/all-data.json" \
 	'.records_total == ([.tracers[].count] | add) and .records_total == .input.snapshots and .records_total == .records_kept + .records_dropped'
 
+# The real snapshots of tests/vm under the shipped rules: each names the lhx driver
+run analyze -r "$TOP/rules" -f json "$DATA"/vm-*.trace
+expect_rc "vm snapshots under rules/: a critical rule fails the gate" 2
+echo "$out" >"$TMP/vm.json"
+expect_jq "vm: lhx-fakeraid-irq (critical) fires on the three fakeraid snapshots" "$TMP/vm.json" \
+	'[.records[] | select(.rules | index("lhx-fakeraid-irq")) | .source] | sort ==
+	 ["vm-irqsoff-fakeraid.trace:1", "vm-irqsoff-func.trace:1", "vm-irqsoff-kprobe.trace:1"]
+	 and any(.violations[]; startswith("rule lhx-fakeraid-irq (critical) hit by 3 records"))'
+expect_jq "vm: lhx-fakeraid-handler fires only where function-trace shows the handler" \
+	"$TMP/vm.json" '[.records[] | select(.rules | index("lhx-fakeraid-handler")) | .source] ==
+	 ["vm-irqsoff-func.trace:1"]'
+expect_jq "vm: lhx-preempt-hog fires on the preemptoff snapshot" "$TMP/vm.json" \
+	'any(.records[]; .tracer == "preemptoff" and .started_at == "lhx_preempt_hog" and
+	     (.rules | index("lhx-preempt-hog")))'
+expect_jq "vm: lhx-wakeup-delay fires on wakeup_rt (lhx_rt) and wakeup_dl (lhx_dl)" "$TMP/vm.json" \
+	'[.records[] | select(.rules | index("lhx-wakeup-delay")) | "\(.tracer) \(.woken.comm)"] |
+	 sort == ["wakeup_dl lhx_dl", "wakeup_rt lhx_rt"]'
+
 # Bash completion: options come from the command's --help, values from what they accept
 comp() {
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _lathound

@@ -234,6 +234,77 @@ expect_in "tracing_thresh was 50 while armed" "$(cat "$TMP/thresh")" "50"
 expect_jq "threshold_us in the report" "$TMP/o-thresh/report.json" '.run.threshold_us == 50'
 expect_tree "record -T 50us"
 
+# ---- tracers the kernel lacks: warn and run the rest, or refuse naming the CONFIG_ options ----
+mkfake
+rec -t irqsoff,preemptoff -d 500ms -o "$TMP/o-lack" "${NORULES[@]}"
+expect_rc "irqsoff,preemptoff on a kernel with irqsoff only: runs" 0
+expect_in "the missing one is named with its option" "$err" \
+	"lathound: warning: tracer 'preemptoff' is not available in this kernel (needs CONFIG_PREEMPT_TRACER=y)"
+expect_in "the run says it records irqsoff" "$err" "recording irqsoff for 500ms"
+expect_jq "the run went on with irqsoff alone, the warning in the report" "$TMP/o-lack/report.json" \
+	'(.tracers.irqsoff.armed_s > 0.3) and (.tracers | has("preemptoff") | not) and (.input.warnings | any(test("preemptoff.*CONFIG_PREEMPT_TRACER")))'
+expect_tree "a tracer the kernel lacks"
+rec -t preemptirqsoff -d 500ms -o "$TMP/o-pis" -q "${NORULES[@]}"
+expect_rc "preemptirqsoff alone, which the kernel lacks" 1
+expect_in "it needs both options" "$err" \
+	"tracer 'preemptirqsoff' is not available in this kernel (needs CONFIG_IRQSOFF_TRACER=y and CONFIG_PREEMPT_TRACER=y)"
+expect_in "and nothing is left to record" "$err" "none of the requested latency tracers is available"
+check "no output directory for a run that did not start" test ! -e "$TMP/o-pis"
+expect_tree "preemptirqsoff refused"
+mkfake
+echo "irqsoff function nop" >"$F/available_tracers"
+tree >"$TMP/tree.before"
+rec -t wakeup_rt -d 500ms -o "$TMP/o-wrt" -q "${NORULES[@]}"
+expect_rc "wakeup_rt on a kernel without it" 1
+expect_in "wakeup_rt needs CONFIG_SCHED_TRACER" "$err" \
+	"tracer 'wakeup_rt' is not available in this kernel (needs CONFIG_SCHED_TRACER=y)"
+check "no state file after a refused run" test ! -e "$ST/state"
+expect_tree "wakeup_rt refused"
+
+# ---- --filter, --notrace, --buffer-size: set while recording, given back byte for byte ----
+mkfake
+# libtracefs writes matches as indexes into available_filter_functions (1-based).
+printf 'do_idle\nschedule\nraid_irq_handler\nraid_poll\n' >"$F/available_filter_functions"
+printf 'schedule\n' >"$F/set_ftrace_filter"
+printf 'raid_poll\n' >"$F/set_ftrace_notrace"
+tree >"$TMP/tree.before"
+(
+	wait_armed irqsoff || exit 1
+	for k in set_ftrace_filter set_ftrace_notrace buffer_size_kb; do
+		tr -s ' \n' '\n\n' <"$F/$k" | grep . | sort -n | tr '\n' ' ' >"$TMP/during-$k"
+	done
+) &
+BG=$!
+rec -t irqsoff -d 1s -o "$TMP/o-filter" -q "${NORULES[@]}" --filter 'raid_irq*' \
+	--filter do_idle --notrace schedule --buffer-size 4M
+wait $BG
+BG=
+expect_rc "record --filter --notrace --buffer-size" 0
+check "set_ftrace_filter held do_idle and raid_irq_handler while armed" \
+	test "$(cat "$TMP/during-set_ftrace_filter")" = "1 3 "
+check "set_ftrace_notrace held schedule while armed" \
+	test "$(cat "$TMP/during-set_ftrace_notrace")" = "2 "
+check "buffer_size_kb was 4096 while armed" test "$(cat "$TMP/during-buffer_size_kb")" = "4096 "
+check "set_ftrace_filter given back byte for byte" test "$(od -c "$F/set_ftrace_filter")" = \
+	"$(printf 'schedule\n' | od -c)"
+check "set_ftrace_notrace given back byte for byte" test "$(od -c "$F/set_ftrace_notrace")" = \
+	"$(printf 'raid_poll\n' | od -c)"
+check "buffer_size_kb given back" test "$(cat "$F/buffer_size_kb")" = 1408
+expect_tree "--filter --notrace --buffer-size"
+
+# ---- no tracefs where it is looked for ----
+mkfake
+run record --tracefs "$TMP/nowhere" --state-dir "$ST" -t irqsoff -d 500ms -o "$TMP/o-nomount"
+expect_rc "--tracefs pointing nowhere" 1
+expect_in "it names the mount command" "$err" \
+	"no tracefs at '$TMP/nowhere': No such file or directory; mount it as root with 'mount -t tracefs nodev /sys/kernel/tracing'"
+mkdir "$TMP/plain"
+run record --tracefs "$TMP/plain" --state-dir "$ST" -t irqsoff -d 500ms -o "$TMP/o-nomount"
+expect_rc "--tracefs pointing at a directory that is not tracefs" 1
+expect_in "it says so and names the mount command" "$err" \
+	"'$TMP/plain' is not a tracefs (no 'trace' file); mount tracefs as root with 'mount -t tracefs nodev /sys/kernel/tracing'"
+check "no output directory, no state" test ! -e "$TMP/o-nomount" -a ! -e "$ST"
+
 # ---- the disk budget and the count cap ----
 for budget in "--disk-budget 2k" "--max-snapshots 1"; do
 	mkfake

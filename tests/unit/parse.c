@@ -218,6 +218,37 @@ static const struct record_exp records[] = {
 	  3042, "insmod", 101, "_raw_spin_lock_irqsave", "__raw_spin_unlock_irqrestore",
 	  1, { { 16, "trace_hardirqs_on", "entry_SYSCALL_64_after_hwframe" } },
 	  7, "_raw_spin_lock_irqsave", 1, "slob_next", 1440, 0 },
+	/* tests/vm's kernel scenario: the lhx driver's sections, caught by the raw tracers */
+	{ "vm-irqsoff-fakeraid.trace", 1, LH_TRACER_IRQSOFF, 2005, 0, 1, "preempt", "6.1.192", 6,
+	  "lhx/fakeraid", 49, "irqentry_enter", "handle_softirqs",
+	  1, { { 6, "irq_exit_rcu", "ret_from_fork" } },
+	  3, "irqentry_enter", 1, "tracer_hardirqs_on", 1, 1 },
+	{ "vm-irqsoff-func.trace", 1, LH_TRACER_IRQSOFF, 2093, 0, 1, "preempt", "6.1.192", 167,
+	  "lhx/fakeraid", 75, "irqentry_enter", "handle_softirqs",
+	  1, { { 6, "irq_exit_rcu", "ret_from_fork" } },
+	  90, "irqentry_enter", 1, "preempt_count_add", 12, 1 },
+	{ "vm-irqsoff-kprobe.trace", 1, LH_TRACER_IRQSOFF, 2004, 0, 1, "preempt", "6.1.192", 7,
+	  "lhx/fakeraid", 78, "irqentry_enter", "asm_sysvec_apic_timer_interrupt",
+	  1, { { 3, "lhx_worker", "ret_from_fork" } },
+	  3, "irqentry_enter", 1, "tracer_hardirqs_on", 1, 1 },
+	{ "vm-preemptoff-hog.trace", 1, LH_TRACER_PREEMPTOFF, 3001, 0, 1, "preempt", "6.1.192", 4,
+	  "lhx/preempt", 52, "lhx_preempt_hog", "preempt_count_sub",
+	  1, { { 3, "lhx_worker", "ret_from_fork" } },
+	  3, "lhx_preempt_hog", 1, "tracer_preempt_on", 1, 0 },
+	/*
+	 * probe_wakeup's function line: CALLER_ADDR1 is 0 in a kernel without frame pointers,
+	 * and the kernel prints a 0 ip as "0"
+	 */
+	{ "vm-wakeup_rt.trace", 1, LH_TRACER_WAKEUP_RT, 2017, 0, 1, "preempt", "6.1.192", 6,
+	  "lhx_rt", 59, NULL, NULL,
+	  2, { { 10, "__ftrace_trace_stack", "ret_from_fork" },
+	       { 10, "__ftrace_trace_stack", "ret_from_fork" } },
+	  2, "0", 1, "__traceiter_sched_switch", 1, 0 },
+	{ "vm-wakeup_dl.trace", 1, LH_TRACER_WAKEUP_DL, 2017, 0, 1, "preempt", "6.1.192", 6,
+	  "lhx_dl", 67, NULL, NULL,
+	  2, { { 10, "__ftrace_trace_stack", "ret_from_fork" },
+	       { 10, "__ftrace_trace_stack", "ret_from_fork" } },
+	  2, "0", 1, "__traceiter_sched_switch", 1, 0 },
 	{ "handmade-irq-events.trace", 1, LH_TRACER_IRQSOFF, 2007, 0, 1, "preempt", "6.1.192", 8,
 	  "irq_test", 82, "irqentry_enter", "irqentry_exit",
 	  1, { { 6, "irqentry_exit", "ret_from_fork" } },
@@ -305,6 +336,12 @@ static const struct file_exp files[] = {
 	{ "pidt-preemptoff-nofunc.trace", 1, 0, 0, 0 },
 	{ "pidt-preemptirqsoff-func.trace", 1, 0, 0, 0 },
 	{ "pidt-irqsoff-graph.trace", 1, 0, 0, 0 },
+	{ "vm-irqsoff-fakeraid.trace", 1, 0, 0, 0 },
+	{ "vm-irqsoff-func.trace", 1, 0, 0, 0 },
+	{ "vm-irqsoff-kprobe.trace", 1, 0, 0, 0 },
+	{ "vm-preemptoff-hog.trace", 1, 0, 0, 0 },
+	{ "vm-wakeup_rt.trace", 1, 0, 0, 0 },
+	{ "vm-wakeup_dl.trace", 1, 0, 0, 0 },
 	{ "handmade-irq-events.trace", 1, 0, 0, 0 },
 	{ "handmade-irq-nested.trace", 1, 0, 0, 0 },
 	{ "handmade-graph-irq.trace", 1, 0, 0, 0 },
@@ -505,6 +542,88 @@ START_TEST(test_graph_irq)
 	ck_assert_double_eq(r->irqs[0].duration_us, 1990);
 	ck_assert_str_eq(r->irqs[0].ret, "handled");
 	ck_assert_str_eq(r->funcs[1].name, "lhx_camera_poll_locked");
+	result_free(&res);
+}
+END_TEST
+
+/* The fakeraid interrupt in the real snapshots: entry and exit events, its handler inside. */
+struct vm_irq_exp {
+	const char	*file;
+	double		start_us;
+	double		duration_us;
+	const char	*handler;	/* a function seen inside, or NULL without function-trace */
+};
+
+static const struct vm_irq_exp vm_irqs[] = {
+	{ "vm-irqsoff-fakeraid.trace", 2, 2001, NULL },
+	{ "vm-irqsoff-func.trace", 15, 2002, "lhx_spin" },
+	{ "vm-irqsoff-kprobe.trace", 1, 2002, NULL },
+};
+
+START_TEST(test_vm_irq)
+{
+	const struct vm_irq_exp *x = &vm_irqs[_i];
+	struct result res = { 0 };
+	const struct lh_record *r = only(&res, x->file);
+
+	ck_assert_uint_eq(r->nr_irqs, 1);
+	ck_assert_int_eq(r->irqs[0].irq, 24);
+	ck_assert_str_eq(r->irqs[0].name, "fakeraid");
+	ck_assert_double_eq(r->irqs[0].start_us, x->start_us);
+	ck_assert_double_eq(r->irqs[0].duration_us, x->duration_us);
+	ck_assert_str_eq(r->irqs[0].ret, "handled");
+	ck_assert_ptr_null(func(r, "irq_handler_entry"));
+	ck_assert_ptr_null(func(r, "irq_handler_exit"));
+	if (x->handler) {
+		ck_assert_uint_eq(func(r, "lhx_fakeraid_irq")->count, 1);
+		ck_assert_uint_eq(func(r, x->handler)->count, 1);
+	} else {
+		ck_assert_ptr_null(func(r, "lhx_fakeraid_irq"));
+	}
+	/* the kprobe event line "fakeraid: (lhx_fakeraid_irq+0x0/0x17 [lhx])" is no function */
+	ck_assert_ptr_null(func(r, "fakeraid"));
+	result_free(&res);
+}
+END_TEST
+
+/* lhx_wakeup_delay wakes lhx_rt (SCHED_FIFO 50) or lhx_dl (SCHED_DEADLINE), then spins. */
+struct vm_wakeup_exp {
+	const char	*file;
+	const char	*woken;
+	int		pid;
+	int		prio;	/* a deadline task's -1, in the kernel's unsigned char field */
+	int		policy;
+	int		rt_prio;
+	int		waker_pid;
+};
+
+static const struct vm_wakeup_exp vm_wakeups[] = {
+	{ "vm-wakeup_rt.trace", "lhx_rt", 59, 49, 1, 50, 58 },
+	{ "vm-wakeup_dl.trace", "lhx_dl", 67, 255, 6, 0, 66 },
+};
+
+START_TEST(test_vm_wakeup)
+{
+	const struct vm_wakeup_exp *x = &vm_wakeups[_i];
+	struct result res = { 0 };
+	const struct lh_record *r = only(&res, x->file);
+
+	ck_assert(r->has_wakeup);
+	ck_assert_str_eq(r->woken.comm, x->woken);
+	ck_assert_int_eq(r->woken.pid, x->pid);
+	ck_assert_int_eq(r->woken.prio, x->prio);
+	ck_assert_int_eq(r->woken.state, 'R');
+	ck_assert_int_eq(r->task.policy, x->policy);
+	ck_assert_int_eq(r->task.rt_prio, x->rt_prio);
+	ck_assert_str_eq(r->waker.comm, "lhx/wake");	/* the body's cmd column is 8 wide */
+	ck_assert_int_eq(r->waker.pid, x->waker_pid);
+	ck_assert_int_eq(r->waker.prio, 120);
+	ck_assert_int_eq(r->waker.state, 'R');
+	/* the wakeup's stack, then the switch's: both through the driver */
+	ck_assert_str_eq(r->stacks[0].frames[1], "probe_wakeup");
+	ck_assert_str_eq(r->stacks[0].frames[6], "lhx_wakeup_delay");
+	ck_assert_str_eq(r->stacks[1].frames[1], "probe_wakeup_sched_switch");
+	ck_assert_str_eq(r->stacks[1].frames[6], "lhx_wakeup_delay");
 	result_free(&res);
 }
 END_TEST
@@ -1011,6 +1130,8 @@ static Suite *parse_suite(void)
 	tcase_add_test(tc, test_irq_events);
 	tcase_add_test(tc, test_irq_nested);
 	tcase_add_test(tc, test_graph_irq);
+	tcase_add_loop_test(tc, test_vm_irq, 0, LH_ARRAY_SIZE(vm_irqs));
+	tcase_add_loop_test(tc, test_vm_wakeup, 0, LH_ARRAY_SIZE(vm_wakeups));
 	tcase_add_test(tc, test_wakeup_doc);
 	tcase_add_test(tc, test_wakeup_rt);
 	tcase_add_test(tc, test_wakeup_dl);

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the record (src/record.c): tracer names and CONFIG_ options, deep copies,
+ * and the culprit frames that signatures and offender groups are made of.
+ */
+#include <string.h>
+
+#include "check-main.h"
+#include "record.h"
+
+static void add_stack(struct lh_record *r, size_t stack, const char *const *frames)
+{
+	for (; *frames; frames++)
+		lh_record_add_frame(r, stack, *frames, strlen(*frames));
+}
+
+START_TEST(tracer_names)
+{
+	ck_assert_int_eq(lh_tracer_from_name("wakeup_rt", 9), LH_TRACER_WAKEUP_RT);
+	ck_assert_int_eq(lh_tracer_from_name("wakeup", 6), LH_TRACER_WAKEUP);
+	ck_assert_int_eq(lh_tracer_from_name("irqsof", 6), LH_TRACER_UNKNOWN);
+	ck_assert_str_eq(lh_tracer_name(LH_TRACER_PREEMPTIRQSOFF), "preemptirqsoff");
+	ck_assert_str_eq(lh_tracer_config(LH_TRACER_WAKEUP_DL), "CONFIG_SCHED_TRACER");
+	ck_assert(lh_tracer_is_wakeup(LH_TRACER_WAKEUP_DL));
+	ck_assert(!lh_tracer_is_wakeup(LH_TRACER_IRQSOFF));
+}
+END_TEST
+
+/* An irqs-off stack starts in the tracer's hook: the culprit is the first frame after it. */
+START_TEST(culprit_irqsoff)
+{
+	static const char *const stack[] = { "trace_hardirqs_on", "_raw_spin_unlock_irqrestore",
+					     "megasas_isr", "__handle_irq_event_percpu", NULL };
+	struct lh_record *r = lh_record_alloc();
+	const char *f[3];
+	char sig[256];
+
+	r->tracer = LH_TRACER_IRQSOFF;
+	r->started_at = "_raw_spin_lock_irqsave";
+	r->ended_at = "_raw_spin_unlock_irqrestore";
+	add_stack(r, 0, stack);
+	ck_assert_uint_eq(lh_record_culprit_frames(r, f, 3), 3);
+	ck_assert_str_eq(f[0], "_raw_spin_unlock_irqrestore");
+	ck_assert_str_eq(f[1], "megasas_isr");
+	ck_assert_str_eq(lh_record_signature(r, sig, sizeof(sig)),
+			 "irqsoff|_raw_spin_lock_irqsave|_raw_spin_unlock_irqrestore|"
+			 "_raw_spin_unlock_irqrestore<megasas_isr<__handle_irq_event_percpu");
+	lh_record_free(r);
+}
+END_TEST
+
+/*
+ * A wakeup_rt snapshot (real layout, tests/vm driver): the first stack is the wakeup
+ * probe, the second the switch; the culprit is what ran until the switch.
+ */
+START_TEST(culprit_wakeup)
+{
+	static const char *const at_wakeup[] = { "__ftrace_trace_stack", "probe_wakeup",
+		"__traceiter_sched_wakeup", "trace_sched_wakeup", "ttwu_do_wakeup",
+		"try_to_wake_up", "lhx_wakeup_delay", "lhx_worker", NULL };
+	static const char *const at_switch[] = { "__ftrace_trace_stack",
+		"probe_wakeup_sched_switch", "__traceiter_sched_switch", "__schedule",
+		"preempt_schedule", "preempt_schedule_thunk", "lhx_wakeup_delay", "lhx_worker",
+		"kthread", "ret_from_fork", NULL };
+	struct lh_record *r = lh_record_alloc(), *c;
+	const char *f[3];
+	char sig[256];
+
+	r->tracer = LH_TRACER_WAKEUP_RT;
+	r->has_wakeup = true;
+	r->woken.comm = "lhx_rt";
+	add_stack(r, 0, at_wakeup);
+	add_stack(r, 1, at_switch);
+	ck_assert_uint_eq(lh_record_culprit_frames(r, f, 3), 3);
+	ck_assert_str_eq(f[0], "lhx_wakeup_delay");
+	ck_assert_str_eq(f[2], "kthread");
+	ck_assert_str_eq(lh_record_signature(r, sig, sizeof(sig)),
+			 "wakeup_rt|-|-|lhx_wakeup_delay<lhx_worker<kthread|lhx_rt");
+	/* a copy gives the same signature */
+	c = lh_record_dup(r);
+	ck_assert_str_eq(lh_record_signature(c, sig, sizeof(sig)),
+			 "wakeup_rt|-|-|lhx_wakeup_delay<lhx_worker<kthread|lhx_rt");
+	lh_record_free(c);
+	lh_record_free(r);
+}
+END_TEST
+
+/* A stack of nothing but plumbing is kept as it is rather than emptied. */
+START_TEST(culprit_all_plumbing)
+{
+	static const char *const stack[] = { "trace_hardirqs_on", "tracer_hardirqs_on", NULL };
+	struct lh_record *r = lh_record_alloc();
+	const char *f[3];
+
+	r->tracer = LH_TRACER_IRQSOFF;
+	add_stack(r, 0, stack);
+	ck_assert_uint_eq(lh_record_culprit_frames(r, f, 3), 2);
+	ck_assert_str_eq(f[0], "trace_hardirqs_on");
+	lh_record_reset(r);
+	ck_assert_uint_eq(lh_record_culprit_frames(r, f, 3), 0);
+	lh_record_free(r);
+}
+END_TEST
+
+static Suite *record_suite(void)
+{
+	Suite *s = suite_create("record");
+	TCase *tc = tcase_create("record");
+
+	tcase_add_test(tc, tracer_names);
+	tcase_add_test(tc, culprit_irqsoff);
+	tcase_add_test(tc, culprit_wakeup);
+	tcase_add_test(tc, culprit_all_plumbing);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+LH_CHECK_MAIN(record_suite)
