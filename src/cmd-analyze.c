@@ -174,7 +174,8 @@ int lh_cmd_analyze(int argc, char **argv)
 	char **files;
 	int i, nfiles, first, code = LH_EXIT_ERROR;
 	bool failed = false, passed;
-	size_t v;
+	size_t v, unreadable = 0;
+	char why[64];
 
 	lh_gate_init(&a.gate);
 	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue, false);
@@ -206,13 +207,20 @@ int lh_cmd_analyze(int argc, char **argv)
 	parser = lh_parser_alloc(&diag);
 	for (i = 0; i < nfiles; i++)
 		if (analyze_file(files[i], parser, rep, &diag))
-			failed = true;
+			unreadable++;
+	if (unreadable) {
+		snprintf(why, sizeof(why), "%zu of %d input%s could not be read", unreadable,
+			 nfiles, nfiles == 1 ? "" : "s");
+		lh_report_set_error(rep, why);
+		failed = true;
+	}
 
 	if (!a.quiet)
 		lh_print_diag(&diag, SHOW_WARNINGS, true);
 	/* An empty or foreign input must not pass a gate by having nothing in it. */
 	if (!failed && !lh_parser_stats(parser)->snapshots) {
 		lh_error("no latency snapshot in the input: nothing to analyze or gate");
+		lh_report_set_error(rep, "no latency snapshot in the input");
 		failed = true;
 	}
 	lh_report_add_parse_stats(rep, lh_parser_stats(parser));

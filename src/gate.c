@@ -37,6 +37,11 @@ int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err)
 	}
 	if (lh_duration_parse(eq + 1, &ns, err))
 		return -1;
+	/* Two budgets for one tracer is a typo in a CI script: keeping either would hide it. */
+	if (g->has_max[t]) {
+		*err = "a budget for this tracer was already given";
+		return -1;
+	}
 	g->has_max[t] = true;
 	g->max_ns[t] = ns;
 	return 0;

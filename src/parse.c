@@ -307,7 +307,9 @@ static bool func_text(struct lh_parser *p, const char *s, const char *e, bool gr
 	} else if (q < e && (e - q < 3 || memcmp(q, " <-", 3))) {
 		return false;
 	}
-	add_func(p, s, (size_t)(n - s));
+	/* "0": the wakeup probe's CALLER_ADDR1 on a kernel without frame pointers, no function */
+	if (n - s != 1 || *s != '0')
+		add_func(p, s, (size_t)(n - s));
 	return true;
 }
 

@@ -94,10 +94,18 @@ static char *tracer_summary(const struct lh_report *rep, enum lh_tracer t)
 static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 {
 	size_t n = 0, i, nrules = rep->rules ? lh_rules_count(rep->rules) : 0;
-	struct junit_case *cs = lh_xcalloc(LH_TRACER_NR + nrules + 1, sizeof(*cs));
+	struct junit_case *cs = lh_xcalloc(LH_TRACER_NR + nrules + 2, sizeof(*cs));
 	char budget[32];
 	int t;
 
+	if (rep->error) {
+		struct junit_case *c = &cs[n++];
+
+		c->classname = "lathound.input";
+		snprintf(c->name, sizeof(c->name), "input");
+		c->failure = lh_xstrdup(rep->error);
+		c->out = lh_xstrdup("the run failed: the other testcases cover only what was read");
+	}
 	if (rep->gate.has_max[LH_TRACER_UNKNOWN]) {
 		struct junit_case *c = &cs[n++];
 

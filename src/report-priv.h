@@ -137,6 +137,7 @@ struct lh_report {
 
 	bool				evaluated;
 	bool				passed;
+	char				*error;		/* lh_report_set_error(), or NULL */
 	struct lh_gate			gate;
 	char				**violations;
 	size_t				nr_violations;

@@ -442,8 +442,12 @@ static void print_verdict(const struct lh_report *rep, FILE *out)
 	char buf[32];
 	int t;
 
-	fprintf(out, "\nVerdict: %s (--fail-on %s", rep->passed ? "PASS" : "FAIL",
-		lh_gate_fail_on_name(&rep->gate));
+	if (rep->error)
+		fprintf(out, "\nVerdict: ERROR: %s\nGates, for what was read: %s (--fail-on %s",
+			rep->error, rep->passed ? "pass" : "FAIL", lh_gate_fail_on_name(&rep->gate));
+	else
+		fprintf(out, "\nVerdict: %s (--fail-on %s", rep->passed ? "PASS" : "FAIL",
+			lh_gate_fail_on_name(&rep->gate));
 	for (t = 1; t < LH_TRACER_NR; t++)
 		if (rep->gate.has_max[t])
 			fprintf(out, ", --max %s=%s", lh_tracer_name(t),

@@ -138,6 +138,7 @@ void lh_report_free(struct lh_report *rep)
 	lh_match_release(&rep->match);
 	lh_diag_release(&rep->own_diag);
 	lh_arena_release(&rep->arena);
+	free(rep->error);
 	free(rep);
 }
 
@@ -785,4 +786,10 @@ unsigned long lh_report_records(const struct lh_report *rep)
 unsigned long lh_report_rule_hits(const struct lh_report *rep)
 {
 	return rep->rule_hit_records;
+}
+
+void lh_report_set_error(struct lh_report *rep, const char *what)
+{
+	if (!rep->error)
+		rep->error = lh_xstrdup(what);
 }

@@ -33,7 +33,10 @@ struct lh_gate {
 
 /* No budget, --fail-on critical. */
 void lh_gate_init(struct lh_gate *g);
-/* "irqsoff=500us", "all=1ms". Return: 0, or -1 with *err a static message. */
+/*
+ * "irqsoff=500us", "all=1ms". Return: 0, or -1 with *err a static message (also when
+ * that tracer, or "all", already has a budget).
+ */
 int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err);
 /* "info" | "warning" | "critical" | "none". Return: 0, or -1 with *err a static message. */
 int lh_gate_parse_fail_on(struct lh_gate *g, const char *arg, const char **err);
@@ -116,6 +119,12 @@ void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run);
 
 /* Evaluates the gate (g is copied). Return: true when it passed; call before writing. */
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g);
+/*
+ * Marks the report as the result of a run that failed (unreadable input, nothing to
+ * analyze): its verdict is then "error", whatever the gates say, so that a report read
+ * alone never shows a pass the exit status denies. The first call wins; what is copied.
+ */
+void lh_report_set_error(struct lh_report *rep, const char *what);
 /*
  * The violations found by the last lh_report_evaluate(), each a sentence.
  * Return: their number; violation i (borrowed, valid until the next evaluation), or NULL.

@@ -869,6 +869,25 @@ static const char *const posix_local[] = {
 	"xdigit", "<", ">",
 };
 
+/* '(*' verbs that change neither what matches a newline nor where a match may start. */
+static const char *const verbs_local[] = {
+	"NO_JIT)", "NO_AUTO_POSSESS)", "NO_START_OPT)", "NO_DOTSTAR_ANCHOR)", "UCP)",
+	"NOTEMPTY)", "LIMIT_MATCH=", "LIMIT_DEPTH=", "LIMIT_HEAP=", "LIMIT_RECURSION=", "F)",
+	"FAIL)",
+};
+
+static bool verb_is_local(const char *p, size_t n)
+{
+	size_t i, len;
+
+	for (i = 0; i < sizeof(verbs_local) / sizeof(verbs_local[0]); i++) {
+		len = strlen(verbs_local[i]);
+		if (n >= len && !memcmp(p, verbs_local[i], len))
+			return true;
+	}
+	return false;
+}
+
 static bool posix_is_local(const char *p, size_t n)
 {
 	size_t i, len;
@@ -881,88 +900,110 @@ static bool posix_is_local(const char *p, size_t n)
 	return false;
 }
 
+/* Return: whether p[0..n) holds a control character (a class range may start at one). */
+static bool has_control(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+			return true;
+	return false;
+}
+
+/* Return: whether the escape \e (followed by p[0..n)) is safe; in_class: inside [...]. */
+static bool escape_is_local(unsigned char e, const char *p, size_t n, bool in_class)
+{
+	if (!is_alnum(e))
+		return true;			/* an escaped symbol stands for itself */
+	if (strchr("dwhSVE", e))
+		return true;
+	if (in_class)
+		return false;			/* \b, \t... may start a range over '\n' */
+	if (strchr("bBKtefagk", e))
+		return true;			/* assertions, single characters, back references */
+	if (e == 'N')
+		return !n || p[0] != '{';	/* \N is any character but a newline */
+	return e >= '1' && e <= '9' && (!n || p[0] < '0' || p[0] > '9');	/* \1..\9 */
+}
+
+/*
+ * Return: whether the group opened at p[0..n) = "(?..." sets s or touches m, or sets xx
+ * (blanks ignored in classes, so that "[ ^" would be negated: the scan does not follow).
+ */
+static bool options_cross(const char *p, size_t n)
+{
+	size_t j, x = 0;
+
+	for (j = 2; j < n && (is_alnum(p[j]) || p[j] == '-' || p[j] == '^'); j++)
+		x += p[j] == 'x';
+	if (j == 2 || j == n || (p[j] != ')' && p[j] != ':'))
+		return false;			/* not an option setting: (?:, (?<name>, (?R)... */
+	return x > 1 || memchr(p + 2, 's', j - 2) || memchr(p + 2, 'm', j - 2) ||
+	       memchr(p + 2, '^', j - 2);
+}
+
 /*
  * Whether pattern p[0..n) might match differently on a subject's joined text than on each
  * of its lines alone: when it may match a newline or see a subject's edges. Conservative,
  * textual: anything that could match '\n' (a negated class, \s \v \R \H \W \D \X \C \p \P,
  * an escape that encodes a character by number, a range from a control character, ':space:'
  * and its kin), inline options that set dotall or unset multiline, '(*' verbs (newline
- * conventions), and the subject anchors \A \z \Z \G. Patterns passing this scan never match
- * a newline and treat a line's start and end as MULTILINE does the text around a '\n'.
+ * conventions, UTF checks of the whole subject, (*COMMIT)...) but a few harmless ones, and
+ * the subject anchors \A \z \Z \G. Patterns passing this scan never match a newline and
+ * treat a line's start and end as MULTILINE does the text around a '\n'.
  */
 static bool may_cross_lines(const char *p, size_t n)
 {
 	bool in_class = false;
-	size_t i = 0, j;
+	const char *end;
+	size_t i = 0;
 
 	while (i < n) {
 		unsigned char c = p[i];
 
 		if (c < 0x20 || c == 0x7f)
 			return true;
-		if (c == '\\') {
-			unsigned char e = i + 1 < n ? p[i + 1] : 0;
-
+		if (c == '\\' && i + 1 < n && p[i + 1] == 'Q') {
+			/* literal text up to \E */
+			end = memmem(p + i + 2, n - i - 2, "\\E", 2);
+			if (has_control(p + i + 2, (end ? end : p + n) - p - i - 2))
+				return true;
+			i = end ? (size_t)(end - p) + 2 : n;
+		} else if (c == '\\') {
+			if (i + 1 < n && !escape_is_local(p[i + 1], p + i + 2, n - i - 2, in_class))
+				return true;
 			i += 2;
-			if (e == 'Q') {
-				/* literal text up to \E */
-				for (; i < n && !(p[i] == '\\' && i + 1 < n && p[i + 1] == 'E'); i++)
-					if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
-						return true;
-				i += 2;
-				continue;
-			}
-			if (!is_alnum(e))
-				continue;		/* an escaped symbol stands for itself */
-			if (strchr("dwhSVE", e))
-				continue;
-			if (in_class)
-				return true;		/* \b, \t... may start a range over '\n' */
-			if (strchr("bBKtefa", e) || (e == 'N' && (i >= n || p[i] != '{')))
-				continue;
-			if (e == 'g' || e == 'k')
-				continue;		/* back reference or subroutine call */
-			if (e >= '1' && e <= '9' && (i >= n || p[i] < '0' || p[i] > '9'))
-				continue;		/* \1..\9: back reference */
-			return true;
-		}
-		if (in_class) {
-			if (c == ']') {
+		} else if (in_class) {
+			if (c == ']')
 				in_class = false;
-			} else if (c == '[' && i + 1 < n && p[i + 1] == ':') {
-				const char *end = memchr(p + i + 2, ':', n - i - 2);
-
+			if (c == '[' && i + 1 < n && p[i + 1] == ':') {
+				end = memchr(p + i + 2, ':', n - i - 2);
 				if (end && end + 1 < p + n && end[1] == ']') {
 					if (!posix_is_local(p + i + 2, end - p - i - 2))
 						return true;
-					i = end - p + 2;
-					continue;
+					i = end - p + 1;
 				}
 			}
 			i++;
-			continue;
-		}
-		if (c == '[') {
+		} else if (c == '[') {
 			i++;
 			if (i < n && p[i] == '^')
 				return true;
 			if (i < n && p[i] == ']')
 				i++;			/* a leading ']' is literal */
 			in_class = true;
-			continue;
-		}
-		if (c == '(' && i + 1 < n && p[i + 1] == '*')
-			return true;
-		if (c == '(' && i + 1 < n && p[i + 1] == '?') {
-			/* an option setting: (?imsx-imsx) or (?imsx-imsx:...) or (?^...) */
-			for (j = i + 2; j < n && (is_alnum(p[j]) || p[j] == '-' || p[j] == '^'); j++)
-				;
-			if (j < n && (p[j] == ')' || p[j] == ':') && j > i + 2 &&
-			    (memchr(p + i + 2, 's', j - i - 2) || memchr(p + i + 2, 'm', j - i - 2) ||
-			     memchr(p + i + 2, '^', j - i - 2)))
+		} else if (c == '(' && i + 1 < n && p[i + 1] == '*') {
+			if (!verb_is_local(p + i + 2, n - i - 2))
 				return true;
+			i += 2;
+		} else if (c == '(' && i + 1 < n && p[i + 1] == '?') {
+			if (options_cross(p + i, n - i))
+				return true;
+			i += 2;
+		} else {
+			i++;
 		}
-		i++;
 	}
 	return false;
 }

@@ -332,11 +332,13 @@ run analyze -r "$TOP/rules" -f json "$DATA"/vm-*.trace
 expect_rc "vm snapshots under rules/: a critical rule fails the gate" 2
 echo "$out" >"$TMP/vm.json"
 expect_jq "vm: lhx-fakeraid-irq (critical) fires on the three fakeraid snapshots" "$TMP/vm.json" \
-	'[.records[] | select(.rules | index("lhx-fakeraid-irq")) | .source] | sort ==
+	'([.records[] | select(.rules | index("lhx-fakeraid-irq")) |
+	  .source | sub("^.*/"; "")] | sort) ==
 	 ["vm-irqsoff-fakeraid.trace:1", "vm-irqsoff-func.trace:1", "vm-irqsoff-kprobe.trace:1"]
 	 and any(.violations[]; startswith("rule lhx-fakeraid-irq (critical) hit by 3 records"))'
 expect_jq "vm: lhx-fakeraid-handler fires only where function-trace shows the handler" \
-	"$TMP/vm.json" '[.records[] | select(.rules | index("lhx-fakeraid-handler")) | .source] ==
+	"$TMP/vm.json" '[.records[] | select(.rules | index("lhx-fakeraid-handler")) |
+	  .source | sub("^.*/"; "")] ==
 	 ["vm-irqsoff-func.trace:1"]'
 expect_jq "vm: lhx-preempt-hog fires on the preemptoff snapshot" "$TMP/vm.json" \
 	'any(.records[]; .tracer == "preemptoff" and .started_at == "lhx_preempt_hog" and

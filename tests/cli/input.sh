@@ -11,6 +11,19 @@ expect_rc "empty trace is an error" 1
 expect_in "empty trace: says nothing was found" "$err" "no latency snapshot in the input"
 expect_in "empty trace: names the file" "$err" "$TMP/empty.trace: no latency snapshot found"
 
+run analyze --format json -o "$TMP/empty.json" "$TMP/empty.trace"
+expect_jq "empty trace: the report's verdict is error, not pass" "$TMP/empty.json" \
+	'.verdict == "error" and .error == "no latency snapshot in the input"'
+
+run analyze --format json -o "$TMP/missing.json" "$TMP/nonexistent.trace" \
+	"$DATA/pidt-irqsoff-nofunc.trace"
+expect_rc "one unreadable input of two is an error" 1
+expect_jq "unreadable input: verdict error, what was read still reported" "$TMP/missing.json" \
+	'.verdict == "error" and .error == "1 of 2 inputs could not be read" and .records_total == 1'
+run analyze --format junit "$TMP/nonexistent.trace" "$DATA/pidt-irqsoff-nofunc.trace"
+expect_in "unreadable input: a failed JUnit testcase says so" "$out" \
+	'<failure message="1 of 2 inputs could not be read"'
+
 head -c 4096 /dev/urandom >"$TMP/random.trace"
 run analyze --format json -o "$TMP/random.json" "$TMP/random.trace"
 expect_rc "binary garbage is an error" 1

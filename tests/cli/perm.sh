@@ -52,11 +52,13 @@ snap >"$TMP/tracefs.before"
 printf 'CONFIG_FTRACE=y\nCONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\nCONFIG_IRQSOFF_TRACER=y\nCONFIG_PREEMPT_TRACER=y\nCONFIG_SCHED_TRACER=y\nCONFIG_KPROBE_EVENTS=y\n' \
 	>"$PUB/config"
 chmod 644 "$PUB/config"
+echo '# no rules' >"$PUB/none.rules"
+chmod 644 "$PUB/none.rules"
 DENIED="cannot access tracefs at '$F': Permission denied (run lathound record as root)"
 
 # ---- record ----
 as_nobody record --tracefs "$F" --state-dir "$PUB/state" -t irqsoff -d 1s -o "$PUB/rec" \
-	-r "$DATA/rules"
+	-r "$PUB/none.rules"
 expect_rc "record as nobody" 1
 expect_in "record says permission, and what to do" "$err" "$DENIED"
 expect_not_in "record does not blame the kernel config" "$err" "CONFIG_"
@@ -87,7 +89,7 @@ elif setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups test -e "$HOST/curre
 	skip "record/doctor as nobody on the host tracefs" "$HOST is readable by uid $NOBODY here"
 else
 	as_nobody record --state-dir "$PUB/state" -t irqsoff -d 1s -o "$PUB/rec-host" \
-		-r "$DATA/rules"
+		-r "$PUB/none.rules"
 	expect_rc "record as nobody, host tracefs" 1
 	expect_in "record: host tracefs, permission" "$err" \
 		"cannot access tracefs at '$HOST': Permission denied (run lathound record as root)"

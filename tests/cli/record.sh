@@ -99,6 +99,10 @@ expect_rc "a bad size" 1
 expect_in "the size error names the option" "$err" "invalid size '12Q' for --disk-budget"
 rec -t irqsoff --max irqsoff -d 1s
 expect_rc "a bad --max" 1
+rec -t irqsoff --max irqsoff=1ms --max irqsoff=3ms -d 1s
+expect_rc "two --max for one tracer" 1
+expect_in "the second one is refused, not silently kept" "$err" \
+	"invalid --max 'irqsoff=3ms': a budget for this tracer was already given"
 printf '[broken]\nmatch = (unclosed\n\n[no-match]\nseverity = warning\n' >"$TMP/broken.rules"
 rec -t irqsoff -r "$TMP/broken.rules" -d 1s -o "$TMP/o-broken"
 expect_rc "a broken rule file" 1

@@ -95,8 +95,47 @@ check "missing file: exact stderr" [ "$err" = "lathound: error: cannot open rule
 lathound: error: rule check failed: 1 error" ]
 run rules check norules
 expect_rc "directory without rules" 1
-expect_in "directory without rules: says so" "$err" \
-	"lathound: error: no rule files (*.rules) in directory 'norules'"
+check "directory without rules: exact stderr, said once" [ "$err" = "lathound: error: no rule files (*.rules) in 'norules'
+lathound: error: rule check failed: 1 error" ]
+check "directory without rules: nothing on stdout" [ -z "$out" ]
+
+# analyze refuses it too, instead of passing every gate with no rules.
+run analyze -r norules "$DATA/pidt-irqsoff-nofunc.trace"
+expect_rc "analyze -r directory without rules" 1
+expect_in "analyze -r directory without rules: says so" "$err" \
+	"lathound: error: no rule files (*.rules) in 'norules'"
+
+# A binary file: its bytes are quoted escaped, never sent raw to the terminal.
+printf '\177ELF\002\001\033[2J = x\n[r]\nmatch = a\nin = st\033]0;x\007ack\n' >"$TMP/bin.rules"
+run rules check "$TMP/bin.rules"
+expect_rc "binary rule file" 1
+expect_in "binary rule file: bytes escaped" "$err" \
+	"bin.rules:1:1: '\x7fELF\x02\x01\x1b[2J' outside a rule section"
+expect_in "binary rule file: escaped in a subject" "$err" "unknown subject 'st\x1b]0;x\x07ack'"
+check "binary rule file: no control byte on stderr" \
+	[ -z "$(tr -d '\n' <<<"$err" | LC_ALL=C tr -d '\040-\176')" ]
+
+# Patterns that may match a newline match across a subject's consecutive lines (the stack
+# of this trace holds 'kthread' then 'ret_from_fork').
+cat >"$TMP/span.rules" <<'EOF'
+[s]
+match = kthread\sret_from_fork
+in = stack
+[n]
+match = kthread[^_]ret_from_fork
+in = stack
+[a]
+match = ^kthread$\n^ret_from_fork$
+in = stack
+[f]
+match = kthread\sret_from_fork
+in = functions
+EOF
+run analyze -f json --fail-on warning -r "$TMP/span.rules" "$DATA/pidt-irqsoff-nofunc.trace"
+expect_rc "patterns across lines" 2
+printf '%s' "$out" >"$TMP/span.json"
+expect_jq "patterns across lines: \\s, [^_] and \\n fire, on the stack only" "$TMP/span.json" \
+	'[.rules[] | select(.hits > 0) | .id] == ["s", "n", "a"]'
 
 # 1000 generated rules (the benchmark's) are valid.
 if "$TOP/bench/rules-gen.sh" 1000 >"$TMP/gen.rules"; then

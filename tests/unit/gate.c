@@ -132,13 +132,15 @@ START_TEST(parse_max)
 	ck_assert_uint_eq(gate.max_ns[LH_TRACER_UNKNOWN], 1000000);
 	max("wakeup_rt=150");		/* a bare number is µs */
 	ck_assert_uint_eq(gate.max_ns[LH_TRACER_WAKEUP_RT], 150000);
-	max("irqsoff=80us");		/* the last one given wins */
-	ck_assert_uint_eq(gate.max_ns[LH_TRACER_IRQSOFF], 80000);
+	err = NULL;			/* a second budget for one tracer is refused */
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "irqsoff=80us", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "already given"));
+	ck_assert_uint_eq(gate.max_ns[LH_TRACER_IRQSOFF], 500000);
 	max("preemptirqsoff=0");
 	ck_assert(gate.has_max[LH_TRACER_PREEMPTIRQSOFF]);
 
 	ck_assert(lh_gate_budget(&gate, LH_TRACER_IRQSOFF, &ns));
-	ck_assert_uint_eq(ns, 80000);
+	ck_assert_uint_eq(ns, 500000);
 	ck_assert(lh_gate_budget(&gate, LH_TRACER_PREEMPTOFF, &ns));	/* from all */
 	ck_assert_uint_eq(ns, 1000000);
 	ck_assert(lh_gate_budget(&gate, LH_TRACER_UNKNOWN, &ns));
@@ -163,6 +165,11 @@ START_TEST(parse_max)
 	ck_assert_int_eq(lh_gate_parse_max(&gate, "", &err), -1);
 	/* Failed parses change nothing. */
 	ck_assert(!lh_gate_budget(&gate, LH_TRACER_IRQSOFF, &ns));
+	/* After the failed ones, a first budget is taken; a second "all" is refused too. */
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "all=2ms", &err), 0);
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "all=5ms", &err), -1);
+	ck_assert(lh_gate_budget(&gate, LH_TRACER_IRQSOFF, &ns));
+	ck_assert_uint_eq(ns, 2000000);
 }
 END_TEST
 

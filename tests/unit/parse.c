@@ -236,19 +236,19 @@ static const struct record_exp records[] = {
 	  1, { { 3, "lhx_worker", "ret_from_fork" } },
 	  3, "lhx_preempt_hog", 1, "tracer_preempt_on", 1, 0 },
 	/*
-	 * probe_wakeup's function line: CALLER_ADDR1 is 0 in a kernel without frame pointers,
-	 * and the kernel prints a 0 ip as "0"
+	 * probe_wakeup's function line "7us#: 0" (CALLER_ADDR1 is 0 in a kernel without frame
+	 * pointers) names no function and is not counted as one
 	 */
 	{ "vm-wakeup_rt.trace", 1, LH_TRACER_WAKEUP_RT, 2017, 0, 1, "preempt", "6.1.192", 6,
 	  "lhx_rt", 59, NULL, NULL,
 	  2, { { 10, "__ftrace_trace_stack", "ret_from_fork" },
 	       { 10, "__ftrace_trace_stack", "ret_from_fork" } },
-	  2, "0", 1, "__traceiter_sched_switch", 1, 0 },
+	  1, "__traceiter_sched_switch", 1, "__traceiter_sched_switch", 1, 0 },
 	{ "vm-wakeup_dl.trace", 1, LH_TRACER_WAKEUP_DL, 2017, 0, 1, "preempt", "6.1.192", 6,
 	  "lhx_dl", 67, NULL, NULL,
 	  2, { { 10, "__ftrace_trace_stack", "ret_from_fork" },
 	       { 10, "__ftrace_trace_stack", "ret_from_fork" } },
-	  2, "0", 1, "__traceiter_sched_switch", 1, 0 },
+	  1, "__traceiter_sched_switch", 1, "__traceiter_sched_switch", 1, 0 },
 	{ "handmade-irq-events.trace", 1, LH_TRACER_IRQSOFF, 2007, 0, 1, "preempt", "6.1.192", 8,
 	  "irq_test", 82, "irqentry_enter", "irqentry_exit",
 	  1, { { 6, "irqentry_exit", "ret_from_fork" } },

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "record.h"
 #include "rules.h"
 #include "util.h"
@@ -970,6 +973,274 @@ START_TEST(test_cache_hits)
 }
 END_TEST
 
+/* Lines or joined text: the result must be PCRE2 MULTILINE on each joined subject text. */
+
+/* Patterns that may match across lines, then line-local ones (see may_cross_lines()). */
+static const char *const cross_patterns[] = {
+	"kthread\\sret_from_fork", "kthread[^_]ret_from_fork",
+	"(?s)execute_preemptirqtest.*ret_from_fork", "kthread\\Rret_from_fork", "a\\Wb", "x\\Dy",
+	"[[:space:]]", "foo$\\n^bar", "a\\vb", "a\\Hb", "a\\x0ab", "a\\012b", "a\\o{12}b",
+	"a\\cJb", "a\\pCb", "a\\PLb", "a\\Xb", "a[\\t-z]b", "a[[:^alpha:]]b", "a[[:cntrl:]]b",
+	"a[[:ascii:]]b", "(*CR)a.b", "(*ANYCRLF)a$", "(?s:a.b)", "(?ms)a.b", "(?-m)^b",
+	"(?^)^b", "\\Ab", "a\\z", "a\\Z", "\\Gb", "a[^x]*b", "(?<=\\W)b", "a(?=\\s)", "b$\\s^a",
+	"\\n", "a\\C+b", "^x\\s*$", "a[\\x00-\\x7f]b", "(*UTF)a", "(*COMMIT)b",
+	"(*NOTEMPTY_ATSTART)x?", "(?xx)a[ ^x]b", "[ ]\\w[^a]",
+};
+static const char *const local_patterns[] = {
+	"^a$", "^b", "a$", "\\ba", "b\\b", "a.b", "\\Bb", "(?<!a)b", "a(?!b)", "^$", "x*",
+	"(?i)^A", "[[:alpha:]]+_", "\\d", "\\w+ \\w+", "a\\S*b", "(a)\\1", "\\Qa.b\\E", "a\\N+b",
+	"a[\\d_]b", "(?x) a b", "[]a]b", "[a-z]_[a-z]", "a\\.b", "(?i:a)b", "a\\hb",
+	"(?<n>a)\\k<n>", "^(foo|bar)$", "a|^b", "[ -~]b", "(*NO_JIT)a$", "(*UCP)\\w+_", "[ ]b",
+	"a[ ]",
+};
+
+static const char *const stack_lines[] = {
+	"kthread", "ret_from_fork", "execute_preemptirqtest", "a", "b", "x", "y", "foo", "bar",
+	"a b", "a_b", "aa", "xay", "a.b", "", "A", "x_a", "ab", "a_", "b_a", " ", "1",
+};
+
+/* Return: whether PCRE2 MULTILINE finds code in the non-empty lines of l joined by '\n'. */
+static bool naive(pcre2_code *code, pcre2_match_data *md, const char *const *l, size_t n)
+{
+	char text[1024];
+	size_t len = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (*l[i])
+			len += snprintf(text + len, sizeof(text) - len, "%s%s", len ? "\n" : "", l[i]);
+	return len && pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, md, NULL) >= 0;
+}
+
+/* Return: whether pattern p alone is matched on joined subject text. */
+static bool on_joined_path(const char *p)
+{
+	struct lh_diag d = { 0 };
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+	struct lh_match m = { 0 };
+	struct lh_rules *rs;
+	char buf[256];
+	bool joined;
+
+	snprintf(buf, sizeof(buf), "[p]\nmatch = %s\n", p);
+	rs = load(buf, &d);
+	ck_assert_uint_eq(d.errors, 0);
+	rec_func(r, "x");
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, NULL), 0);
+	joined = lh_rules_stats(rs)->joined;
+	lh_match_release(&m);
+	lh_record_free(r);
+	lh_rules_free(rs);
+	return joined;
+}
+
+/*
+ * Matches nr random records (a stack of up to 6 of the lines, its functions the same lines
+ * reversed) with every pattern, in every cache/prefilter mode, and compares with naive().
+ * Patterns PCRE2 refuses are left out.
+ */
+static void check_joined(const char *const *pats, size_t np, const char *const *lines_,
+			 size_t nlines, size_t nr, unsigned int seed)
+{
+	pcre2_code **codes = calloc(np, sizeof(*codes));
+	pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+	size_t len = 0, i, k, j, *idx = calloc(np, sizeof(*idx)), ng = 0;
+	struct lh_match m = { 0 };
+	char *text = NULL;
+	FILE *f = open_memstream(&text, &len);
+	int mode;
+
+	for (i = 0; i < np; i++) {
+		PCRE2_SIZE off;
+		int err;
+
+		codes[ng] = pcre2_compile((PCRE2_SPTR)pats[i], PCRE2_ZERO_TERMINATED,
+					  PCRE2_MULTILINE, &err, &off, NULL);
+		if (!codes[ng])
+			continue;
+		idx[ng++] = i;
+		fprintf(f, "[p%zu]\nmatch = %s\nin = stack functions\n", i, pats[i]);
+	}
+	fclose(f);
+	for (mode = 0; mode < 4; mode++) {
+		struct lh_diag d = { 0 };
+		struct lh_rules *rs = lh_rules_alloc();
+		unsigned int rnd = seed;
+
+		ck_assert_int_eq(lh_rules_load_buffer(rs, "j.rules", text, len, &d), 0);
+		ck_assert_uint_eq(lh_rules_count(rs), ng);
+		lh_rules_set_prefilter(rs, mode & 1);
+		lh_rules_set_cache_limit(rs, mode & 2 ? 0 : 4096);
+		for (k = 0; k < nr; k++) {
+			const char *st[6], *fn[6];
+			size_t n = 1 + rand_r(&rnd) % 6, hit = 0;
+
+			lh_record_reset(r);
+			for (j = 0; j < n; j++) {
+				st[j] = lines_[rand_r(&rnd) % nlines];
+				rec_frame(r, 0, st[j]);
+			}
+			for (j = 0; j < n; j++) {
+				fn[j] = st[n - 1 - j];
+				rec_func(r, fn[j]);
+			}
+			ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+			for (i = 0; i < ng; i++) {
+				bool want = naive(codes[i], md, st, n) || naive(codes[i], md, fn, n);
+				bool got = hit < m.nr_hits && m.hits[hit] == i;
+
+				hit += got;
+				if (got == want)
+					continue;
+				fprintf(stderr, "mode %d pattern '%s' got %d want %d, stack:", mode,
+					pats[idx[i]], got, want);
+				for (j = 0; j < n; j++)
+					fprintf(stderr, " '%s'", st[j]);
+				fprintf(stderr, "\n");
+				ck_assert_int_eq(got, want);
+			}
+		}
+		/* warnings: (*UTF) patterns on invalid UTF-8 do not fire, as in naive() */
+		if (d.errors)
+			dump_diag(&d);
+		ck_assert_uint_eq(d.errors, 0);
+		lh_diag_release(&d);
+		lh_rules_free(rs);
+	}
+	for (i = 0; i < ng; i++)
+		pcre2_code_free(codes[i]);
+	pcre2_match_data_free(md);
+	free(codes);
+	free(idx);
+	free(text);
+	lh_match_release(&m);
+	lh_record_free(r);
+}
+
+START_TEST(test_joined_equivalence)
+{
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(cross_patterns); i++) {
+		if (!on_joined_path(cross_patterns[i]))
+			fprintf(stderr, "not joined: %s\n", cross_patterns[i]);
+		ck_assert(on_joined_path(cross_patterns[i]));
+	}
+	for (i = 0; i < LH_ARRAY_SIZE(local_patterns); i++) {
+		if (on_joined_path(local_patterns[i]))
+			fprintf(stderr, "joined: %s\n", local_patterns[i]);
+		ck_assert(!on_joined_path(local_patterns[i]));
+	}
+	check_joined(cross_patterns, LH_ARRAY_SIZE(cross_patterns), stack_lines,
+		     LH_ARRAY_SIZE(stack_lines), 400, 1);
+	check_joined(local_patterns, LH_ARRAY_SIZE(local_patterns), stack_lines,
+		     LH_ARRAY_SIZE(stack_lines), 400, 2);
+	check_joined(patterns, LH_ARRAY_SIZE(patterns), lines, LH_ARRAY_SIZE(lines), 200, 3);
+}
+END_TEST
+
+START_TEST(test_audit_stacks)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[s]\nmatch = kthread\\sret_from_fork\nin = stack\n"
+				   "[neg]\nmatch = kthread[^_]ret_from_fork\nin = stack\n"
+				   "[dotall]\nmatch = (?s)execute_preemptirqtest.*ret_from_fork\n"
+				   "in = stack\n"
+				   "[bsr]\nmatch = kthread\\Rret_from_fork\nin = stack\n", &d);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+
+	ck_assert_uint_eq(d.errors, 0);
+	rec_frame(r, 0, "execute_preemptirqtest");
+	rec_frame(r, 0, "kthread");
+	ck_assert(!fires(rs, r, "s"));
+	ck_assert(!fires(rs, r, "dotall"));
+	rec_frame(r, 0, "ret_from_fork");
+	ck_assert(fires(rs, r, "s"));
+	ck_assert(fires(rs, r, "neg"));
+	ck_assert(fires(rs, r, "dotall"));
+	ck_assert(fires(rs, r, "bsr"));
+	ck_assert_uint_eq(lh_rules_stats(rs)->joined, 4);
+	/* a subject at a time: the functions do not continue the stack */
+	lh_record_reset(r);
+	rec_frame(r, 0, "kthread");
+	rec_func(r, "ret_from_fork");
+	ck_assert(!fires(rs, r, "s"));
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+/* Random patterns over atoms that do and do not cross lines, random lines. */
+START_TEST(test_joined_random)
+{
+	unsigned int seed = 11 + _i;
+	static const char *const atoms[] = {
+		"a", "b", "x", "[ ]", "_", ".", "\\s", "\\W", "[^a]", "$", "^", "\\n", "\\b", "\\S",
+		"[ab]", "(?s)", "\\z", "\\A", "\\D", "[[:space:]]", "\\w", "(?<!a)", "(?=b)",
+		"\\N", "\\h", "\\V", "\\t", "[[:alpha:]]", "(?i)", "(?m)", "\\Qa b\\E", "[]a]",
+		"\\x0a", "\\R", "(a)", "\\1", "[\\x01-a]", "\\B", "\\Z", "(?<=\\s)",
+	};
+	static const char alphabet[] = "abx _";
+	enum { NP = 300, NL = 24 };
+	static char pbuf[NP][48], lbuf[NL][4];
+	const char *pats[NP], *ls[NL];
+	unsigned int rnd = 7 + _i;
+	size_t i, j, n;
+
+	for (i = 0; i < NL; i++) {
+		n = rand_r(&rnd) % 4;
+		for (j = 0; j < n; j++)
+			lbuf[i][j] = alphabet[rand_r(&rnd) % 5];
+		lbuf[i][n] = '\0';
+		ls[i] = lbuf[i];
+	}
+	for (i = 0; i < NP; i++) {
+		size_t len = 0, nat = 1 + rand_r(&rnd) % 4;
+
+		for (j = 0; j < nat; j++) {
+			const char *a = atoms[rand_r(&rnd) % LH_ARRAY_SIZE(atoms)];
+
+			len += snprintf(pbuf[i] + len, sizeof(pbuf[i]) - len, "%s%s", a,
+					rand_r(&rnd) % 4 ? "" : rand_r(&rnd) % 2 ? "*" : "|");
+		}
+		pats[i] = pbuf[i];
+	}
+	check_joined(pats, NP, ls, NL, 300, seed);
+}
+END_TEST
+
+START_TEST(test_binary_text_escaped)
+{
+	static const char bin[] = "\x7f" "ELF\x02\x01 = x\n[ok]\nmatch = a\nin = st\x1b[2Jack\n"
+				  "s\xc3\xa9verity = x\nm\xc2\x9b = y\n";
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = lh_rules_alloc();
+	size_t i;
+
+	ck_assert_int_eq(lh_rules_load_buffer(rs, "b.rules", bin, sizeof(bin) - 1, &d), -1);
+	if (d.errors != 4)
+		dump_diag(&d);
+	ck_assert_uint_eq(d.errors, 4);
+	ck_assert_str_eq(d.msgs[0].text, "b.rules:1:1: '\\x7fELF\\x02\\x01' outside a rule "
+			 "section (start one with '[id]')");
+	ck_assert_str_eq(d.msgs[1].text, "b.rules:4:6: unknown subject 'st\\x1b[2Jack' (use "
+			 "stack, functions, irq, task, start or end)");
+	/* valid UTF-8 is kept, C1 controls are not */
+	ck_assert_str_eq(d.msgs[2].text, "b.rules:5:1: unknown key 's\xc3\xa9verity' (use match, "
+			 "in, tracer, min, severity or message)");
+	ck_assert_str_eq(d.msgs[3].text, "b.rules:6:1: unknown key 'm\\xc2\\x9b' (use match, "
+			 "in, tracer, min, severity or message)");
+	for (i = 0; i < d.nr; i++) {
+		const unsigned char *p = (const unsigned char *)d.msgs[i].text;
+
+		for (; *p; p++)
+			ck_assert(*p >= 0x20 && *p != 0x7f);
+	}
+	lh_diag_release(&d);
+	lh_rules_free(rs);
+}
+END_TEST
+
 static Suite *rules_suite(void)
 {
 	Suite *s = suite_create("rules");
@@ -985,6 +1256,7 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_duplicate_across_files);
 	tcase_add_test(tc, test_load_missing);
 	tcase_add_test(tc, test_load_dir);
+	tcase_add_test(tc, test_binary_text_escaped);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("match");
@@ -1002,6 +1274,9 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_prefilter_extraction);
 	tcase_add_test(tc, test_generated_1000);
 	tcase_add_test(tc, test_cache_hits);
+	tcase_add_test(tc, test_audit_stacks);
+	tcase_add_test(tc, test_joined_equivalence);
+	tcase_add_loop_test(tc, test_joined_random, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -868,6 +868,34 @@ START_TEST(not_tracefs)
 }
 END_TEST
 
+/* A directory without current_tracer nor trace is no tracefs: say how to mount one. */
+START_TEST(not_tracefs_at_all)
+{
+	char path[512], empty[160];
+	const char *dir = NULL;
+
+	snprintf(empty, sizeof(empty), "%s/empty", tree);
+	ck_assert_int_eq(mkdir(empty, 0755), 0);
+	ck_assert_int_eq(tracefs_set_tracing_dir(empty), 0);
+	ck_assert_int_eq(lh_session_tracing_dir(&dir, &diag), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	snprintf(path, sizeof(path), "'%s' is not a tracefs (no 'trace' file); mount tracefs as root with 'mount -t tracefs nodev /sys/kernel/tracing'",
+		 empty);
+	ck_diag(path);
+	lh_diag_release(&diag);
+
+	snprintf(empty, sizeof(empty), "%s/nowhere", tree);
+	ck_assert_int_eq(tracefs_set_tracing_dir(empty), 0);
+	ck_assert_int_eq(lh_session_tracing_dir(&dir, &diag), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	snprintf(path, sizeof(path), "no tracefs at '%s': No such file or directory; mount it as root with 'mount -t tracefs nodev /sys/kernel/tracing'",
+		 empty);
+	ck_diag(path);
+	ck_assert_ptr_null(dir);
+	ck_assert_int_eq(tracefs_set_tracing_dir(tree), 0);
+}
+END_TEST
+
 START_TEST(atexit_restores)
 {
 	struct lh_session_opts o = base_opts();
@@ -954,6 +982,7 @@ static Suite *state_suite(void)
 	tcase_add_test(tc, buffer_sizes_differ);
 	tcase_add_test(tc, kprobes);
 	tcase_add_test(tc, not_tracefs);
+	tcase_add_test(tc, not_tracefs_at_all);
 	tcase_add_test(tc, atexit_restores);
 	tcase_add_test(tc, oom_restores);
 	suite_add_tcase(s, tc);
