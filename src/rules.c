@@ -78,7 +78,7 @@ struct lit {
 struct rule {
 	struct lh_rule	pub;
 	pcre2_code	*code;
-	bool		span;		/* may cross lines: matched on the joined subject text */
+	bool		span;		/* may cross lines: matched on joined subject text */
 	bool		warned;		/* a match-limit warning was given */
 	struct lit	*lits;		/* prefilter: every match contains one of these */
 	unsigned int	nr_lits;
@@ -921,7 +921,7 @@ static bool escape_is_local(unsigned char e, const char *p, size_t n, bool in_cl
 	if (in_class)
 		return false;			/* \b, \t... may start a range over '\n' */
 	if (strchr("bBKtefagk", e))
-		return true;			/* assertions, single characters, back references */
+		return true;			/* assertions, single characters, back refs */
 	if (e == 'N')
 		return !n || p[0] != '{';	/* \N is any character but a newline */
 	return e >= '1' && e <= '9' && (!n || p[0] < '0' || p[0] > '9');	/* \1..\9 */
@@ -938,7 +938,7 @@ static bool options_cross(const char *p, size_t n)
 	for (j = 2; j < n && (is_alnum(p[j]) || p[j] == '-' || p[j] == '^'); j++)
 		x += p[j] == 'x';
 	if (j == 2 || j == n || (p[j] != ')' && p[j] != ':'))
-		return false;			/* not an option setting: (?:, (?<name>, (?R)... */
+		return false;			/* not options: (?:, (?<name>, (?R)... */
 	return x > 1 || memchr(p + 2, 's', j - 2) || memchr(p + 2, 'm', j - 2) ||
 	       memchr(p + 2, '^', j - 2);
 }

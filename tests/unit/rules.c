@@ -1007,7 +1007,8 @@ static bool naive(pcre2_code *code, pcre2_match_data *md, const char *const *l, 
 
 	for (i = 0; i < n; i++)
 		if (*l[i])
-			len += snprintf(text + len, sizeof(text) - len, "%s%s", len ? "\n" : "", l[i]);
+			len += snprintf(text + len, sizeof(text) - len, "%s%s", len ? "\n" : "",
+					l[i]);
 	return len && pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, md, NULL) >= 0;
 }
 
@@ -1086,7 +1087,8 @@ static void check_joined(const char *const *pats, size_t np, const char *const *
 			}
 			ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
 			for (i = 0; i < ng; i++) {
-				bool want = naive(codes[i], md, st, n) || naive(codes[i], md, fn, n);
+				bool want = naive(codes[i], md, st, n) ||
+					    naive(codes[i], md, fn, n);
 				bool got = hit < m.nr_hits && m.hits[hit] == i;
 
 				hit += got;
