@@ -188,33 +188,6 @@ long lh_capture_pending(struct lh_capture *c, struct lh_diag *diag)
 	return 1;
 }
 
-/* Reads fd to its end into *buf. Return: 0 and *len, or -1 with errno. */
-static int read_all(int fd, char **buf, size_t *alloc, size_t *len)
-{
-	ssize_t n;
-
-	*len = 0;
-	for (;;) {
-		if (*alloc - *len < 4096 + 1) {
-			if (*alloc >= TRACE_READ_MAX) {
-				errno = EFBIG;
-				return -1;
-			}
-			lh_grow((void **)buf, alloc, *len + 65536, 1);
-		}
-		n = read(fd, *buf + *len, *alloc - *len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (!n)
-			break;
-		*len += (size_t)n;
-	}
-	(*buf)[*len] = '\0';
-	return 0;
-}
-
 /* Marks the snapshot read (tracing still paused). Our own notification is not counted. */
 static int reset_max(struct lh_capture *c)
 {
@@ -262,7 +235,7 @@ int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len
 		ret = fail(diag, "read", c->max_path);
 		goto out;
 	}
-	if (us && read_all(fd, buf, alloc, len)) {
+	if (us && lh_read_fd(fd, buf, alloc, len, TRACE_READ_MAX)) {
 		ret = fail(diag, "read", c->trace_path);
 		goto out;
 	}

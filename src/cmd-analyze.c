@@ -20,7 +20,6 @@
 #include "util.h"
 
 #define SHOW_WARNINGS	20	/* warnings printed on stderr; all are counted in the report */
-#define READ_CHUNK	(1 << 20)
 
 static const char *const analyze_usage[] = {
 	"lathound analyze [<options>] [FILE...]",
@@ -40,9 +39,7 @@ static const char analyze_epilogue[] =
 	"        --format junit -o latency.xml traces/*.trace\n";
 
 struct analyze {
-	const char	**rules;
-	size_t		nr_rules;
-	size_t		alloc_rules;
+	struct lh_strlist	rules;
 	struct lh_gate	gate;
 	enum lh_format	format;
 	const char	*output;
@@ -50,50 +47,16 @@ struct analyze {
 	int		quiet;
 };
 
-static int opt_rules(const struct lh_option *opt, const char *arg)
-{
-	struct analyze *a = opt->value;
-
-	LH_GROW(a->rules, a->nr_rules + 1, a->alloc_rules);
-	a->rules[a->nr_rules++] = arg;
-	return 0;
-}
-
 /* Return: 0, or -1 when a rule file is broken or missing (every problem printed). */
 static int load_rules(struct lh_rules *rs, const struct analyze *a)
 {
 	struct lh_diag diag = { 0 };
 	int ret;
 
-	ret = lh_load_rules(rs, a->rules, a->nr_rules, &diag);
+	ret = lh_load_rules(rs, a->rules.v, a->rules.nr, &diag);
 	lh_print_diag(&diag, (size_t)-1, !a->quiet);
 	lh_diag_release(&diag);
 	return ret;
-}
-
-/* Reads a pipe or terminal to its end. Return: 0, or -1 with errno. */
-static int slurp(int fd, char **buf, size_t *len)
-{
-	size_t alloc = 0, n = 0;
-	char *b = NULL;
-	ssize_t r;
-
-	for (;;) {
-		LH_GROW(b, n + READ_CHUNK, alloc);
-		r = read(fd, b + n, alloc - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(b);
-			return -1;
-		}
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
 }
 
 /* Parses one trace file ("-": standard input) into the report. Return: 0, or -1 (printed). */
@@ -104,8 +67,8 @@ static int analyze_file(const char *path, struct lh_parser *p, struct lh_report 
 	bool is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "<stdin>" : path;
 	struct stat st;
-	char *buf;
-	size_t len;
+	size_t len, alloc = 0;
+	char *buf = NULL;
 	int fd, ret = 0;
 
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -127,8 +90,10 @@ static int analyze_file(const char *path, struct lh_parser *p, struct lh_report 
 			goto out_close;
 		}
 	}
-	if (slurp(fd, &buf, &len))
+	if (lh_read_fd(fd, &buf, &alloc, &len, SIZE_MAX)) {
+		free(buf);
 		goto err_read;
+	}
 	lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
 	free(buf);
 out_close:
@@ -151,9 +116,9 @@ int lh_cmd_analyze(int argc, char **argv)
 	struct analyze a = { .format = LH_FORMAT_TEXT, .keep = LH_REPORT_KEEP };
 	const struct lh_option options[] = {
 		LH_OPT_GROUP("rules"),
-		LH_OPT_CALLBACK('r', "rules", &a, "PATH",
+		LH_OPT_CALLBACK('r', "rules", &a.rules, "PATH",
 				"rule file or directory (repeatable; replaces the defaults)",
-				opt_rules),
+				lh_opt_list),
 		LH_OPT_GROUP("report"),
 		LH_OPT_CALLBACK('f', "format", &a.format, "FORMAT",
 				"text (default), json or junit", lh_opt_format),
@@ -180,7 +145,7 @@ int lh_cmd_analyze(int argc, char **argv)
 	lh_gate_init(&a.gate);
 	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue, false);
 	if (first == LH_OPTS_HELP) {
-		free(a.rules);
+		free(a.rules.v);
 		return lh_finish_stdout(LH_EXIT_PASS);
 	}
 	if (first < 0)
@@ -246,6 +211,6 @@ out:
 	if (rules)
 		lh_rules_free(rules);
 	lh_diag_release(&diag);
-	free(a.rules);
+	free(a.rules.v);
 	return lh_finish_stdout(code);
 }

@@ -74,12 +74,6 @@ static const char record_epilogue[] =
 	"    lathound record -d 12h --max irqsoff=100us --max wakeup_rt=150us\n"
 	"    lathound record -t irqsoff -T 50us -o soak -- ./rt-workload --cycles 1e6\n";
 
-struct strlist {
-	const char	**v;	/* NULL-terminated */
-	size_t		nr;
-	size_t		alloc;
-};
-
 struct record_opts {
 	unsigned int	tracers;
 	uint64_t	threshold_ns;
@@ -91,10 +85,10 @@ struct record_opts {
 	unsigned long	max_snapshots;
 	uint64_t	buffer_bytes;
 	int		function_trace;
-	struct strlist	filters;
-	struct strlist	notrace;
-	struct strlist	kprobes;
-	struct strlist	rules;
+	struct lh_strlist	filters;
+	struct lh_strlist	notrace;
+	struct lh_strlist	kprobes;
+	struct lh_strlist	rules;
 	int		force;
 	const char	*state_dir;
 	struct lh_gate	gate;
@@ -142,16 +136,6 @@ static const char *signal_name(int sig)
 }
 
 /* ---- options ---- */
-
-static int opt_list(const struct lh_option *opt, const char *arg)
-{
-	struct strlist *l = opt->value;
-
-	LH_GROW(l->v, l->nr + 2, l->alloc);
-	l->v[l->nr++] = arg;
-	l->v[l->nr] = NULL;
-	return 0;
-}
 
 static int opt_tracers(const struct lh_option *opt, const char *arg)
 {
@@ -1172,13 +1156,13 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_BOOL(0, "function-trace", &o.function_trace,
 			    "list the functions run in a section (floods snapshots, +7-10% latency)"),
 		LH_OPT_CALLBACK(0, "filter", &o.filters, "GLOB",
-				"trace only functions matching GLOB (repeatable)", opt_list),
+				"trace only functions matching GLOB (repeatable)", lh_opt_list),
 		LH_OPT_CALLBACK(0, "notrace", &o.notrace, "GLOB",
 				"never trace functions matching GLOB (repeatable): cures a slow tracer",
-				opt_list),
+				lh_opt_list),
 		LH_OPT_CALLBACK(0, "kprobe", &o.kprobes, "DEF",
 				"add a kprobe event for the run (kprobe_events syntax; repeatable)",
-				opt_list),
+				lh_opt_list),
 		LH_OPT_CALLBACK(0, "buffer-size", &o.buffer_bytes, "SIZE",
 				"ring buffer size per CPU (default: as it is)", opt_size),
 		LH_OPT_BOOL(0, "irq-only", &o.irq_only,
@@ -1205,7 +1189,7 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_GROUP("rules"),
 		LH_OPT_CALLBACK('r', "rules", &o.rules, "PATH",
 				"rule file or directory (repeatable; replaces the defaults)",
-				opt_list),
+				lh_opt_list),
 		LH_OPT_GATES(&o.gate),
 		LH_OPT_GROUP("tracefs"),
 		LH_OPT_BOOL(0, "force", &o.force,

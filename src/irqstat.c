@@ -118,21 +118,13 @@ static void account(struct lh_irqstat_entry *e, uint64_t ns)
 /* Return: the state of cpu, allocated on first use; NULL when cpu is out of range. */
 static struct cpu_state *cpu_state(struct lh_irqstat *st, int cpu)
 {
-	size_t n;
+	size_t old = st->nr_cpus;
 
 	if (cpu < 0 || cpu >= LH_IRQSTAT_MAX_CPUS)
 		return NULL;
-	if ((size_t)cpu >= st->nr_cpus) {
-		n = st->nr_cpus ? st->nr_cpus : 8;
-		while (n <= (size_t)cpu)
-			n *= 2;
-		if (n > LH_IRQSTAT_MAX_CPUS)
-			n = LH_IRQSTAT_MAX_CPUS;
-		st->cpus = realloc(st->cpus, n * sizeof(*st->cpus));
-		if (!st->cpus)
-			lh_oom();	/* exits through the tracefs restore, unlike abort() */
-		memset(st->cpus + st->nr_cpus, 0, (n - st->nr_cpus) * sizeof(*st->cpus));
-		st->nr_cpus = n;
+	if ((size_t)cpu >= old) {
+		LH_GROW(st->cpus, (size_t)cpu + 1, st->nr_cpus);
+		memset(st->cpus + old, 0, (st->nr_cpus - old) * sizeof(*st->cpus));
 	}
 	return &st->cpus[cpu];
 }

@@ -45,11 +45,6 @@ struct lh_irqtrace {
 	uint64_t		last_span_ns;	/* time those bytes accumulated in */
 };
 
-const char *lh_irqtrace_name(const struct lh_irqtrace *t)
-{
-	return t->name;
-}
-
 /*
  * A tep that knows the ring-buffer page header and the two irq events, and nothing else:
  * tracefs_local_events*() would also parse /proc/kallsyms, some 20 MB of heap for symbols

@@ -33,9 +33,6 @@ int lh_irqtrace_create(struct lh_irqtrace **t, struct lh_irqstat *st, struct lh_
  */
 int lh_irqtrace_destroy(struct lh_irqtrace *t, struct lh_diag *diag);
 
-/* Return: the instance name ("lathound-1234"), borrowed from t. */
-const char *lh_irqtrace_name(const struct lh_irqtrace *t);
-
 /*
  * Reads every event waiting in the instance's per-CPU ring buffers and accounts it in the
  * statistics, counting what the kernel lost. With sync_lost, also reads the per-CPU

@@ -156,3 +156,13 @@ int lh_parse_command(int argc, char **argv, const struct lh_option *opts,
 	}
 	return first;
 }
+
+int lh_opt_list(const struct lh_option *opt, const char *arg)
+{
+	struct lh_strlist *l = opt->value;
+
+	LH_GROW(l->v, l->nr + 2, l->alloc);
+	l->v[l->nr++] = arg;
+	l->v[l->nr] = NULL;
+	return 0;
+}

@@ -78,4 +78,17 @@ int lh_parse_command(int argc, char **argv, const struct lh_option *opts,
 /* Prints usage lines, then the options table, then nothing else. */
 void lh_usage(FILE *f, const char *const *usage, const struct lh_option *opts);
 
+/* The values of a repeatable option (LH_OPT_CALLBACK with lh_opt_list); the caller frees v. */
+struct lh_strlist {
+	const char	**v;	/* NULL-terminated; the strings are argv's */
+	size_t		nr;
+	size_t		alloc;
+};
+
+/*
+ * The callback of a repeatable option: appends arg to the struct lh_strlist *opt->value.
+ * Return: 0.
+ */
+int lh_opt_list(const struct lh_option *opt, const char *arg);
+
 #endif /* LH_OPTS_H */

@@ -221,22 +221,6 @@ fail:
 	return -1;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int lh_output_snapshot(struct lh_output *out, const struct lh_snapshot_meta *meta,
 		       const char *buf, size_t len, struct lh_diag *diag)
 {
@@ -272,7 +256,7 @@ int lh_output_snapshot(struct lh_output *out, const struct lh_snapshot_meta *met
 		return -1;
 	}
 	fd = openat(out->sfd, meta->name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	err = fd < 0 ? -1 : write_all(fd, buf, len);
+	err = fd < 0 ? -1 : lh_write_fd(fd, buf, len);
 	if (fd >= 0 && close(fd) && !err)
 		err = -1;
 	if (err) {

@@ -96,10 +96,7 @@ struct lh_report {
 	struct lh_report_opts		opts;
 	struct lh_arena			arena;		/* interned strings, offender texts */
 
-	const char			**sources;
-	size_t				nr_sources;
-	size_t				alloc_sources;
-	size_t				last_source;
+	const char			*source;	/* the last record's, in the arena */
 
 	unsigned long			total;
 	unsigned long			rule_hit_records;

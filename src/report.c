@@ -129,7 +129,6 @@ void lh_report_free(struct lh_report *rep)
 	free(rep->offenders);
 	free(rep->sig_table);
 	free(rep->rule_agg);
-	free(rep->sources);
 	for (i = 0; i < rep->nr_warnings; i++)
 		free(rep->warnings[i]);
 	free(rep->warnings);
@@ -142,25 +141,18 @@ void lh_report_free(struct lh_report *rep)
 	free(rep);
 }
 
-/* Return: s copied once into the report (sources are few: one per input file). */
+/*
+ * Return: s copied into the report once per run of records from the same source. Records
+ * arrive grouped by source (a file, a capture), so only the last one is compared: 'record'
+ * makes one source per capture, and a search of them all would grow with every capture.
+ */
 static const char *intern_source(struct lh_report *rep, const char *s)
 {
-	size_t i;
-
 	if (!s)
 		return NULL;
-	if (rep->nr_sources && !strcmp(rep->sources[rep->last_source], s))
-		return rep->sources[rep->last_source];
-	for (i = 0; i < rep->nr_sources; i++) {
-		if (!strcmp(rep->sources[i], s)) {
-			rep->last_source = i;
-			return rep->sources[i];
-		}
-	}
-	LH_GROW(rep->sources, rep->nr_sources + 1, rep->alloc_sources);
-	rep->sources[rep->nr_sources] = lh_arena_strdup(&rep->arena, s);
-	rep->last_source = rep->nr_sources++;
-	return rep->sources[rep->last_source];
+	if (!rep->source || strcmp(rep->source, s))
+		rep->source = lh_arena_strdup(&rep->arena, s);
+	return rep->source;
 }
 
 static void where_set(struct lh_report_where *w, const struct lh_record *r, const char *source)

@@ -658,21 +658,6 @@ fail:
 
 /* ---- the state file ---- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= w;
-	}
-	return 0;
-}
-
 int lh_state_write_file(const struct lh_state *st, const char *path, struct lh_diag *diag)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX], *slash, *text;
@@ -699,7 +684,7 @@ int lh_state_write_file(const struct lh_state *st, const char *path, struct lh_d
 		return -1;
 	}
 	text = lh_state_format(st, &len);
-	if (fchmod(fd, 0644) || write_all(fd, text, len) || fsync(fd)) {
+	if (fchmod(fd, 0644) || lh_write_fd(fd, text, len) || fsync(fd)) {
 		err = errno;
 		free(text);
 		close(fd);

@@ -274,6 +274,51 @@ void lh_grow(void **ptr, size_t *alloc, size_t nr, size_t elem)
 	*alloc = n;
 }
 
+int lh_read_fd(int fd, char **buf, size_t *alloc, size_t *len, size_t max)
+{
+	ssize_t n;
+
+	*len = 0;
+	for (;;) {
+		if (*alloc - *len < 4096 + 1) {
+			if (*alloc >= max) {
+				errno = EFBIG;
+				return -1;
+			}
+			lh_grow((void **)buf, alloc, *len + 65536, 1);
+		}
+		n = read(fd, *buf + *len, *alloc - *len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n)
+			break;
+		*len += (size_t)n;
+	}
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+int lh_write_fd(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (!n) {
+			errno = EIO;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 void *lh_xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);

@@ -97,6 +97,16 @@ void lh_grow(void **ptr, size_t *alloc, size_t nr, size_t elem);
 #define LH_GROW(ptr, nr, alloc) lh_grow((void **)&(ptr), &(alloc), (nr), sizeof(*(ptr)))
 
 /*
+ * Reads fd to its end into *buf (of *alloc bytes, grown as needed; the caller still owns and
+ * frees it), NUL-terminated, retrying on EINTR. Fails with EFBIG once *buf would reach max.
+ * Return: 0 and *len, or -1 with errno.
+ */
+int lh_read_fd(int fd, char **buf, size_t *alloc, size_t *len, size_t max);
+
+/* Writes all of buf to fd, retrying on EINTR and short writes. Return: 0, or -1 with errno. */
+int lh_write_fd(int fd, const char *buf, size_t len);
+
+/*
  * malloc/calloc/strdup/asprintf that exit with a message on ENOMEM (as git's xmalloc): the
  * one exit library code may take. Return: the memory, never NULL; the caller frees it.
  */

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the shared helpers (src/util.c): durations both ways, the diagnostics list,
- * the string arena, and the hashes.
+ * the string arena, the hashes, and reading and writing an fd whole.
  */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "check-main.h"
@@ -205,6 +208,57 @@ START_TEST(hashes)
 }
 END_TEST
 
+/* Writes n bytes of a repeating pattern into a temporary file. Return: its fd, at offset 0. */
+static int pattern_file(size_t n)
+{
+	char tmpl[] = "/tmp/lh-util-XXXXXX", *buf = lh_xmalloc(n);
+	int fd = mkstemp(tmpl);
+	size_t i;
+
+	ck_assert_int_ge(fd, 0);
+	unlink(tmpl);
+	for (i = 0; i < n; i++)
+		buf[i] = "0123456789"[i % 10];
+	ck_assert_int_eq(lh_write_fd(fd, buf, n), 0);
+	free(buf);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_END), (off_t)n);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+START_TEST(read_write_fd)
+{
+	size_t alloc = 0, len = 12345, i;
+	char *buf = NULL;
+	int fd;
+
+	/* past several growth steps, NUL-terminated, every byte where it belongs */
+	fd = pattern_file(200000);
+	ck_assert_int_eq(lh_read_fd(fd, &buf, &alloc, &len, SIZE_MAX), 0);
+	ck_assert_uint_eq(len, 200000);
+	ck_assert_int_eq(buf[len], '\0');
+	for (i = 0; i < len; i++)
+		ck_assert_int_eq(buf[i], "0123456789"[i % 10]);
+	close(fd);
+	/* the buffer is reused: an empty input gives an empty string */
+	fd = open("/dev/null", O_RDONLY);
+	ck_assert_int_eq(lh_read_fd(fd, &buf, &alloc, &len, SIZE_MAX), 0);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_str_eq(buf, "");
+	close(fd);
+	free(buf);
+	/* the bound: EFBIG, not a truncated read */
+	buf = NULL;
+	alloc = 0;
+	fd = pattern_file(200000);
+	errno = 0;
+	ck_assert_int_eq(lh_read_fd(fd, &buf, &alloc, &len, 100000), -1);
+	ck_assert_int_eq(errno, EFBIG);
+	close(fd);
+	free(buf);
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -219,6 +273,7 @@ static Suite *util_suite(void)
 	tcase_add_exit_test(tc, grow_overflow_exits, 1);
 	tcase_add_test(tc, xasprintf);
 	tcase_add_test(tc, hashes);
+	tcase_add_test(tc, read_write_fd);
 	suite_add_tcase(s, tc);
 	return s;
 }
