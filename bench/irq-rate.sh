@@ -16,9 +16,18 @@ if [ "$(id -u)" != 0 ]; then
 fi
 [ -x ./lathound ] || make -s lathound
 OUT=$(mktemp -d /tmp/lathound-bench.XXXXXX)
-WORK=$(mktemp -d "${BENCH_DIR:-$PWD/bench}/io.XXXXXX")
+# Direct I/O needs a real disk (not tmpfs): the load files go under bench/out (not committed).
+mkdir -p "${BENCH_DIR:-$PWD/bench/out}"
+WORK=$(mktemp -d "${BENCH_DIR:-$PWD/bench/out}/io.XXXXXX")
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$OUT" "$WORK"' EXIT
+# The writers are waited for before their files go: a dd still running would write again.
+cleanup() {
+	[ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null && wait "${pids[@]}" 2>/dev/null
+	[ -n "${lh:-}" ] && kill "$lh" 2>/dev/null && wait "$lh" 2>/dev/null
+	rm -rf "$OUT" "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP	# so that the EXIT trap cleans up after a timeout or ^C too
 
 # Sum of the per-CPU counts of every numbered IRQ line.
 irq_total() { awk '$1 ~ /^[0-9]+:$/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s }' /proc/interrupts; }
@@ -29,7 +38,8 @@ t0=$(date +%s.%N)
 sleep 1
 before=$(irq_total)
 for ((j = 0; j < JOBS; j++)); do
-	( while :; do dd if=/dev/zero of="$WORK/f$j" bs=4k count=2000 oflag=direct 2>/dev/null ||
+	( trap 'exit 0' TERM
+	  while :; do dd if=/dev/zero of="$WORK/f$j" bs=4k count=2000 oflag=direct 2>/dev/null ||
 		exit 1; done ) &
 	pids+=($!)
 done
