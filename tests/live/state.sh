@@ -31,7 +31,7 @@ KNOBS=(current_tracer tracing_on tracing_thresh tracing_max_latency buffer_size_
 snapshot() {
 	local f
 	for f in "${KNOBS[@]}" options/*; do
-		[ -e "$T/$f" ] && printf '%s=%s\n' "$f" "$(cat "$T/$f" 2>&1)"
+		[ -e "$T/$f" ] && printf '%s=%s\n' "$f" "$(tracefs_knob "$T/$f")"
 	done
 }
 snapshot >"$TMP/before"
