@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cmds.h"
+#include "hist.h"
 #include "irqtrace.h"
 #include "opts.h"
 #include "session.h"
@@ -65,7 +66,7 @@ int lh_cmd_reset(int argc, char **argv)
 	};
 	struct lh_state *st = NULL;
 	struct lh_diag d = { 0 };
-	int first, lock, ret, code, removed;
+	int first, lock, ret, code, removed, hists;
 	size_t i;
 
 	first = lh_parse_command(argc, argv, options, reset_usage, reset_epilogue, true);
@@ -80,11 +81,13 @@ int lh_cmd_reset(int argc, char **argv)
 	lock = lh_session_lock(state_dir, &d);
 	if (lock < 0) {
 		ret = -1;
-		removed = 0;
+		removed = hists = 0;
 	} else {
 		ret = lh_session_recover_locked(state_dir, &st, &d);
 		/* The killed run's own instance (irq statistics) goes too; a live run's stays. */
 		removed = ret < 0 ? 0 : lh_irqtrace_remove_stale(&d);
+		/* And its histograms: instance, triggers, synthetic events. */
+		hists = ret < 0 ? 0 : lh_hist_remove_stale(&d);
 		lh_session_unlock(lock);
 	}
 	for (i = 0; i < d.nr; i++) {
@@ -105,13 +108,16 @@ int lh_cmd_reset(int argc, char **argv)
 		       (long)st->pid, when);
 		for (i = 0; i < st->nr; i++)
 			print_entry(&st->entries[i]);
-	} else if (!ret && !removed) {
+	} else if (!ret && !removed && !hists) {
 		printf("nothing to restore (no state file in %s)\n", state_dir);
 	}
 	if (removed > 0)
 		printf("removed %d tracefs instance%s (%s<pid>) left by a killed lathound\n",
 		       removed, removed == 1 ? "" : "s", LH_IRQTRACE_PREFIX);
-	code = ret < 0 || removed < 0 ? LH_EXIT_ERROR : LH_EXIT_PASS;
+	if (hists > 0)
+		printf("removed %d histogram object%s (%s<pid>, %s<pid>_*) left by a killed lathound\n",
+		       hists, hists == 1 ? "" : "s", LH_HIST_PREFIX, LH_HIST_SYNTH_PREFIX);
+	code = ret < 0 || removed < 0 || hists < 0 ? LH_EXIT_ERROR : LH_EXIT_PASS;
 	lh_state_free(st);
 	lh_diag_release(&d);
 	return lh_finish_stdout(code);

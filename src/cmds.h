@@ -23,6 +23,7 @@ int lh_cmd_record(int argc, char **argv);
 int lh_cmd_doctor(int argc, char **argv);
 int lh_cmd_reset(int argc, char **argv);
 int lh_cmd_rules(int argc, char **argv);
+int lh_cmd_hist(int argc, char **argv);
 
 /*
  * Closes stdout and reports a failed write ("write error on standard output: No space

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Latency histograms counted in the kernel: every irqs-off section, every preempt-off
+ * section and every wakeup of a real-time task, per CPU, with synthetic events and hist
+ * triggers (doc/histograms.md has the design and how it was validated).
+ *
+ * Two halves:
+ *  - a pure core: lh_hist_parse() reads the text of a 'hist' file into bins, and
+ *    lh_hist_summarize() turns bins into count, mean, min/max and percentiles, each with
+ *    the resolution of the bucket it came from. No I/O.
+ *  - the kernel side: lh_hist_create() defines lathound's synthetic events (global,
+ *    named lathound_<pid>_<kind>) and puts every trigger in lathound's own instance,
+ *    "lathound-hist-<pid>"; lh_hist_read() reads a kind's histograms; lh_hist_destroy()
+ *    removes all of it. A run killed by SIGKILL leaves them under those names:
+ *    lh_hist_remove_stale() removes the leftovers of lathounds that no longer run.
+ * No printing: problems go to the caller's lh_diag.
+ */
+#ifndef LH_HIST_H
+#define LH_HIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* Instance names are this prefix and the pid of the lathound that created them. */
+#define LH_HIST_PREFIX		"lathound-hist-"
+/* Synthetic events are named LH_HIST_SYNTH_PREFIX<pid>_<kind name>. */
+#define LH_HIST_SYNTH_PREFIX	"lathound_"
+
+enum lh_hist_kind {
+	LH_HIST_IRQSOFF,	/* preemptirq:irq_disable -> irq_enable */
+	LH_HIST_PREEMPTOFF,	/* preemptirq:preempt_disable -> preempt_enable (or idle entry) */
+	LH_HIST_WAKEUP,		/* sched:sched_waking of a real-time task -> its sched_switch */
+	LH_HIST_NR
+};
+
+/* Return: "irqsoff", "preemptoff", "wakeup" (static). */
+const char *lh_hist_kind_name(enum lh_hist_kind k);
+
+/*
+ * The buckets, fixed (log-linear): 1 us wide below 100 us, 10 us below 1 ms, 100 us
+ * below 10 ms, then powers of two of ns. Each tier is one hist trigger.
+ */
+struct lh_hist_tier {
+	uint64_t	lo_ns;		/* first value of the tier */
+	uint64_t	hi_ns;		/* first value past it; UINT64_MAX for the last */
+	uint64_t	width_ns;	/* bucket width; 0: log2 buckets */
+};
+
+/* Return: the tiers (static), *nr of them, ascending. */
+const struct lh_hist_tier *lh_hist_tiers(size_t *nr);
+
+/* One bucket of one CPU: values in [lo_ns, hi_ns). */
+struct lh_hist_bin {
+	int		cpu;
+	uint64_t	lo_ns;
+	uint64_t	hi_ns;
+	uint64_t	count;
+	uint64_t	sum_ns;		/* sum of the values counted: exact means */
+};
+
+/* What a kind's histograms held when read: bins of every tier, and what they lost. */
+struct lh_hist_data {
+	struct lh_hist_bin	*bins;
+	size_t			nr;
+	size_t			alloc;
+	uint64_t		hits;		/* sections counted ('Hits' of every tier) */
+	uint64_t		dropped;	/* sections the kernel could not count ('Dropped') */
+	unsigned int		tables;		/* hist tables parsed */
+};
+
+/* Frees the bins; d is zeroed, ready for reuse. */
+void lh_hist_data_release(struct lh_hist_data *d);
+
+/*
+ * Parses the text of a 'hist' file (one or more tables, as the kernel prints them) whose
+ * keys are common_cpu and a latency in ns (plain, .buckets=N or .log2), with the values
+ * hitcount and the latency's sum, and appends its bins to d (merging equal ones). name is
+ * used in messages. Return: 0, or -1 with "cannot parse histogram 'NAME': line N: ..." in
+ * diag (what was parsed before stays in d).
+ */
+int lh_hist_parse(const char *buf, size_t len, const char *name, struct lh_hist_data *d,
+		  struct lh_diag *diag);
+
+/*
+ * Narrows bins to the tier that counted them: a log2 bucket of the last tier holds values
+ * from that tier's lower bound only, e.g. (2^23, 2^24] ns becomes [10 ms, 2^24].
+ */
+void lh_hist_clip(struct lh_hist_data *d);
+
+#define LH_HIST_NR_PCT	4
+
+/* Percentiles reported: p50, p99, p99.9, p99.99 (in LH_HIST_PCT order). */
+extern const double lh_hist_pct[LH_HIST_NR_PCT];
+
+/* A value known to lie in [lo_ns, hi_ns): the bucket it was counted in. */
+struct lh_hist_range {
+	uint64_t	lo_ns;
+	uint64_t	hi_ns;
+};
+
+struct lh_hist_summary {
+	uint64_t		count;
+	uint64_t		sum_ns;
+	double			mean_ns;	/* exact: sum / count */
+	struct lh_hist_range	min;
+	struct lh_hist_range	max;
+	struct lh_hist_range	pct[LH_HIST_NR_PCT];	/* nearest-rank percentiles */
+};
+
+/*
+ * Summarizes the bins of one CPU (cpu >= 0) or of all (cpu < 0). A percentile q is the
+ * bucket holding the ceil(q * count)-th smallest value. Return: the number of sections
+ * counted (s is all zero when none).
+ */
+uint64_t lh_hist_summarize(const struct lh_hist_data *d, int cpu, struct lh_hist_summary *s);
+
+/* Return: the highest CPU number in d plus one (0 when empty). */
+int lh_hist_nr_cpus(const struct lh_hist_data *d);
+
+struct lh_hist;
+
+struct lh_hist_opts {
+	unsigned int	kinds;		/* 1 << enum lh_hist_kind wanted */
+	const char	*comm;		/* wakeup: only tasks of this comm (NULL: all) */
+	int		pid;		/* wakeup: only this pid (0: all) */
+};
+
+/*
+ * Return: the kinds this kernel can count (1 << enum lh_hist_kind): hist triggers and
+ * synthetic events, plus preemptirq events for irqsoff/preemptoff (CONFIG_IRQSOFF_TRACER /
+ * CONFIG_PREEMPT_TRACER) and sched events for wakeup. *why, when not NULL, says in a
+ * static string what is missing when the answer is 0.
+ */
+unsigned int lh_hist_supported(const char **why);
+
+/*
+ * Creates the instance and, for each kind asked that the kernel supports, the synthetic
+ * event, its histograms (one trigger per tier) and then the start and end triggers, the
+ * end ones last so that every histogram counts the same sections. tracefs must be mounted.
+ * Return: 0 and *h (remove with lh_hist_destroy()), or -1 with the reason in diag (what
+ * was created is removed again).
+ */
+int lh_hist_create(struct lh_hist **h, const struct lh_hist_opts *o, struct lh_diag *diag);
+
+/* Return: the kinds actually counted by h. */
+unsigned int lh_hist_kinds(const struct lh_hist *h);
+
+/*
+ * Reads kind k's histograms into d (released first). Return: 0, or -1 with the reason in
+ * diag.
+ */
+int lh_hist_read(struct lh_hist *h, enum lh_hist_kind k, struct lh_hist_data *d,
+		 struct lh_diag *diag);
+
+/*
+ * Removes the triggers (end ones first), the instance and the synthetic events, and frees
+ * h. NULL-safe. Return: 0, or -1 when something could not be removed (diag names it).
+ */
+int lh_hist_destroy(struct lh_hist *h, struct lh_diag *diag);
+
+/*
+ * Removes every LH_HIST_PREFIX<pid> instance (its triggers first) and every
+ * LH_HIST_SYNTH_PREFIX<pid>_* synthetic event whose lathound no longer runs. Call with
+ * the session lock held. Return: objects removed, or -1 when one could not be (diag).
+ */
+int lh_hist_remove_stale(struct lh_diag *diag);
+
+#endif /* LH_HIST_H */

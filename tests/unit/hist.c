@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the histogram core (src/hist.c): the parser of the kernel's 'hist' text
+ * (real output captured in the test VM, tests/data/hist/, and hand-made edge cases) and
+ * the percentile math.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "check-main.h"
+
+static char *slurp(const char *name, size_t *len)
+{
+	char path[512];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/hist/%s", LH_TEST_DATA, name);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Return: the count of bucket [lo, hi) of cpu in d (0 when absent). */
+static uint64_t bin(const struct lh_hist_data *d, int cpu, uint64_t lo, uint64_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		if (d->bins[i].cpu == cpu && d->bins[i].lo_ns == lo && d->bins[i].hi_ns == hi)
+			return d->bins[i].count;
+	return 0;
+}
+
+static uint64_t total(const struct lh_hist_data *d)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		n += d->bins[i].count;
+	return n;
+}
+
+static int parse_str(const char *s, struct lh_hist_data *d, struct lh_diag *diag)
+{
+	return lh_hist_parse(s, strlen(s), "test", d, diag);
+}
+
+/* lathound's four tiers, read from the VM after 10 x 5000 us and 5 x 4500 us injected. */
+START_TEST(real_tiers)
+{
+	struct lh_hist_data d = { 0 };
+	struct lh_diag diag = { 0 };
+	struct lh_hist_summary s;
+	size_t len;
+	char *buf = slurp("vm-irqsoff.hist", &len);
+
+	ck_assert_int_eq(lh_hist_parse(buf, len, "vm-irqsoff.hist", &d, &diag), 0);
+	ck_assert_uint_eq(d.tables, 4);
+	ck_assert_uint_eq(d.dropped, 0);
+	ck_assert_uint_eq(bin(&d, 0, 5000000, 5100000), 10);
+	ck_assert_uint_eq(bin(&d, 0, 4500000, 4600000), 5);
+	/* Read while sections went on: entries first, totals after. */
+	ck_assert_uint_ge(d.hits, total(&d));
+	ck_assert_uint_gt(lh_hist_summarize(&d, -1, &s), 1000);
+	ck_assert_uint_eq(s.max.lo_ns, 5000000);
+	ck_assert_uint_eq(s.max.hi_ns, 5100000);
+	ck_assert_uint_eq(s.min.hi_ns - s.min.lo_ns, 1000);
+	lh_hist_data_release(&d);
+	lh_diag_release(&diag);
+	free(buf);
+}
+END_TEST
+
+/* Two CPUs: 200 ms with interrupts off on CPU 1, 300 ms on CPU 0, in log2 buckets. */
+START_TEST(real_percpu)
+{
+	struct lh_hist_data d = { 0 };
+	struct lh_diag diag = { 0 };
+	struct lh_hist_summary s;
+	size_t len;
+	char *buf = slurp("vm-smp2-irqsoff.hist", &len);
+
+	ck_assert_int_eq(lh_hist_parse(buf, len, "smp2", &d, &diag), 0);
+	lh_hist_clip(&d);
+	ck_assert_int_eq(lh_hist_nr_cpus(&d), 2);
+	ck_assert_uint_eq(bin(&d, 1, (1ull << 27) + 1, (1ull << 28) + 1), 1);
+	ck_assert_uint_eq(bin(&d, 0, (1ull << 28) + 1, (1ull << 29) + 1), 1);
+	ck_assert_uint_eq(bin(&d, 0, (1ull << 27) + 1, (1ull << 28) + 1), 0);
+	lh_hist_summarize(&d, 1, &s);
+	ck_assert_uint_eq(s.max.hi_ns, (1ull << 28) + 1);
+	lh_hist_summarize(&d, 0, &s);
+	ck_assert_uint_eq(s.max.hi_ns, (1ull << 29) + 1);
+	lh_hist_data_release(&d);
+	lh_diag_release(&diag);
+	free(buf);
+}
+END_TEST
+
+/*
+ * A probe's two tables on the same synthetic event (log2 and 1 us buckets, hitcount only),
+ * read after the end trigger was removed: both counted every section, 10 fakeraid
+ * handlers of 2500 us among them.
+ */
+START_TEST(real_two_tables)
+{
+	struct lh_hist_data d = { 0 };
+	struct lh_diag diag = { 0 };
+	size_t len;
+	char *buf = slurp("vm-probe-two-tables.hist", &len);
+
+	ck_assert_int_eq(lh_hist_parse(buf, len, "probe", &d, &diag), 0);
+	ck_assert_uint_eq(d.tables, 2);
+	ck_assert_uint_eq(d.hits, 2 * 66379);
+	ck_assert_uint_eq(total(&d), d.hits);
+	ck_assert_uint_eq(bin(&d, 0, 2505000, 2506000), 10);
+	/* ~ 2^22: order_base_2(v) == 22, v in (2^21, 2^22]. */
+	ck_assert_uint_eq(bin(&d, 0, (1ull << 21) + 1, (1ull << 22) + 1), 13);
+	lh_hist_data_release(&d);
+	lh_diag_release(&diag);
+	free(buf);
+}
+END_TEST
+
+START_TEST(key_forms)
+{
+	struct lh_hist_data d = { 0 };
+	struct lh_diag diag = { 0 };
+
+	ck_assert_int_eq(parse_str("{ common_cpu:          3, lat: ~ 2^0  } hitcount: 2  lat: 1\n"
+				   "{ common_cpu: 3, lat: ~ 2^11 } hitcount:          4  lat: 8000\n"
+				   "{ common_cpu: 3, lat: ~ 2^64 } hitcount: 1\n"
+				   "{ cpu: 1, lat:       1234 } hitcount: 7 lat: 8638\n"
+				   "{ common_cpu: 0, lat: ~ 7000-7999 } hitcount: 1 lat: 7500\n",
+				   &d, &diag), 0);
+	ck_assert_uint_eq(bin(&d, 3, 0, 2), 2);
+	ck_assert_uint_eq(bin(&d, 3, 1025, 2049), 4);
+	ck_assert_uint_eq(bin(&d, 3, (1ull << 63) + 1, UINT64_MAX), 1);
+	ck_assert_uint_eq(bin(&d, 1, 1234, 1235), 7);
+	ck_assert_uint_eq(bin(&d, 0, 7000, 8000), 1);
+	ck_assert_uint_eq(d.bins[4].sum_ns, 7500);
+	lh_hist_data_release(&d);
+	lh_diag_release(&diag);
+}
+END_TEST
+
+START_TEST(merges_and_totals)
+{
+	struct lh_hist_data d = { 0 };
+	struct lh_diag diag = { 0 };
+
+	ck_assert_int_eq(parse_str("# event histogram\n#\n"
+				   "{ common_cpu: 0, lat: ~ 1000-1999 } hitcount: 2 lat: 3000\n"
+				   "\nTotals:\n    Hits: 2\n    Entries: 1\n    Dropped: 5\n"
+				   "{ common_cpu: 0, lat: ~ 1000-1999 } hitcount: 3 lat: 4500\n"
+				   "Totals:\n    Hits: 3\n    Entries: 1\n    Dropped: 1\n",
+				   &d, &diag), 0);
+	ck_assert_uint_eq(d.nr, 1);
+	ck_assert_uint_eq(d.bins[0].count, 5);
+	ck_assert_uint_eq(d.bins[0].sum_ns, 7500);
+	ck_assert_uint_eq(d.hits, 5);
+	ck_assert_uint_eq(d.dropped, 6);
+	ck_assert_uint_eq(d.tables, 2);
+	lh_hist_data_release(&d);
+	lh_diag_release(&diag);
+}
+END_TEST
+
+START_TEST(malformed)
+{
+	static const char *const bad[] = {
+		"{ common_cpu: 0, lat: ~ 1000-1999 }\n",			/* no hitcount */
+		"{ common_cpu: 0 } hitcount: 1\n",				/* no latency */
+		"{ lat: 5 } hitcount: 1\n",					/* no CPU */
+		"{ common_cpu: x, lat: 5 } hitcount: 1\n",
+		"{ common_cpu: 0, lat: ~ 2^65 } hitcount: 1\n",
+		"{ common_cpu: 0, lat: ~ 9-3 } hitcount: 1\n",
+		"{ common_cpu: 0, lat: 99999999999999999999999 } hitcount: 1\n",
+		"{ common_cpu: 0, lat: 5, pid: 3 } hitcount: 1\n",
+		"{ common_cpu: 0, lat: 5 } hitcount: -1\n",
+		"{ common_cpu: 0, lat: 5\n",
+		"    Hits: lots\n",
+	};
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(bad); i++) {
+		struct lh_hist_data d = { 0 };
+		struct lh_diag diag = { 0 };
+		char *two = lh_xasprintf("# header\n%s", bad[i]);
+
+		ck_assert_msg(parse_str(two, &d, &diag) == -1, "accepted: %s", bad[i]);
+		ck_assert_uint_eq(diag.errors, 1);
+		ck_assert_msg(strstr(diag.msgs[0].text, "cannot parse histogram 'test': line 2: "),
+			      "%s", diag.msgs[0].text);
+		free(two);
+		lh_hist_data_release(&d);
+		lh_diag_release(&diag);
+	}
+}
+END_TEST
+
+/* Nearest rank over buckets: 90 in [0,1us), 9 in [1,2us), 1 in [5,6us). */
+START_TEST(percentiles)
+{
+	struct lh_hist_bin bins[] = {
+		{ 0, 5000, 6000, 1, 5500 },
+		{ 0, 0, 1000, 90, 45000 },
+		{ 0, 1000, 2000, 9, 13500 },
+	};
+	struct lh_hist_data d = { .bins = bins, .nr = 3 };
+	struct lh_hist_summary s;
+
+	ck_assert_uint_eq(lh_hist_summarize(&d, -1, &s), 100);
+	ck_assert_uint_eq(s.sum_ns, 64000);
+	ck_assert(s.mean_ns == 640.0);
+	ck_assert_uint_eq(s.min.lo_ns, 0);
+	ck_assert_uint_eq(s.max.lo_ns, 5000);
+	ck_assert_uint_eq(s.pct[0].hi_ns, 1000);	/* p50: rank 50 */
+	ck_assert_uint_eq(s.pct[1].hi_ns, 2000);	/* p99: rank 99 */
+	ck_assert_uint_eq(s.pct[2].hi_ns, 6000);	/* p99.9: rank 100 */
+	ck_assert_uint_eq(s.pct[3].lo_ns, 5000);
+	ck_assert_uint_eq(lh_hist_summarize(&d, 1, &s), 0);
+	ck_assert_uint_eq(s.count, 0);
+}
+END_TEST
+
+START_TEST(percentile_rank_edges)
+{
+	struct lh_hist_bin bins[] = {
+		{ 0, 0, 1000, 9999, 0 },
+		{ 1, 7000, 8000, 1, 7000 },
+	};
+	struct lh_hist_data d = { .bins = bins, .nr = 2 };
+	struct lh_hist_summary s;
+
+	/* 10000 sections: p99.99 is rank 9999, still the first bucket; the max is not. */
+	lh_hist_summarize(&d, -1, &s);
+	ck_assert_uint_eq(s.pct[3].hi_ns, 1000);
+	ck_assert_uint_eq(s.max.hi_ns, 8000);
+	lh_hist_summarize(&d, 1, &s);
+	ck_assert_uint_eq(s.count, 1);
+	ck_assert_uint_eq(s.pct[0].lo_ns, 7000);
+	ck_assert_int_eq(lh_hist_nr_cpus(&d), 2);
+}
+END_TEST
+
+START_TEST(tiers_and_clip)
+{
+	size_t nr, i;
+	const struct lh_hist_tier *t = lh_hist_tiers(&nr);
+	struct lh_hist_bin bins[] = { { 0, (1ull << 23) + 1, (1ull << 24) + 1, 1, 9000000 } };
+	struct lh_hist_data d = { .bins = bins, .nr = 1 };
+
+	ck_assert_uint_eq(t[0].lo_ns, 0);
+	for (i = 1; i < nr; i++)
+		ck_assert_uint_eq(t[i].lo_ns, t[i - 1].hi_ns);
+	ck_assert_uint_eq(t[nr - 1].hi_ns, UINT64_MAX);
+	ck_assert_uint_eq(t[nr - 1].width_ns, 0);
+	/* Each linear tier has at most 100 buckets: at most 10 % resolution in a decade. */
+	for (i = 0; i + 1 < nr; i++)
+		ck_assert_uint_le((t[i].hi_ns - t[i].lo_ns) / t[i].width_ns, 100);
+	lh_hist_clip(&d);
+	ck_assert_uint_eq(bins[0].lo_ns, t[nr - 1].lo_ns);
+	ck_assert_uint_eq(bins[0].hi_ns, (1ull << 24) + 1);
+}
+END_TEST
+
+static Suite *hist_suite(void)
+{
+	Suite *s = suite_create("hist");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, real_tiers);
+	tcase_add_test(tc, real_percpu);
+	tcase_add_test(tc, real_two_tables);
+	tcase_add_test(tc, key_forms);
+	tcase_add_test(tc, merges_and_totals);
+	tcase_add_test(tc, malformed);
+	tcase_add_test(tc, percentiles);
+	tcase_add_test(tc, percentile_rank_edges);
+	tcase_add_test(tc, tiers_and_clip);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+LH_CHECK_MAIN(hist_suite)
