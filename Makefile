@@ -85,6 +85,7 @@ bench-live: lathound
 
 bench-vm: deps lathound
 	bench/vm-capture.sh
+	bench/vm-hist.sh
 
 valgrind: lathound unit
 	LH_VALGRIND=1 tests/run-all unit cli

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "doctor.h"
+#include "hist.h"
 #include "irqtrace.h"
 #include "record.h"
 #include "session.h"
@@ -29,7 +30,7 @@
 static const char *const kconfig_names[LH_DOCTOR_KCONFIG_NR] = {
 	"CONFIG_FTRACE", "CONFIG_FUNCTION_TRACER", "CONFIG_DYNAMIC_FTRACE",
 	"CONFIG_IRQSOFF_TRACER", "CONFIG_PREEMPT_TRACER", "CONFIG_SCHED_TRACER",
-	"CONFIG_KPROBE_EVENTS",
+	"CONFIG_KPROBE_EVENTS", "CONFIG_HIST_TRIGGERS", "CONFIG_SYNTH_EVENTS",
 };
 
 /* The events whose absence lathound notices, and what their absence costs. */
@@ -383,6 +384,37 @@ static void check_kprobes(struct lh_doctor *d)
 		    kconfig_says(d, "CONFIG_KPROBE_EVENTS", says, sizeof(says)));
 }
 
+/* Which latency histograms the kernel can count (hist.c), and what the others need. */
+static void check_histograms(struct lh_doctor *d)
+{
+	unsigned int k = lh_hist_supported(NULL);
+	char says[128], more[128];
+
+	if (!lh_state_knob_exists("synthetic_events") ||
+	    !lh_state_knob_exists("events/sched/sched_switch/hist")) {
+		kconfig_says(d, "CONFIG_HIST_TRIGGERS", says, sizeof(says));
+		kconfig_says(d, "CONFIG_SYNTH_EVENTS", more, sizeof(more));
+		add(d, LH_DOCTOR_WARN, "histograms",
+		    "in-kernel latency histograms need CONFIG_HIST_TRIGGERS=y and CONFIG_SYNTH_EVENTS=y",
+		    "no hist triggers or synthetic events in this kernel (%s, %s)", says, more);
+		return;
+	}
+	if (k == (1u << LH_HIST_NR) - 1) {
+		add(d, LH_DOCTOR_OK, "histograms", NULL,
+		    "irqsoff, preemptoff and wakeup counted in the kernel (hist triggers, synthetic events)");
+		return;
+	}
+	add(d, LH_DOCTOR_WARN, "histograms",
+	    "irqs-off and preempt-off histograms need the preemptirq events (CONFIG_IRQSOFF_TRACER=y, CONFIG_PREEMPT_TRACER=y)",
+	    "counted in the kernel: %s%s%s; not: %s%s%s",
+	    k & (1u << LH_HIST_IRQSOFF) ? "irqsoff " : "",
+	    k & (1u << LH_HIST_PREEMPTOFF) ? "preemptoff " : "",
+	    k & (1u << LH_HIST_WAKEUP) ? "wakeup" : "",
+	    k & (1u << LH_HIST_IRQSOFF) ? "" : "irqsoff ",
+	    k & (1u << LH_HIST_PREEMPTOFF) ? "" : "preemptoff ",
+	    k & (1u << LH_HIST_WAKEUP) ? "" : "wakeup");
+}
+
 /* The "system slow under tracing" failure mode: function tracing and its filters. */
 static void check_function_tracing(struct lh_doctor *d)
 {
@@ -524,6 +556,7 @@ bool lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o)
 		tracers = check_tracers(d, false);
 		check_events(d);
 		check_kprobes(d);
+		check_histograms(d);
 		check_function_tracing(d);
 		check_tracer_state(d, holder);
 	} else {

@@ -25,6 +25,7 @@
 #include <tracefs.h>
 
 #include "hist.h"
+#include "state.h"
 
 /* ---- buckets and the pure core ------------------------------------------------------- */
 
@@ -422,11 +423,10 @@ struct lh_hist {
 
 static bool event_exists(const char *sys, const char *ev, const char *file)
 {
-	char *path = tracefs_event_get_file(NULL, sys, ev, file);
-	bool ok = path && !access(path, F_OK);
+	char path[256];
 
-	tracefs_put_tracing_file(path);
-	return ok;
+	snprintf(path, sizeof(path), "events/%s/%s/%s", sys, ev, file);
+	return lh_state_knob_exists(path);
 }
 
 unsigned int lh_hist_supported(const char **why)
@@ -435,7 +435,7 @@ unsigned int lh_hist_supported(const char **why)
 
 	if (why)
 		*why = NULL;
-	if (!tracefs_file_exists(NULL, "synthetic_events")) {
+	if (!lh_state_knob_exists("synthetic_events")) {
 		if (why)
 			*why = "no synthetic events (CONFIG_SYNTH_EVENTS)";
 		return 0;

@@ -44,7 +44,7 @@ static void write_config(const char *path, const char *text, bool gz)
 
 #define CONFIG_ALL "CONFIG_FTRACE=y\nCONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\n"	\
 	"CONFIG_IRQSOFF_TRACER=y\nCONFIG_PREEMPT_TRACER=y\nCONFIG_SCHED_TRACER=y\n"	\
-	"CONFIG_KPROBE_EVENTS=y\n"
+	"CONFIG_KPROBE_EVENTS=y\nCONFIG_HIST_TRIGGERS=y\nCONFIG_SYNTH_EVENTS=y\n"
 #define CONFIG_DEBIAN "CONFIG_FTRACE=y\nCONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\n"	\
 	"# CONFIG_IRQSOFF_TRACER is not set\n# CONFIG_PREEMPT_TRACER is not set\n"	\
 	"# CONFIG_SCHED_TRACER is not set\nCONFIG_KPROBE_EVENTS=y\n"
@@ -64,6 +64,13 @@ static void setup(void)
 	put("events/sched/sched_waking/enable", "0\n");
 	put("events/sched/sched_wakeup/enable", "0\n");
 	put("events/sched/sched_switch/enable", "0\n");
+	put("synthetic_events", "");
+	put("events/sched/sched_switch/hist", "");
+	put("events/sched/sched_waking/trigger", "");
+	put("events/preemptirq/irq_disable/trigger", "");
+	put("events/preemptirq/irq_enable/trigger", "");
+	put("events/preemptirq/preempt_disable/trigger", "");
+	put("events/preemptirq/preempt_enable/trigger", "");
 	write_config(config, CONFIG_ALL, true);
 	fake_tracefs_use();
 	memset(&d, 0, sizeof(d));
@@ -252,15 +259,36 @@ START_TEST(missing_features)
 	drop("kprobe_events");
 	drop("set_ftrace_filter");
 	drop("events/sched/sched_waking/enable");
+	drop("synthetic_events");
 	ck_assert(run(0));
 	ck_check("kprobe events", LH_DOCTOR_WARN,
 		 "kprobe events are not available in this kernel (CONFIG_KPROBE_EVENTS is not set)");
 	ck_check("function tracing", LH_DOCTOR_WARN, "set_ftrace_filter cannot be read");
 	ck_check("events", LH_DOCTOR_WARN, "missing: sched:sched_waking");
+	ck_check("histograms", LH_DOCTOR_WARN, "no hist triggers or synthetic events");
+	ck_assert_ptr_nonnull(strstr(check("histograms")->remedy, "CONFIG_SYNTH_EVENTS=y"));
 
 	put("available_tracers", "irqsoff nop\n");
 	ck_assert(run(0));
 	ck_check("function tracing", LH_DOCTOR_WARN, "no function tracer");
+}
+END_TEST
+
+/* Hist triggers and synthetic events: which histograms the kernel can count. */
+START_TEST(histograms)
+{
+	ck_assert(run(0));
+	ck_check("histograms", LH_DOCTOR_OK, "irqsoff, preemptoff and wakeup counted in the kernel");
+	drop("events/preemptirq/irq_disable/trigger");
+	drop("events/preemptirq/irq_enable/trigger");
+	drop("events/preemptirq/preempt_disable/trigger");
+	drop("events/preemptirq/preempt_enable/trigger");
+	ck_assert(run(0));
+	ck_check("histograms", LH_DOCTOR_WARN, "counted in the kernel: wakeup; not: irqsoff preemptoff");
+	ck_assert_ptr_nonnull(strstr(check("histograms")->remedy, "CONFIG_IRQSOFF_TRACER=y"));
+	drop("synthetic_events");
+	ck_assert(run(0));
+	ck_check("histograms", LH_DOCTOR_WARN, "no hist triggers or synthetic events");
 }
 END_TEST
 
@@ -316,6 +344,7 @@ static Suite *doctor_suite(void)
 	tcase_add_test(tc, no_tracefs);
 	tcase_add_test(tc, busy_and_empty);
 	tcase_add_test(tc, missing_features);
+	tcase_add_test(tc, histograms);
 	tcase_add_test(tc, leftovers);
 	suite_add_tcase(s, tc);
 	return s;

@@ -38,7 +38,10 @@ ls $T/instances >instances-after.txt
 "$LH" hist -- sleep 60 >kill.out 2>&1 &
 pid=$!
 i=0
-while [ ! -d "$T/instances/lathound-hist-$pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -q "lathound_${pid}_wakeup" $T/synthetic_events && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 sleep 0.5
 kill -KILL $pid
 wait $pid
