@@ -15,7 +15,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -754,27 +753,6 @@ int lh_hist_destroy(struct lh_hist *h, struct lh_diag *diag)
 
 /* ---- leftovers of a killed run -------------------------------------------------------- */
 
-/* Return: true when pid is a running lathound (then what it created is not stale). */
-static bool lathound_alive(int pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (pid == (int)getpid())
-		return true;
-	if (kill(pid, 0) && errno == ESRCH)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
-	return !strcmp(comm, "lathound") || !strncmp(comm, "lt-lathound", 11);
-}
-
 /* Return: the pid that follows prefix in name (digits up to end or '_'), or 0. */
 static int name_pid(const char *name, const char *prefix, char term)
 {
@@ -866,7 +844,7 @@ int lh_hist_remove_stale(struct lh_diag *diag)
 	dir = opendir(path);
 	while (dir && (de = readdir(dir))) {
 		pid = name_pid(de->d_name, LH_HIST_PREFIX, '\0');
-		if (!pid || lathound_alive(pid))
+		if (!pid || lh_pid_is_lathound(pid))
 			continue;
 		if (remove_stale_instance(de->d_name)) {
 			lh_diag_add(diag, LH_DIAG_WARNING,
@@ -884,7 +862,7 @@ int lh_hist_remove_stale(struct lh_diag *diag)
 	     line = strtok_r(NULL, "\n", &save)) {
 		line[strcspn(line, " \t")] = '\0';
 		pid = name_pid(line, LH_HIST_SYNTH_PREFIX, '_');
-		if (!pid || lathound_alive(pid))
+		if (!pid || lh_pid_is_lathound(pid))
 			continue;
 		if (remove_synth(line)) {
 			lh_diag_add(diag, LH_DIAG_WARNING,

@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,25 +381,6 @@ uint64_t lh_irqtrace_interval(const struct lh_irqtrace *t, uint64_t min_ns, uint
 	return (uint64_t)ns;
 }
 
-/* Return: true when pid is a running lathound (then its instance is not stale). */
-static bool lathound_alive(int pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (kill(pid, 0) && errno == ESRCH)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
-	return !strcmp(comm, "lathound") || !strncmp(comm, "lt-lathound", 11);
-}
-
 /* Return: the pid in an instance name LH_IRQTRACE_PREFIX<pid>, or 0 for any other name. */
 static int instance_pid(const char *name)
 {
@@ -431,7 +411,7 @@ int lh_irqtrace_remove_stale(struct lh_diag *diag)
 		struct tracefs_instance *inst;
 
 		pid = instance_pid(de->d_name);
-		if (!pid || pid == (int)getpid() || lathound_alive(pid))
+		if (!pid || lh_pid_is_lathound(pid))
 			continue;
 		inst = tracefs_instance_alloc(NULL, de->d_name);
 		if (!inst ||

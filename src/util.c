@@ -2,6 +2,8 @@
 /* Messages, durations, diagnostics, arena and allocation helpers shared by every module. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -403,4 +405,24 @@ bool lh_under_valgrind(void)
 #else
 	return false;
 #endif
+}
+
+bool lh_pid_is_lathound(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (pid == (int)getpid())
+		return true;
+	if (kill(pid, 0) && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, "lathound") || !strncmp(comm, "lt-lathound", 11);
 }

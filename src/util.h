@@ -148,6 +148,13 @@ static inline uint64_t lh_hash_fast(const void *s, size_t len, uint64_t seed)
 	return h ^ (h >> 29);
 }
 
+/*
+ * Return: whether pid is a running lathound (this process included), judged by its comm:
+ * what a killed run left under its pid (tracefs instances, synthetic events) is stale
+ * when this is false.
+ */
+bool lh_pid_is_lathound(int pid);
+
 /* Return: whether this process runs under valgrind (which some fast paths upset). */
 bool lh_under_valgrind(void);
 
