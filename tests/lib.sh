@@ -8,7 +8,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LATHOUND=${LATHOUND:-$TOP/lathound}
 DATA=$TOP/tests/data
 if [ -n "$LH_VALGRIND" ]; then
-	LATHOUND_RUN=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$LATHOUND")
+	LATHOUND_RUN=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+		--suppressions="$TOP/tests/valgrind.supp" "$LATHOUND")
 else
 	LATHOUND_RUN=("$LATHOUND")
 fi
