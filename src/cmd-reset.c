@@ -31,8 +31,10 @@ static const char reset_epilogue[] =
 	"lathound is running.\n"
 	"\nexit status:\n"
 	"    0  restored, or nothing to restore\n"
-	"    1  the state could not be restored (the file is kept), another lathound runs, or a\n"
-	"       killed run's instance could not be removed (what was restored is still listed)\n";
+	"    1  the state could not be restored (the file is kept: corrupt, saved from another\n"
+	"       tracefs, or refused as another user could have written it), another lathound\n"
+	"       runs, or a killed run's instance could not be removed (what was restored is\n"
+	"       still listed)\n";
 
 /* One restored knob, as the user would write it: "current_tracer = nop". */
 static void print_entry(const struct lh_state_entry *e)
