@@ -55,15 +55,10 @@ static int fail(struct lh_diag *diag, int err, const char *how, const char *labe
 /* 0644 less the umask: never writable by group or others, private when the umask says so. */
 static mode_t file_mode(void)
 {
-	static mode_t mode = (mode_t)-1;
+	mode_t mask = umask(022);
 
-	if (mode == (mode_t)-1) {
-		mode_t mask = umask(022);
-
-		umask(mask);
-		mode = 0644 & ~mask;
-	}
-	return mode;
+	umask(mask);
+	return 0644 & ~mask;
 }
 
 /* Fills the last RANDOM_LEN characters of s with random letters and digits. */
@@ -82,6 +77,19 @@ static void randomize(char *s)
 		s[i] = letters[r[i] % (sizeof(letters) - 1)];
 }
 
+/* Removes the temporary file, if any; errno is kept. */
+static void rollback(struct lockfile *lk)
+{
+	int err = errno;
+
+	if (lk->fd < 0)
+		return;
+	unlinkat(lk->dfd, lk->tmp, 0);
+	close(lk->fd);
+	lk->fd = -1;
+	errno = err;
+}
+
 /*
  * Refuses a target that exists and is not a regular file, then creates and flocks the
  * temporary file. Return: 0, or -1 with errno and the reason in diag.
@@ -90,7 +98,7 @@ static int hold(struct lockfile *lk, int dfd, const char *name, const char *labe
 		struct lh_diag *diag)
 {
 	struct stat st;
-	int tries, n;
+	int tries, n, err;
 
 	lk->dfd = dfd;
 	lk->fd = -1;
@@ -116,37 +124,24 @@ static int hold(struct lockfile *lk, int dfd, const char *name, const char *labe
 		}
 		/*
 		 * Held while written: lh_lockfile_clean() removes only files it can lock. One
-		 * that got in between open and flock has unlinked ours: take another name.
+		 * that got in between open and flock holds it, or has unlinked it already:
+		 * leave the file to it and take another name.
 		 */
-		if (flock(lk->fd, LOCK_EX) || fstat(lk->fd, &st))
+		if (!flock(lk->fd, LOCK_EX | LOCK_NB)) {
+			if (fstat(lk->fd, &st))
+				break;
+			if (st.st_nlink)
+				return 0;
+		} else if (errno != EWOULDBLOCK) {
 			break;
-		if (st.st_nlink)
-			return 0;
+		}
 		close(lk->fd);
 		lk->fd = -1;
 	}
-	if (lk->fd >= 0) {
-		int err = errno;
-
-		unlinkat(dfd, lk->tmp, 0);
-		close(lk->fd);
-		errno = err;
-	} else {
-		errno = EEXIST;
-	}
-	return fail(diag, errno, "cannot write", label);
-}
-
-static void rollback(struct lockfile *lk)
-{
-	int err = errno;
-
-	if (lk->fd < 0)
-		return;
-	unlinkat(lk->dfd, lk->tmp, 0);
-	close(lk->fd);
-	lk->fd = -1;
-	errno = err;
+	/* flock() or fstat() failed on the one open; or a hundred names were all taken. */
+	err = lk->fd >= 0 ? errno : EEXIST;
+	rollback(lk);
+	return fail(diag, err, "cannot write", label);
 }
 
 /* Sets the mode, syncs, renames over name and syncs the directory. Return: 0, or -1. */

@@ -60,8 +60,10 @@ state_json() {
 		{kind: "list", path: "set_ftrace_filter", value: "evil_function\n"}]}'
 }
 state_v1() {
-	printf 'lathound-state 1\npid %s\ntracing-dir %s\nvalue current_tracer irqsoff\\n\nvalue tracing_thresh 999\\n\nvalue buffer_size_kb 7\\n\nlist set_ftrace_filter evil_function\\n\nend 4\n' \
-		"$1" "$2"
+	printf 'lathound-state 1\npid %s\ntracing-dir %s\n' "$1" "$2"
+	printf '%s\\n\n' 'value current_tracer irqsoff' 'value tracing_thresh 999' \
+		'value buffer_size_kb 7' 'list set_ftrace_filter evil_function'
+	printf 'end 4\n'
 }
 rec() { run record --tracefs "$F" -t irqsoff -d 200ms -q "${NORULES[@]}" "$@"; }
 

@@ -450,7 +450,8 @@ START_TEST(read_file_refuses_untrusted)
 	ck_assert_int_eq(chmod(state_file, 0644), 0);
 	if (geteuid() == 0) {
 		ck_assert_int_eq(chown(state_file, 65534, 65534), 0);
-		ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag), -1);
+		ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag),
+				 -1);
 		ck_diag("it is owned by uid 65534, and only a file root alone can write is trusted");
 		ck_assert_int_eq(chown(state_file, 0, 0), 0);
 	}
@@ -904,6 +905,7 @@ START_TEST(state_dir_must_be_trusted)
 	char lock[200], target[200], want[300];
 	struct snap *before;
 	struct lh_session *s;
+	FILE *f;
 
 	plant_state(4242);
 	before = snapshot(NULL);
@@ -925,7 +927,7 @@ START_TEST(state_dir_must_be_trusted)
 	ck_unchanged(before, NULL);
 
 	/* the lock planted as a link: not followed, its target not truncated */
-	FILE *f = fopen(target, "w");
+	f = fopen(target, "w");
 
 	fputs("precious\n", f);
 	fclose(f);
@@ -1124,7 +1126,8 @@ START_TEST(kprobes)
 		ck_assert_ptr_nonnull(strstr(k, "p:lathound/myread vfs_read $arg1"));
 		free(k);
 		ck_file("events/lathound/do_sys_open/enable", "1");
-		ck_assert_int_eq(lh_state_read_file(AT_FDCWD, state_file, state_file, &st, &diag), 1);
+		ck_assert_int_eq(lh_state_read_file(AT_FDCWD, state_file, state_file, &st, &diag),
+				 1);
 		ck_assert_str_eq(lh_state_find(st, "lathound/myread")->value,
 				 "p:lathound/myread vfs_read $arg1");
 		lh_state_free(st);
