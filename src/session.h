@@ -110,7 +110,7 @@ struct lh_session_lock;
  * must not run beside a live lathound. The directory (and its missing parents) and the lock
  * file are created as needed. The directory is opened without following a link, and it and
  * the lock file must be owned by root (or the user lathound runs as) and writable by it
- * alone (lh_untrusted()): a state file planted there would be written into tracefs.
+ * alone (lh_check_trusted()): a state file planted there would be written into tracefs.
  * Temporary files a killed run left there are removed.
  * Return: the lock (give it back with lh_session_unlock()), or NULL with the reason in diag
  * (errno EWOULDBLOCK: "another lathound (pid N) is using the latency tracers").

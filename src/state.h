@@ -119,7 +119,7 @@ int lh_state_write_file(const struct lh_state *st, int dfd, const char *name, co
  * Reads the state file name in the directory open at dfd (AT_FDCWD and a path will do),
  * never through a link or from a FIFO. Its values are written into tracefs as root, so a
  * file that is not regular, or that is owned by another user, writable by group or others,
- * or hard-linked (lh_untrusted()) is refused. path names it in messages.
+ * or hard-linked (lh_check_trusted()) is refused. path names it in messages.
  * Return: 1 and *st (caller frees), 0 when there is no such file, -1 when it cannot be
  * read, is refused or is corrupt (diag says why).
  */
