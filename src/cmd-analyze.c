@@ -217,10 +217,13 @@ int lh_cmd_analyze(int argc, char **argv)
 	passed = lh_report_evaluate(rep, &a.gate);
 
 	if (a.output) {
-		if (lh_report_write_file(rep, a.format, a.output)) {
-			lh_error("cannot write report '%s': %s", a.output, strerror(errno));
+		struct lh_diag wd = { 0 };
+
+		if (lh_report_write_file(rep, a.format, a.output, &wd)) {
+			lh_print_diag(&wd, LH_DIAG_KEEP, false);
 			failed = true;
 		}
+		lh_diag_release(&wd);
 	} else if (lh_report_write(rep, a.format, stdout)) {
 		failed = true;
 	}
