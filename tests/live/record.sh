@@ -3,9 +3,10 @@
 # 'lathound record' against this machine's REAL tracefs (root). The host kernel has no latency
 # tracer, so this covers: the "tracer not available" refusals, the IRQ statistics from real
 # interrupts (--irq-only), the restore of every knob on every way a run can end (duration,
-# error, SIGINT, SIGTERM, SIGHUP, a second SIGINT, SIGKILL then the next run or 'reset'), the
-# run lock, checkpoints, '-- COMMAND', a full output disk, and the status line. After each run
-# the knobs must be byte-identical to what they were before it.
+# error, SIGINT, SIGTERM, SIGHUP, a second SIGINT, a SIGTERM during the shutdown, SIGKILL then
+# the next run or 'reset'), the run lock, checkpoints, '-- COMMAND' and its failure, a full
+# output disk, and the status line. After each run the knobs must be byte-identical to what
+# they were before it.
 . "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
@@ -279,17 +280,53 @@ expect_rc "checkpointed run" 0
 expect_jq "after the run: end_reason duration, duration ~5s" "$TMP/e/report.json" \
 	'.run.end_reason == "duration" and .run.duration_s >= 4.5 and .run.duration_s < 8'
 
-# ---- (f) -- COMMAND ends the run ----
+# ---- (f) -- COMMAND ends the run; a COMMAND that fails fails the run ----
 wait_lock
 t0=$(date +%s%N)
 run record --irq-only -o "$TMP/f" -q -f json -- sh -c 'sleep 1; exit 3'
 t1=$(date +%s%N)
-expect_rc "the run ends with the command" 0
+expect_rc "the run ends with the command, which failed: an error" 1
 check "it ended when the command did (< 4s)" test $(((t1 - t0) / 1000000)) -lt 4000
 echo "$out" >"$TMP/f.json"
 expect_jq "command and its status recorded" "$TMP/f.json" \
 	'.run.command == "sh -c '"'"'sleep 1; exit 3'"'"'" and .run.command_status == 3 and .run.end_reason == "command"'
+expect_jq "verdict error, naming the status" "$TMP/f.json" \
+	'.verdict == "error" and .error == "the command exited with status 3"'
 expect_knobs "-- COMMAND"
+wait_lock
+run record --irq-only -o "$TMP/f-segv" -q -- sh -c 'kill -SEGV $$'
+expect_rc "a COMMAND killed by SIGSEGV: an error" 1
+expect_in "it names the signal" "$err" "the command was killed by signal 11"
+wait_lock
+run record --irq-only -o "$TMP/f-allow" -q --allow-command-failure -- sh -c 'exit 3'
+expect_rc "--allow-command-failure accepts a failed COMMAND" 0
+expect_knobs "failed COMMANDs"
+
+# ---- (h) a second signal during the shutdown never kills lathound ----
+# SIGINT, then SIGTERM 1-50 ms later, with 1000 rules (it killed lathound with exit 143).
+"$TOP/bench/rules-gen.sh" 1000 >"$TMP/1000.rules"
+N2=10 rcs= delays= bad_report=0 bad_knobs=0
+for i in $(seq $N2); do
+	start --irq-only -o "$TMP/h$i" -q -r "$TMP/1000.rules"
+	wait_instance $pid
+	ms=$((1 + RANDOM % 50))
+	delays+=" $ms"
+	kill -INT $pid
+	sleep "$(printf '0.%03d' $ms)"
+	kill -TERM $pid 2>/dev/null
+	finish_bg
+	rcs+=" $rc"
+	jq -e '.run.end_reason == "SIGINT"' "$TMP/h$i/report.json" >/dev/null 2>&1 ||
+		bad_report=$((bad_report + 1))
+	knobs >"$TMP/now"
+	cmp -s "$TMP/found" "$TMP/now" || bad_knobs=$((bad_knobs + 1))
+done
+echo "# SIGTERM after SIGINT, delays (ms):$delays; exit statuses:$rcs"
+check "SIGINT then SIGTERM 1-50 ms later, $N2 random delays: exit 0 every time" \
+	test -z "$(tr ' ' '\n' <<<"$rcs" | grep -v '^0$' | grep .)"
+check "... report.json written, end_reason SIGINT, every time ($bad_report missing)" \
+	test $bad_report = 0
+check "... tracefs left exactly as found every time ($bad_knobs changed)" test $bad_knobs = 0
 
 # ---- (g) a full output disk ----
 mkdir -p "$TINY"
