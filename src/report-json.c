@@ -289,7 +289,8 @@ static json_object *input_json(const struct lh_report *rep)
 static json_object *run_json(const struct lh_report *rep)
 {
 	const struct lh_run_info *run = &rep->run;
-	json_object *o;
+	json_object *o, *nm;
+	int t;
 
 	if (!rep->has_run)
 		return NULL;
@@ -307,6 +308,11 @@ static json_object *run_json(const struct lh_report *rep)
 	add(o, "command_status", run->command && run->command_status >= 0 ?
 				  jint(run->command_status) : NULL);
 	add(o, "end_reason", jstr(run->end_reason));
+	nm = json_object_new_object();
+	for (t = 1; t < LH_TRACER_NR; t++)
+		if (run->not_measured[t])
+			add(nm, lh_tracer_name(t), jstr(run->not_measured[t]));
+	add(o, "not_measured", nm);
 	add(o, "kernel", jstr(run->kernel));
 	return o;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The JUnit XML report, for CI: one testcase per latency budget (--max) and per rule, with
- * a <failure> when that gate failed. Rules that cannot fail the gate (severity below
- * --fail-on, or 'ignore') pass and say their hits in <system-out>.
+ * a <failure> when that gate failed, and for a record run one for the run itself. Rules that
+ * cannot fail the gate (severity below --fail-on, or 'ignore') pass and say their hits in
+ * <system-out>.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -90,6 +91,43 @@ static char *tracer_summary(const struct lh_report *rep, enum lh_tracer t)
 			    (unsigned long long)(tr->gate.set ? tr->gate.latency_us : 0));
 }
 
+/*
+ * A record run's own testcase: how long each tracer was armed, what was captured and lost,
+ * the command's status, and what could not be measured; failed when the run failed.
+ */
+static void run_case(const struct lh_report *rep, struct junit_case *c)
+{
+	const struct lh_run_info *run = &rep->run;
+	bool armed = false;
+	int t;
+
+	c->classname = "lathound.run";
+	snprintf(c->name, sizeof(c->name), "run");
+	if (rep->error)
+		c->failure = lh_xstrdup(rep->error);
+	join(&c->out, lh_xasprintf("ended by %s", run->end_reason ? run->end_reason : "?"));
+	for (t = 1; t < LH_TRACER_NR; t++) {
+		if (!run->armed_ns[t])
+			continue;
+		join(&c->out, lh_xasprintf("%s armed %.1f s", lh_tracer_name(t),
+					   (double)run->armed_ns[t] / 1e9));
+		armed = true;
+	}
+	if (armed || run->wait_method)
+		join(&c->out, lh_xasprintf("%lu capture%s, %lu section%s lost", run->captures,
+					   run->captures == 1 ? "" : "s", run->sections_lost,
+					   run->sections_lost == 1 ? "" : "s"));
+	else
+		join(&c->out, lh_xstrdup("no latency tracer armed (IRQ statistics only)"));
+	if (run->command && run->command_status >= 0)
+		join(&c->out, lh_xasprintf("command %s: exit status %d", run->command,
+					   run->command_status));
+	for (t = 1; t < LH_TRACER_NR; t++)
+		if (run->not_measured[t])
+			join(&c->out, lh_xasprintf("%s not measured (%s)", lh_tracer_name(t),
+						   run->not_measured[t]));
+}
+
 /* Return: the testcases, *nr of them (free each with free_cases()). */
 static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 {
@@ -98,7 +136,9 @@ static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 	char budget[32];
 	int t;
 
-	if (rep->error) {
+	if (rep->has_run) {
+		run_case(rep, &cs[n++]);
+	} else if (rep->error) {
 		struct junit_case *c = &cs[n++];
 
 		c->classname = "lathound.input";

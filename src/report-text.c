@@ -398,6 +398,10 @@ static void print_run(const struct lh_report *rep, FILE *out)
 					(double)run->armed_ns[tracer_at(i)] / 1e9);
 		fputc('\n', out);
 	}
+	for (i = 1; i < LH_TRACER_NR; i++)
+		if (run->not_measured[i])
+			fprintf(out, "  not measured: %s (%s)\n", lh_tracer_name(i),
+				run->not_measured[i]);
 	if (run->command) {
 		fprintf(out, "  command: %s", run->command);
 		if (run->command_status >= 0)

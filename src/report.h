@@ -66,6 +66,8 @@ struct lh_run_info {
 	const char	*command;		/* the workload, NULL when none */
 	int		command_status;		/* exit status, -1 when none */
 	const char	*end_reason;		/* "duration", "command", "SIGINT"... */
+	/* why a tracer the run was to measure (or to gate) measured nothing; NULL: it did */
+	const char	*not_measured[LH_TRACER_NR];
 	const char	*kernel;		/* uname -r */
 	/* borrowed, in lh_irqstat_get() order (lh_irqstat_sort() it first); NULL: none */
 	const struct lh_irqstat *irqstat;
