@@ -6,13 +6,15 @@
 #      lathound reports as not evaluated;
 #   2. many literal rules (N plain kernel-like names, in = functions stack): analyze time
 #      for each N, to show the cost grows linearly with N.
-# Usage: bench/rules-cost.sh [N...]   (default 1000 20000 40000 60000 80000 100000).
+# Usage: bench/rules-cost.sh [N...]   (default 1000 20000 40000 60000 80000 100000);
+# LATHOUND=PATH measures another build.
 # Work files go to bench/out/ (not committed). Runs under the heavy lock (it measures time).
 set -e
 cd "$(dirname "$0")/.."
 OUT=bench/out
 mkdir -p "$OUT"
-[ -x ./lathound ] || make -s lathound
+LATHOUND=${LATHOUND:-./lathound}
+[ "$LATHOUND" != ./lathound ] || [ -x ./lathound ] || make -s lathound
 [ $# -gt 0 ] || set -- 1000 20000 40000 60000 80000 100000
 big=$OUT/corpus-220M.trace
 [ -s "$big" ] || bench/parse-corpus.sh "$big" 220
@@ -50,7 +52,7 @@ RULES
 
 cat "$corpus" >/dev/null
 echo "corpus: $corpus ($(stat -c %s "$corpus") bytes, $(grep -c '^# tracer:' "$corpus") snapshots)"
-printf '7 backtracking rules      : %7.2f s\n' "$(secs ./lathound analyze --format json -r "$bt" "$corpus")"
+printf '7 backtracking rules      : %7.2f s\n' "$(secs "$LATHOUND" analyze --format json -r "$bt" "$corpus")"
 grep -o "rule 'bt-[0-9]*'[^;(]*" "$OUT/last.err" | sort | uniq -c | sed 's/^/    /' || true
 for n in "$@"; do
 	f=$OUT/literal-$n.rules
@@ -65,5 +67,5 @@ for n in "$@"; do
 			printf "[lit-%06d]\nmatch = %s_%d\nin = functions stack\n\n", r, s, r
 		}
 	}' >"$f"
-	printf '%6d literal rules      : %7.2f s\n' "$n" "$(secs ./lathound analyze -q --format json -r "$f" "$corpus")"
+	printf '%6d literal rules      : %7.2f s\n' "$n" "$(secs "$LATHOUND" analyze -q --format json -r "$f" "$corpus")"
 done

@@ -126,6 +126,11 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g);
  */
 void lh_report_set_error(struct lh_report *rep, const char *what);
 /*
+ * Return: why the verdict is "error" (borrowed), or NULL: lh_report_set_error()'s reason, or
+ * one lh_report_evaluate() found (a rule the gate depends on could not be evaluated).
+ */
+const char *lh_report_error(const struct lh_report *rep);
+/*
  * The violations found by the last lh_report_evaluate(), each a sentence.
  * Return: their number; violation i (borrowed, valid until the next evaluation), or NULL.
  */
