@@ -568,7 +568,8 @@ int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_mat
 			match_span(&f, rs->span_rules[i]);
 
 	/* in rule order, those whose tracer and min hold */
-	qsort(m->hits, m->nr_hits, sizeof(*m->hits), cmp_index);
+	if (m->nr_hits > 1)
+		qsort(m->hits, m->nr_hits, sizeof(*m->hits), cmp_index);
 	for (i = n = 0; i < m->nr_hits; i++) {
 		const struct lh_rule *rule = &rs->rules[m->hits[i]]->pub;
 
@@ -591,7 +592,8 @@ int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_mat
 		LH_GROW(m->unevaluated, m->nr_unevaluated + 1, m->alloc_unevaluated);
 		m->unevaluated[m->nr_unevaluated++] = k;
 	}
-	qsort(m->unevaluated, m->nr_unevaluated, sizeof(*m->unevaluated), cmp_index);
+	if (m->nr_unevaluated > 1)
+		qsort(m->unevaluated, m->nr_unevaluated, sizeof(*m->unevaluated), cmp_index);
 	rs->stats.cache_entries = rs->nr_lines;
 	rs->stats.cache_bytes = cache_bytes(rs);
 	return 0;

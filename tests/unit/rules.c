@@ -992,7 +992,7 @@ START_TEST(test_pcre2_meaning)
 		"xxxy", "xxxxy", "a", "aa", "aaa", "a b", "a\tb", "ab", "a_b", "AB", "x", "_irq",
 		"raw_spin", "_raw_spin", "r_spin", "lock", "\xc3\x84", "\xc4", "\xff\xfe", "a.b",
 		"foo", "foobar", "bar", "megasas0-msix3", "MEGARAID", "ata_irq", "color", "colour",
-		"123", "xx", "ba", "x y", "a\rb", "a\x0b" "b", "\xe2\x80\x83", "",
+		"123", "xx", "ba", "x y", "a\rb", "a\vb", "\xe2\x80\x83", "",
 	};
 	size_t i, j, len = 0, ng = 0;
 	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
