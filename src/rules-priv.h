@@ -17,6 +17,7 @@ struct lh_rules_rule {
 	struct lh_rule	pub;
 	pcre2_code	*code;
 	bool		jit;		/* run with pcre2_jit_match() */
+	bool		warned;		/* its limit hit was said in a diag */
 };
 
 struct lh_rules_file {
@@ -66,6 +67,7 @@ struct lh_rules {
 
 	pcre2_compile_context	*cctx;
 	pcre2_match_context	*mctx;
+	pcre2_match_context	*probe;		/* match limit 1: see run_rule() */
 	pcre2_match_data	*md;
 	pcre2_jit_stack		*jit_stack;
 
