@@ -756,8 +756,8 @@ START_TEST(test_match_limit)
 		lh_record_reset(r);
 		rec_frame(r, 0, frame + i + 1);
 	}
-	/* the limits bound a rule to milliseconds a line */
-	ck_assert_uint_lt(lh_now_ns() - t0, 500000000ULL);
+	/* the limits bound a rule to milliseconds a line (seconds under valgrind) */
+	ck_assert_uint_lt(lh_now_ns() - t0, 2000000000ULL);
 	if (d.warnings != 1)
 		dump_diag(&d);
 	ck_assert_uint_eq(d.warnings, 1);	/* once per rule, not per record */
