@@ -671,7 +671,7 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 	free(err);
 	rep->evaluated = true;
 	rep->passed = !rep->nr_violations;
-	return rep->passed;
+	return rep->passed && !rep->error;
 }
 
 size_t lh_report_nr_violations(const struct lh_report *rep)
