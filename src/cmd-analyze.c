@@ -215,6 +215,10 @@ int lh_cmd_analyze(int argc, char **argv)
 	lh_report_add_parse_stats(rep, lh_parser_stats(parser));
 	lh_report_add_diag(rep, &diag);
 	passed = lh_report_evaluate(rep, &a.gate);
+	if (!failed && lh_report_error(rep)) {
+		lh_error("%s", lh_report_error(rep));
+		failed = true;
+	}
 
 	if (a.output) {
 		struct lh_diag wd = { 0 };

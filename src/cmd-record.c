@@ -663,7 +663,8 @@ static int finish(struct run *r)
 		lh_info("report: '%s/report.json', '%s/report.txt'%s", lh_output_dir(r->out),
 			lh_output_dir(r->out),
 			lh_output_kept(r->out) ? ", raw snapshots in 'snapshots/'" : "");
-	if (failed || lh_recorder_failed(r->rec))
+	/* The report's own verdict too: a rule a gate depends on that could not be evaluated. */
+	if (failed || lh_recorder_failed(r->rec) || lh_report_error(rep))
 		return LH_EXIT_ERROR;
 	return passed ? LH_EXIT_PASS : LH_EXIT_GATE;
 }

@@ -175,6 +175,14 @@ static json_object *record_json(const struct lh_report *rep, const struct lh_rep
 			json_object_array_add(a, jstr(rule->id));
 	}
 	add(o, "rules", a);
+	a = json_object_new_array();
+	for (i = 0; i < k->nr_unevaluated; i++) {
+		const struct lh_rule *rule = lh_rules_get(rep->rules, k->unevaluated[i]);
+
+		if (rule)
+			json_object_array_add(a, jstr(rule->id));
+	}
+	add(o, "unevaluated_rules", a);
 	add(o, "severity", k->has_worst ? jstr(lh_severity_name(k->worst)) : NULL);
 	add(o, "accepted", json_object_new_boolean(k->accepted));
 	add(o, "signature", jstr(k->signature));
@@ -240,6 +248,8 @@ static json_object *rules_json(const struct lh_report *rep)
 		add(e, "hits", juint(ra->hits));
 		add(e, "worst_us", juint(ra->worst_us));
 		add(e, "accepted", juint(ra->accepted));
+		add(e, "unevaluated", juint(ra->unevaluated));
+		add(e, "unevaluated_reason", jstr(rule->limit_hit));
 		add(e, "message", jstr(rule->message));
 		json_object_array_add(a, e);
 	}

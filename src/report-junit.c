@@ -185,6 +185,11 @@ static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 		c->classname = "lathound.rules";
 		snprintf(c->name, sizeof(c->name), "%s", rule->id);
 		c->failure = lh_report_rule_violation(rep, i);
+		if (ra && ra->gate_unevaluated && lh_report_rule_gated(rep, i))
+			join(&c->failure, lh_xasprintf("rule %s could not be evaluated on %lu record%s (%s): the gate cannot be decided",
+						       rule->id, ra->gate_unevaluated,
+						       ra->gate_unevaluated == 1 ? "" : "s",
+						       rule->limit_hit));
 		if (rule->severity == LH_SEV_IGNORE)
 			why = "an 'ignore' rule accepts its offenders";
 		else if (lh_report_rule_gated(rep, i))

@@ -75,6 +75,8 @@ struct lh_report_rule {
 	uint64_t	worst_us;
 	unsigned long	gate_hits;	/* hits on records not accepted */
 	uint64_t	gate_worst_us;
+	unsigned long	unevaluated;	/* records in its scope it could not be evaluated on */
+	unsigned long	gate_unevaluated;	/* of those, records not accepted */
 };
 
 /* A record kept in full, with its match. */
@@ -84,6 +86,8 @@ struct lh_report_kept {
 	unsigned long		seq;		/* arrival order */
 	size_t			*hits;
 	size_t			nr_hits;
+	size_t			*unevaluated;	/* rules it could not be evaluated against */
+	size_t			nr_unevaluated;
 	bool			accepted;
 	bool			has_worst;
 	enum lh_severity	worst;
@@ -101,6 +105,7 @@ struct lh_report {
 	unsigned long			total;
 	unsigned long			rule_hit_records;
 	unsigned long			accepted_records;
+	unsigned long			unevaluated_records;	/* a rule could not be evaluated */
 	struct lh_report_tracer		tracers[LH_TRACER_NR];
 
 	struct lh_report_offender	*offenders;
@@ -152,6 +157,11 @@ size_t *lh_report_offenders_sorted(const struct lh_report *rep);
 char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t);
 /* Return: the violation text for rule i under --fail-on, or NULL when it passes (free it). */
 char *lh_report_rule_violation(const struct lh_report *rep, size_t i);
+/*
+ * Return: why the verdict cannot be decided because of rules that could not be evaluated on
+ * records the gate depends on (gated rules, records not accepted), or NULL (free it).
+ */
+char *lh_report_unevaluated_error(const struct lh_report *rep);
 /* Return: true when rule i can fail the gate (severity at or above --fail-on, not ignore). */
 bool lh_report_rule_gated(const struct lh_report *rep, size_t i);
 /* The record's tracer as written ("irqsoff", or the unknown name). Return: static or r's. */

@@ -99,6 +99,7 @@ static void kept_free(struct lh_report_kept *k)
 		return;
 	lh_record_free(k->rec);
 	free(k->hits);
+	free(k->unevaluated);
 	free(k);
 }
 
@@ -376,6 +377,11 @@ static struct lh_report_kept *kept_new(const struct lh_record *r, const struct l
 		memcpy(k->hits, m->hits, m->nr_hits * sizeof(*k->hits));
 		k->nr_hits = m->nr_hits;
 	}
+	if (m && m->nr_unevaluated) {
+		k->unevaluated = lh_xmalloc(m->nr_unevaluated * sizeof(*k->unevaluated));
+		memcpy(k->unevaluated, m->unevaluated, m->nr_unevaluated * sizeof(*k->unevaluated));
+		k->nr_unevaluated = m->nr_unevaluated;
+	}
 	if (m) {
 		k->accepted = m->accepted;
 		k->has_worst = m->has_worst;
@@ -480,6 +486,20 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 		rep->rule_hit_records++;
 
 	prio = m && hit && !accepted && m->worst < LH_SEV_IGNORE ? 1 + (unsigned int)m->worst : 0;
+	for (i = 0; m && i < m->nr_unevaluated; i++) {
+		const struct lh_rule *rule = lh_rules_get(rep->rules, m->unevaluated[i]);
+		struct lh_report_rule *ra;
+
+		rule_agg_fit(rep, m->unevaluated[i]);
+		ra = &rep->rule_agg[m->unevaluated[i]];
+		ra->unevaluated++;
+		ra->gate_unevaluated += !accepted;
+		/* kept like a hit of its severity: the reader must see where it happened */
+		if (!accepted && rule && rule->severity < LH_SEV_IGNORE &&
+		    prio < 1 + (unsigned int)rule->severity)
+			prio = 1 + (unsigned int)rule->severity;
+	}
+	rep->unevaluated_records += m && m->nr_unevaluated;
 	keep_record(rep, r, m, prio);
 	return 0;
 }
@@ -594,6 +614,32 @@ char *lh_report_rule_violation(const struct lh_report *rep, size_t i)
 					     sizeof(worst)));
 }
 
+char *lh_report_unevaluated_error(const struct lh_report *rep)
+{
+	size_t i, nr = 0, first = 0;
+	const struct lh_rule *rule;
+	char more[64] = "";
+
+	for (i = 0; i < rep->nr_rules; i++) {
+		if (!rep->rule_agg[i].gate_unevaluated || !lh_report_rule_gated(rep, i))
+			continue;
+		if (!nr++)
+			first = i;
+	}
+	if (!nr)
+		return NULL;
+	rule = lh_rules_get(rep->rules, first);
+	if (nr > 1)
+		snprintf(more, sizeof(more), ", and %zu more rule%s", nr - 1, nr == 2 ? "" : "s");
+	return lh_xasprintf("rule %s (%s) could not be evaluated on %lu record%s (%s)%s: the --fail-on %s gate cannot be decided",
+			    rule->id, lh_severity_name(rule->severity),
+			    rep->rule_agg[first].gate_unevaluated,
+			    rep->rule_agg[first].gate_unevaluated == 1 ? "" : "s",
+			    rule->limit_hit ? rule->limit_hit : "PCRE2 error",
+			    more,
+			    lh_gate_fail_on_name(&rep->gate));
+}
+
 static void add_violation(struct lh_report *rep, char *v)
 {
 	if (!v)
@@ -604,6 +650,7 @@ static void add_violation(struct lh_report *rep, char *v)
 
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 {
+	char *err;
 	size_t i;
 	int t;
 
@@ -615,9 +662,14 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 	add_violation(rep, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
 	for (i = 0; i < rep->nr_rules; i++)
 		add_violation(rep, lh_report_rule_violation(rep, i));
+	/* as git grep and GNU grep stop: a rule the gate needed could not be evaluated */
+	err = lh_report_unevaluated_error(rep);
+	if (err)
+		lh_report_set_error(rep, err);
+	free(err);
 	rep->evaluated = true;
 	rep->passed = !rep->nr_violations;
-	return rep->passed;
+	return rep->passed && !rep->error;
 }
 
 size_t lh_report_nr_violations(const struct lh_report *rep)
@@ -739,4 +791,9 @@ void lh_report_set_error(struct lh_report *rep, const char *what)
 {
 	if (!rep->error)
 		rep->error = lh_xstrdup(what);
+}
+
+const char *lh_report_error(const struct lh_report *rep)
+{
+	return rep->error;
 }

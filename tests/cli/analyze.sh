@@ -140,7 +140,7 @@ echo "$out" >"$TMP/rules.json"
 expect_jq "json: the record names the rule that fired" "$TMP/rules.json" \
 	'.records[0].rules == ["fakeraid-held"] and .records[0].severity == "warning" and .records[0].accepted == false'
 expect_jq "json: every loaded rule is listed, hits 0 included" "$TMP/rules.json" \
-	'.rules == [{"id":"fakeraid-held","severity":"warning","hits":1,"worst_us":2007,"accepted":0,"message":"fakeraid handler runs with IRQs off"},{"id":"camera-known","severity":"ignore","hits":0,"worst_us":0,"accepted":0,"message":"camera BSP fix pending"}]'
+	'.rules == [{"id":"fakeraid-held","severity":"warning","hits":1,"worst_us":2007,"accepted":0,"unevaluated":0,"unevaluated_reason":null,"message":"fakeraid handler runs with IRQs off"},{"id":"camera-known","severity":"ignore","hits":0,"worst_us":0,"accepted":0,"unevaluated":0,"unevaluated_reason":null,"message":"camera BSP fix pending"}]'
 run analyze -r "$TMP/site.rules" --fail-on warning "$IRQEV"
 expect_rc "--fail-on warning fails on a warning rule" 2
 expect_in "rule violation text" "$out" "rule fakeraid-held (warning) hit by 1 record, worst 2007us"
@@ -346,6 +346,58 @@ expect_jq "vm: lhx-preempt-hog fires on the preemptoff snapshot" "$TMP/vm.json" 
 expect_jq "vm: lhx-wakeup-delay fires on wakeup_rt (lhx_rt) and wakeup_dl (lhx_dl)" "$TMP/vm.json" \
 	'[.records[] | select(.rules | index("lhx-wakeup-delay")) | "\(.tracer) \(.woken.comm)"] |
 	 sort == ["wakeup_dl lhx_dl", "wakeup_rt lhx_rt"]'
+
+# A rule that could not be evaluated is not a pass: a PCRE2 limit on a rule the gate depends on
+# (at or above --fail-on, record in its scope, not accepted) makes the verdict "error" (exit 1),
+# as git grep and GNU grep stop; the record and the rule say so in every format.
+FUNC=$DATA/pidt-preemptirqsoff-func.trace
+cat >"$TMP/bt.rules" <<'EOF'
+[bt]
+match = ^(\w|[a-z])+[^\w+]{2}$
+in = stack
+severity = critical
+[ok]
+match = ^load_module$
+in = stack
+severity = info
+EOF
+run analyze -r "$TMP/bt.rules" -f json "$FUNC"
+expect_rc "unevaluated critical rule: error" 1
+printf '%s' "$out" >"$TMP/bt.json"
+expect_jq "unevaluated: verdict error, the rule and the limit named" "$TMP/bt.json" \
+	'.verdict == "error" and (.error | startswith("rule bt (critical) could not be evaluated on 1 record (pattern hit the PCRE2 match limit"))'
+expect_jq "unevaluated: the record lists the rule apart from those that fired" "$TMP/bt.json" \
+	'.records[0].rules == ["ok"] and .records[0].unevaluated_rules == ["bt"]'
+expect_jq "unevaluated: counted per rule, with the reason" "$TMP/bt.json" \
+	'.rules[0].unevaluated == 1 and (.rules[0].unevaluated_reason | test("match limit")) and .rules[1].unevaluated == 0'
+expect_in "unevaluated: said on stderr" "$err" \
+	"lathound: error: rule bt (critical) could not be evaluated on 1 record"
+run analyze -r "$TMP/bt.rules" "$FUNC"
+expect_rc "unevaluated, text" 1
+expect_in "unevaluated, text: the verdict" "$out" "Verdict: ERROR: rule bt (critical) could not be evaluated"
+expect_in "unevaluated, text: the record" "$out" "  unevaluated: bt"
+run analyze -r "$TMP/bt.rules" -f junit "$FUNC"
+expect_rc "unevaluated, junit" 1
+expect_in "unevaluated, junit: the rule's testcase fails" "$out" \
+	'<failure message="rule bt could not be evaluated on 1 record (pattern hit the PCRE2 match limit'
+# no gate depends on it: below --fail-on, or the record accepted by an 'ignore' rule
+run analyze -r "$TMP/bt.rules" -f json --fail-on none "$FUNC"
+expect_rc "unevaluated rule, --fail-on none: pass" 0
+sed 's/^severity = critical$/severity = warning/' "$TMP/bt.rules" >"$TMP/bt-warn.rules"
+run analyze -r "$TMP/bt-warn.rules" -f json "$FUNC"
+expect_rc "unevaluated warning rule under --fail-on critical: pass" 0
+printf '%s' "$out" >"$TMP/bt-warn.json"
+expect_jq "unevaluated warning rule: still shown" "$TMP/bt-warn.json" \
+	'.verdict == "pass" and .records[0].unevaluated_rules == ["bt"]'
+sed 's/^severity = info$/severity = ignore/' "$TMP/bt.rules" >"$TMP/bt-ign.rules"
+run analyze -r "$TMP/bt-ign.rules" -f json "$FUNC"
+expect_rc "unevaluated rule on an accepted record: pass" 0
+# out of the rule's scope (tracer): not evaluated for that record, so not marked
+sed '3a tracer = irqsoff' "$TMP/bt.rules" >"$TMP/bt-scope.rules"
+run analyze -r "$TMP/bt-scope.rules" -f json "$FUNC"
+expect_rc "unevaluated rule out of its tracer scope: pass" 0
+printf '%s' "$out" >"$TMP/bt-scope.json"
+expect_jq "out of scope: not marked" "$TMP/bt-scope.json" '.records[0].unevaluated_rules == []'
 
 # Bash completion: options come from the command's --help, values from what they accept
 comp() {
