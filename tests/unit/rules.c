@@ -174,7 +174,7 @@ START_TEST(test_defaults_and_lists)
 	struct lh_rules *rs = load("[a.b_c-1]\nmatch=x\n"
 				   "[all]\nmatch = y\nin = task,start, end\ntracer = wakeup,wakeup_rt "
 				   "wakeup_dl preemptoff\nmin = 2ms\nseverity = ignore\n"
-				   "[bare]\nmatch = z\nmin = 250\n",
+				   "[bare]\nmatch = z\nmin = 250us\n",
 				   &d);
 	const struct lh_rule *r;
 
@@ -194,7 +194,7 @@ START_TEST(test_defaults_and_lists)
 				      (1U << LH_TRACER_WAKEUP_DL) | (1U << LH_TRACER_PREEMPTOFF));
 	ck_assert_uint_eq(r->min_ns, 2000000);
 	ck_assert_int_eq(r->severity, LH_SEV_IGNORE);
-	/* a bare number is microseconds, as everywhere in lathound */
+	/* a bare number's meaning is lh_budget_parse()'s: tests/unit/util.c */
 	ck_assert_uint_eq(rule_by_id(rs, "bare")->min_ns, 250000);
 	lh_rules_free(rs);
 }

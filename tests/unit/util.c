@@ -43,7 +43,9 @@ START_TEST(duration_parse)
 	ck_assert_uint_eq(dur("1.5s"), 1500000000);
 	ck_assert_uint_eq(dur("10m"), 600000000000ULL);
 	ck_assert_uint_eq(dur("12h"), 43200000000000ULL);
-	ck_assert_uint_eq(dur("150"), 150000);		/* a bare number is µs */
+	/* a run length: a bare number is seconds, as rtla's and cyclictest's -d/-D */
+	ck_assert_uint_eq(dur("12"), 12000000000ULL);
+	ck_assert_uint_eq(dur("1.5"), 1500000000ULL);
 	ck_assert_uint_eq(dur("0"), 0);
 	ck_assert_uint_eq(dur(".5us"), 500);
 	ck_assert_uint_eq(dur("1e3us"), 1000000);
@@ -77,6 +79,52 @@ START_TEST(duration_parse_errors)
 	ck_assert_str_eq(dur_err("9999999999999999999999ns"), "duration too large");
 	ck_assert_str_eq(dur_err("5124096h"), "duration too large");
 	ck_assert_str_eq(dur_err("1e19s"), "duration too large");
+}
+END_TEST
+
+static uint64_t budget(const char *s)
+{
+	const char *err = NULL;
+	uint64_t ns = 0;
+
+	ck_assert_msg(!lh_budget_parse(s, &ns, &err), "'%s': %s", s, err);
+	return ns;
+}
+
+static const char *budget_err(const char *s)
+{
+	const char *err = NULL;
+	uint64_t ns = 12345;
+
+	ck_assert_msg(lh_budget_parse(s, &ns, &err) == -1, "'%s' parsed as %llu", s,
+		      (unsigned long long)ns);
+	ck_assert_ptr_nonnull(err);
+	ck_assert_uint_eq(ns, 12345);	/* untouched on error */
+	return err;
+}
+
+/* Budgets: a bare number is µs (tracing_thresh), and what cannot be a latency is refused. */
+START_TEST(budget_parse)
+{
+	ck_assert_uint_eq(budget("150"), 150000);
+	ck_assert_uint_eq(budget("1ms"), 1000000);
+	ck_assert_uint_eq(budget("1500ns"), 1500);
+	ck_assert_uint_eq(budget("999ms"), 999000000);
+	ck_assert_uint_eq(budget("999999"), 999999000);
+	/* "--max irqsoff=1m", meant as 1 ms, was a minute */
+	ck_assert_str_eq(budget_err("1m"),
+			 "'m' is minutes, and a latency budget is under 1s: did you mean 'ms'?");
+	ck_assert_ptr_nonnull(strstr(budget_err("1s"), "did you mean ms or us?"));
+	ck_assert_ptr_nonnull(strstr(budget_err("1000ms"), "under 1s"));
+	ck_assert_ptr_nonnull(strstr(budget_err("1h"), "under 1s"));
+	ck_assert_ptr_nonnull(strstr(budget_err("1000000"), "a bare number is microseconds"));
+	ck_assert_ptr_nonnull(strstr(budget_err("0"), "0 is not a latency budget"));
+	ck_assert_ptr_nonnull(strstr(budget_err("0us"), "0 is not a latency budget"));
+	ck_assert_ptr_nonnull(strstr(budget_err("0.4ns"), "0 is not a latency budget"));
+	/* the syntax is the same as a run length's */
+	ck_assert_str_eq(budget_err(""), "empty duration");
+	ck_assert_ptr_nonnull(strstr(budget_err("1parsec"), "unit"));
+	ck_assert_ptr_nonnull(strstr(budget_err("-1ms"), "positive"));
 }
 END_TEST
 
@@ -266,6 +314,7 @@ static Suite *util_suite(void)
 
 	tcase_add_test(tc, duration_parse);
 	tcase_add_test(tc, duration_parse_errors);
+	tcase_add_test(tc, budget_parse);
 	tcase_add_test(tc, duration_format);
 	tcase_add_test(tc, diag_keeps_and_counts);
 	tcase_add_test(tc, arena_reuses_memory);
