@@ -14,26 +14,34 @@
 #include "util.h"
 #include "check-main.h"
 
-static uint64_t dur(const char *s)
+typedef int (*parse_fn)(const char *s, uint64_t *ns, const char **err);
+
+/* Return: what f (lh_duration_parse, lh_budget_parse) makes of s, which it must take. */
+static uint64_t parsed(parse_fn f, const char *s)
 {
 	const char *err = NULL;
 	uint64_t ns = 0;
 
-	ck_assert_msg(!lh_duration_parse(s, &ns, &err), "'%s': %s", s, err);
+	ck_assert_msg(!f(s, &ns, &err), "'%s': %s", s, err);
 	return ns;
 }
 
-static const char *dur_err(const char *s)
+/* Return: why f refuses s, which it must refuse without touching the result. */
+static const char *refused(parse_fn f, const char *s)
 {
 	const char *err = NULL;
 	uint64_t ns = 12345;
 
-	ck_assert_msg(lh_duration_parse(s, &ns, &err) == -1, "'%s' parsed as %llu", s,
-		      (unsigned long long)ns);
+	ck_assert_msg(f(s, &ns, &err) == -1, "'%s' parsed as %llu", s, (unsigned long long)ns);
 	ck_assert_ptr_nonnull(err);
-	ck_assert_uint_eq(ns, 12345);	/* untouched on error */
+	ck_assert_uint_eq(ns, 12345);
 	return err;
 }
+
+#define dur(s)		parsed(lh_duration_parse, s)
+#define dur_err(s)	refused(lh_duration_parse, s)
+#define budget(s)	parsed(lh_budget_parse, s)
+#define budget_err(s)	refused(lh_budget_parse, s)
 
 START_TEST(duration_parse)
 {
@@ -81,27 +89,6 @@ START_TEST(duration_parse_errors)
 	ck_assert_str_eq(dur_err("1e19s"), "duration too large");
 }
 END_TEST
-
-static uint64_t budget(const char *s)
-{
-	const char *err = NULL;
-	uint64_t ns = 0;
-
-	ck_assert_msg(!lh_budget_parse(s, &ns, &err), "'%s': %s", s, err);
-	return ns;
-}
-
-static const char *budget_err(const char *s)
-{
-	const char *err = NULL;
-	uint64_t ns = 12345;
-
-	ck_assert_msg(lh_budget_parse(s, &ns, &err) == -1, "'%s' parsed as %llu", s,
-		      (unsigned long long)ns);
-	ck_assert_ptr_nonnull(err);
-	ck_assert_uint_eq(ns, 12345);	/* untouched on error */
-	return err;
-}
 
 /* Budgets: a bare number is µs (tracing_thresh), and what cannot be a latency is refused. */
 START_TEST(budget_parse)
