@@ -5,13 +5,11 @@
  * gate evaluation, and the atomic report file. The writers live in report-*.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
+#include "lockfile.h"
 #include "report-priv.h"
 
 int lh_format_parse(const char *name, enum lh_format *f)
@@ -617,71 +615,28 @@ int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
 	}
 }
 
-/* Writes, flushes and closes f (fsync'd when sync). Return: 0, or -1 with errno. */
-static int write_and_close(struct lh_report *rep, enum lh_format fmt, FILE *f, bool sync)
-{
-	int err = 0;
+struct write_args {
+	struct lh_report	*rep;
+	enum lh_format		fmt;
+};
 
-	errno = 0;
-	if (lh_report_write(rep, fmt, f) || fflush(f) || ferror(f))
-		err = errno ? errno : EIO;
-	if (!err && sync && fsync(fileno(f)))
-		err = errno;
-	if (fclose(f) && !err)
-		err = errno ? errno : EIO;
-	errno = err;
-	return err ? -1 : 0;
+static int write_one(FILE *f, void *arg)
+{
+	struct write_args *w = arg;
+
+	return lh_report_write(w->rep, w->fmt, f);
 }
 
-int lh_report_write_file(struct lh_report *rep, enum lh_format fmt, const char *path)
+int lh_report_write_file(struct lh_report *rep, enum lh_format fmt, const char *path,
+			 struct lh_diag *diag)
 {
-	size_t len = strlen(path);
-	struct stat st;
-	char *tmp;
-	FILE *f;
-	int fd, err;
+	struct write_args w = { rep, fmt };
+	char *label = lh_xasprintf("report '%s'", path);
+	int ret;
 
-	/* A device or pipe (/dev/stdout, a FIFO) cannot be renamed over: write it in place. */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode)) {
-			errno = EISDIR;
-			return -1;
-		}
-		f = fopen(path, "w");
-		if (!f)
-			return -1;
-		return write_and_close(rep, fmt, f, false);
-	}
-
-	tmp = lh_xmalloc(len + 5);
-	memcpy(tmp, path, len);
-	memcpy(tmp + len, ".tmp", 5);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0)
-		goto out_err;
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = errno;
-		close(fd);
-		errno = err;
-		goto out_unlink;
-	}
-	if (write_and_close(rep, fmt, f, true))
-		goto out_unlink;
-	if (rename(tmp, path))
-		goto out_unlink;
-	free(tmp);
-	return 0;
-
-out_unlink:
-	err = errno;
-	unlink(tmp);
-	errno = err;
-out_err:
-	err = errno;
-	free(tmp);
-	errno = err;
-	return -1;
+	ret = lh_lockfile_write_path(path, label, write_one, &w, diag);
+	free(label);
+	return ret;
 }
 
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t)

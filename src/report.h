@@ -138,11 +138,14 @@ const char *lh_report_violation(const struct lh_report *rep, size_t i);
  */
 int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out);
 /*
- * Writes the report to path atomically: to "path.tmp", fsync'd, then renamed over path.
- * A path that exists and is not a regular file (a pipe, /dev/stdout) is written in place.
- * Return: 0, or -1 with errno set (nothing is left at path.tmp).
+ * Writes the report to path through lh_lockfile_write_path(): an exclusive temporary file
+ * beside it, fsync'd, renamed over path, the directory fsync'd; temporary files a killed
+ * run left for path are removed first. A path that exists and is not a regular file (a
+ * link, a FIFO, a device) is refused. Return: 0, or -1 with errno set and the reason in
+ * diag ("cannot write report 'r.json': No space left on device"); path is then as it was.
  */
-int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *path);
+int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *path,
+			 struct lh_diag *diag);
 
 /* Return: the worst latency seen for tracer t in µs (0 when none), for status lines. */
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t);

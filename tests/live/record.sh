@@ -49,7 +49,7 @@ KNOBS=(current_tracer tracing_on tracing_thresh tracing_max_latency buffer_size_
 knobs() {
 	local f
 	for f in "${KNOBS[@]}" options/*; do
-		[ -e "$T/$f" ] && printf '%s=%s\n' "$f" "$(cat "$T/$f" 2>&1)"
+		[ -e "$T/$f" ] && printf '%s=%s\n' "$f" "$(tracefs_knob "$T/$f")"
 	done
 	printf 'instances=%s\n' "$(ls $T/instances | tr '\n' ' ')"
 }
