@@ -167,7 +167,8 @@ int lh_cmd_analyze(int argc, char **argv)
 	char why[64];
 
 	lh_gate_init(&a.gate);
-	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue, false);
+	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue,
+				 LH_OPERANDS_FILES);
 	if (first == LH_OPTS_HELP) {
 		free(a.rules.v);
 		return lh_finish_stdout(LH_EXIT_PASS);

@@ -266,12 +266,12 @@ static json_object *offenders_json(const struct lh_report *rep)
 
 		e = json_object_new_object();
 		add(e, "signature", jstr(o->signature));
-		add(e, "tracer", jstr(lh_tracer_name(o->tracer)));
-		add(e, "started_at", jstr(o->started));
-		add(e, "ended_at", jstr(o->ended));
+		add(e, "tracer", jstr(lh_tracer_name(o->sig.tracer)));
+		add(e, "started_at", jstr(o->sig.started));
+		add(e, "ended_at", jstr(o->sig.ended));
 		f = json_object_new_array();
-		for (j = 0; j < o->nr_frames; j++)
-			json_object_array_add(f, jstr(o->frames[j]));
+		for (j = 0; j < o->sig.nr_frames; j++)
+			json_object_array_add(f, jstr(o->sig.frames[j]));
 		add(e, "frames", f);
 		add(e, "count", juint(o->count));
 		add(e, "worst_us", juint(o->worst_us));

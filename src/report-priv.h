@@ -7,9 +7,8 @@
 #define LH_REPORT_PRIV_H
 
 #include "report.h"
+#include "htab.h"
 
-#define LH_REPORT_SIG_LEN	512	/* signature text, truncated */
-#define LH_REPORT_SIG_FRAMES	3	/* innermost frames in a signature */
 #define LH_REPORT_MAX_CPUS	8192	/* CPUs with a progression; higher ones are not tracked */
 
 /* Where a tracer's worst section was, copied out of the record (truncated). */
@@ -53,20 +52,14 @@ struct lh_report_tracer {
 	unsigned long		steps_dropped;
 };
 
-/* Records grouped by lh_record_signature(). */
+/* Records grouped by signature (record.h). */
 struct lh_report_offender {
-	uint64_t	hash;
-	const char	*signature;
-	enum lh_tracer	tracer;
-	const char	*started;
-	const char	*ended;
-	const char	*frames[LH_REPORT_SIG_FRAMES];
-	size_t		nr_frames;
-	bool		has_wakeup;
-	const char	*woken;		/* the woken task's comm, part of a wakeup signature */
-	unsigned long	count;
-	unsigned long	accepted;
-	uint64_t	worst_us;
+	uint64_t		hash;		/* lh_signature_hash(&sig) */
+	const char		*signature;	/* lh_signature_text(&sig) */
+	struct lh_signature	sig;		/* strings in the report's arena */
+	unsigned long		count;
+	unsigned long		accepted;
+	uint64_t		worst_us;
 };
 
 struct lh_report_rule {
@@ -111,8 +104,7 @@ struct lh_report {
 	struct lh_report_offender	*offenders;
 	size_t				nr_offenders;
 	size_t				alloc_offenders;
-	uint32_t			*sig_table;	/* open addressing: offender index + 1 */
-	size_t				sig_size;
+	struct lh_htab			offender_htab;	/* offenders by signature hash */
 	unsigned long			other_count;
 	unsigned long			other_accepted;
 	uint64_t			other_worst_us;

@@ -159,7 +159,7 @@ static void print_offenders(const struct lh_report *rep, FILE *out)
 		return;
 	order = lh_report_offenders_sorted(rep);
 	for (i = 0; i < n; i++)
-		w = max_int(w, (int)strlen(lh_tracer_name(rep->offenders[order[i]].tracer)));
+		w = max_int(w, (int)strlen(lh_tracer_name(rep->offenders[order[i]].sig.tracer)));
 	fprintf(out, "\nTop offenders (%zu of %zu signature%s, worst first)\n", n,
 		rep->nr_offenders, rep->nr_offenders == 1 ? "" : "s");
 	fprintf(out, "  %10s  %7s  %-*s  %s\n", "WORST", "COUNT", w, "TRACER",
@@ -168,15 +168,15 @@ static void print_offenders(const struct lh_report *rep, FILE *out)
 		const struct lh_report_offender *o = &rep->offenders[order[i]];
 
 		fprintf(out, "  %7llu us  %7lu  %-*s  %s -> %s", (unsigned long long)o->worst_us,
-			o->count, w, lh_tracer_name(o->tracer), o->started ? o->started : "-",
-			o->ended ? o->ended : "-");
+			o->count, w, lh_tracer_name(o->sig.tracer), o->sig.started ? o->sig.started : "-",
+			o->sig.ended ? o->sig.ended : "-");
 		if (o->accepted)
 			fprintf(out, "  [%lu accepted]", o->accepted);
 		fputc('\n', out);
-		if (o->nr_frames) {
+		if (o->sig.nr_frames) {
 			fprintf(out, "  %10s  %7s  %-*s  ", "", "", w, "");
-			for (j = 0; j < o->nr_frames; j++)
-				fprintf(out, "%s%s", j ? " < " : "", o->frames[j]);
+			for (j = 0; j < o->sig.nr_frames; j++)
+				fprintf(out, "%s%s", j ? " < " : "", o->sig.frames[j]);
 			fputc('\n', out);
 		}
 	}

@@ -473,7 +473,7 @@ static void parse_key(struct loader *l, const char *s, size_t len, size_t i,
 		each_word(l, s + v, vend - v, v + 1, line, add_tracer);
 		break;
 	case K_MIN:
-		if (lh_duration_parse(copy, &l->min_ns, &err))
+		if (lh_budget_parse(copy, &l->min_ns, &err))
 			lerr(l, line, v + 1, "invalid duration '%s' for 'min': %s", copy, err);
 		break;
 	case K_SEVERITY:

@@ -122,6 +122,20 @@ expect_rc "bad --max tracer" 1
 expect_in "bad --max tracer says why" "$err" "unknown tracer"
 run analyze "${NORULES[@]}" --max 1ms "$NOFUNC"
 expect_rc "--max without TRACER=" 1
+# A budget is a latency: "1m" (a minute, meant as 1 ms) used to pass everything
+run analyze "${NORULES[@]}" --max irqsoff=1m "$NOFUNC"
+expect_rc "--max irqsoff=1m" 1
+expect_in "--max irqsoff=1m: did you mean" "$err" \
+	"invalid --max 'irqsoff=1m': 'm' is minutes, and a latency budget is under 1s: did you mean 'ms'?"
+run analyze "${NORULES[@]}" --max all=2s "$NOFUNC"
+expect_rc "--max all=2s" 1
+expect_in "--max all=2s: under 1s" "$err" "a latency budget is under 1s: did you mean ms or us?"
+run analyze "${NORULES[@]}" --max all=0 "$NOFUNC"
+expect_rc "--max all=0" 1
+expect_in "--max all=0: says why" "$err" "0 is not a latency budget"
+run analyze "${NORULES[@]}" --max irqsoff=1000 "$NOFUNC"
+expect_rc "--max irqsoff=1000: a bare budget is microseconds" 2
+expect_in "--max irqsoff=1000: 1ms" "$out" "exceeds --max irqsoff=1ms"
 run analyze "${NORULES[@]}" --fail-on urgent "$NOFUNC"
 expect_rc "bad --fail-on" 1
 expect_in "bad --fail-on names option and value" "$err" "invalid --fail-on 'urgent'"
@@ -144,7 +158,7 @@ expect_jq "json: every loaded rule is listed, hits 0 included" "$TMP/rules.json"
 run analyze -r "$TMP/site.rules" --fail-on warning "$IRQEV"
 expect_rc "--fail-on warning fails on a warning rule" 2
 expect_in "rule violation text" "$out" "rule fakeraid-held (warning) hit by 1 record, worst 2007us"
-run analyze -r "$TMP/site.rules" --fail-on none --max all=1h "$IRQEV"
+run analyze -r "$TMP/site.rules" --fail-on none --max all=999ms "$IRQEV"
 expect_rc "--fail-on none" 0
 
 # An ignore rule accepts the camera section: it never fails --max, and is shown as accepted
@@ -292,11 +306,13 @@ expect_jq "--keep 2: two worst kept, totals count all" "$TMP/keep.json" \
 	'.records_kept == 2 and .records_total == 5 and .records_dropped == 3 and [.records[].latency_us] == [1999, 512] and .tracers.irqsoff.count == 3'
 
 # JUnit
-run analyze -r "$TMP/site.rules" -f junit --max irqsoff=1ms --max all=1h --fail-on warning "$IRQEV"
+run analyze -r "$TMP/site.rules" -f junit --max irqsoff=1ms --max all=999ms --fail-on warning "$IRQEV"
 expect_rc "--format junit with failed gates" 2
 echo "$out" >"$TMP/junit.xml"
-expect_in "junit: a testcase per budget" "$out" '<testcase classname="lathound.max" name="irqsoff&lt;=1ms">'
-expect_in "junit: the all budget" "$out" '<testcase classname="lathound.max" name="all&lt;=1h">'
+expect_in "junit: a testcase per budget, named by its tracer" "$out" '<testcase classname="lathound.max" name="irqsoff">'
+expect_in "junit: the budget in its text" "$out" '<system-out>budget --max irqsoff=1ms; irqsoff: 1 section, worst 2007us</system-out>'
+expect_in "junit: an all budget that covers nothing read says so" "$out" \
+	'<testcase classname="lathound.max" name="all">'
 expect_in "junit: a testcase per rule" "$out" '<testcase classname="lathound.rules" name="camera-known">'
 expect_in "junit: failure says what failed" "$out" \
 	'<failure message="irqsoff: worst 2007us (irq_test-82 on CPU0) exceeds --max irqsoff=1ms by 1007us"'
@@ -311,6 +327,25 @@ elif command -v python3 >/dev/null; then
 else
 	skip "junit: well-formed XML" "neither xmllint nor python3 is installed"
 fi
+# --max all=: one testcase per tracer measured, named by the tracer alone (stable for CI
+# histories when the budget changes), the budget in its text
+run analyze "${NORULES[@]}" -f junit --max all=1ms "$MULTI"
+expect_rc "junit, --max all= over three tracers" 2
+echo "$out" >"$TMP/junit-all.xml"
+check "junit --max all=: one testcase per tracer" \
+	test "$(grep -o '<testcase [^>]*>' "$TMP/junit-all.xml" | tr '\n' ' ')" = \
+	'<testcase classname="lathound.max" name="irqsoff"> <testcase classname="lathound.max" name="preemptoff"> <testcase classname="lathound.max" name="wakeup_rt"> '
+expect_in "junit --max all=: the tracer over budget fails" "$out" \
+	'<failure message="irqsoff: worst 1999us (camera_poll-145 on CPU0) exceeds --max all=1ms by 999us"'
+check "junit --max all=: only that one" test "$(grep -c '<failure ' "$TMP/junit-all.xml")" = 1
+expect_in "junit --max all=: a passing tracer says its budget and worst" "$out" \
+	'<system-out>budget --max all=1ms; wakeup_rt: 1 section, worst 64us</system-out>'
+run analyze "${NORULES[@]}" -f junit --max all=2ms "$MULTI"
+expect_rc "junit, a looser --max all=" 0
+check "junit: the testcase names do not change with the budget" \
+	test "$(grep -o '<testcase [^>]*>' <<<"$out" | tr '\n' ' ')" = \
+	"$(grep -o '<testcase [^>]*>' "$TMP/junit-all.xml" | tr '\n' ' ')"
+
 run analyze -r "$TMP/site.rules" -f junit "$IRQEV"
 expect_rc "--format junit, gates pass" 0
 expect_not_in "junit: no failure" "$out" "<failure"

@@ -136,8 +136,14 @@ START_TEST(parse_max)
 	ck_assert_int_eq(lh_gate_parse_max(&gate, "irqsoff=80us", &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "already given"));
 	ck_assert_uint_eq(gate.max_ns[LH_TRACER_IRQSOFF], 500000);
-	max("preemptirqsoff=0");
-	ck_assert(gate.has_max[LH_TRACER_PREEMPTIRQSOFF]);
+	/* no latency budget: 0, and 1s or more ("1m" meant as 1 ms was a minute) */
+	err = NULL;
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "preemptirqsoff=0", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "0 is not a latency budget"));
+	err = NULL;
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "preemptirqsoff=1m", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "did you mean 'ms'?"));
+	ck_assert(!gate.has_max[LH_TRACER_PREEMPTIRQSOFF]);
 
 	ck_assert(lh_gate_budget(&gate, LH_TRACER_IRQSOFF, &ns));
 	ck_assert_uint_eq(ns, 500000);
@@ -260,8 +266,8 @@ START_TEST(all_and_override)
 	/* An unknown tracer's records fall under all=. */
 	lh_gate_init(&gate);
 	max("all=1ms");
-	max("irqsoff=1h");
-	max("preemptoff=1h");
+	max("irqsoff=999ms");
+	max("preemptoff=999ms");
 	add(LH_TRACER_UNKNOWN, 3000, 0, "d", 4, NULL);
 	ck_assert(!lh_report_evaluate(rep, &gate));
 	ck_assert(has_violation("unknown: worst 3000us (d-4 on CPU0) exceeds --max all=1ms by 2000us"));

@@ -196,9 +196,24 @@ START_TEST(test_defaults_and_lists)
 				      (1U << LH_TRACER_WAKEUP_DL) | (1U << LH_TRACER_PREEMPTOFF));
 	ck_assert_uint_eq(r->min_ns, 2000000);
 	ck_assert_int_eq(r->severity, LH_SEV_IGNORE);
-	/* a bare number is microseconds, as everywhere in lathound */
+	/* a bare number's meaning is lh_budget_parse()'s: tests/unit/util.c */
 	ck_assert_uint_eq(rule_by_id(rs, "bare")->min_ns, 250000);
 	lh_rules_free(rs);
+}
+END_TEST
+
+/* 'min' is a latency budget: 0 and a second or more are refused, as --max refuses them. */
+START_TEST(test_min_is_a_budget)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[m]\nmatch = x\nmin = 1m\n[z]\nmatch = y\nmin = 0\n", &d);
+
+	ck_assert_uint_eq(d.errors, 2);
+	ck_assert_ptr_nonnull(strstr(d.msgs[0].text, "x.rules:3:7: invalid duration '1m' for 'min'"));
+	ck_assert_ptr_nonnull(strstr(d.msgs[0].text, "did you mean 'ms'?"));
+	ck_assert_ptr_nonnull(strstr(d.msgs[1].text, ":6:7: invalid duration '0' for 'min'"));
+	lh_rules_free(rs);
+	lh_diag_release(&d);
 }
 END_TEST
 
@@ -1050,7 +1065,7 @@ static char *generated_rules(size_t n)
 		switch (i % 5) {
 		case 0:
 			fprintf(f, "match = ^(%s%s%s|%s%s)_(irq|isr)\nin = irq functions stack\n"
-				   "tracer = irqsoff\nmin = %zuus\n", a, b, c, c, a, i % 700);
+				   "tracer = irqsoff\nmin = %zuus\n", a, b, c, c, a, i % 700 + 1);
 			break;
 		case 1:
 			fprintf(f, "match = ^%s%s%s_[a-z_]*(lock|poll)\nin = functions\n", b, c, a);
@@ -1438,6 +1453,7 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_severity);
 	tcase_add_test(tc, test_every_key);
 	tcase_add_test(tc, test_defaults_and_lists);
+	tcase_add_test(tc, test_min_is_a_budget);
 	tcase_add_test(tc, test_match_verbatim);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_nul_byte);
