@@ -17,6 +17,7 @@
 #include "parse.h"
 #include "report.h"
 #include "rules.h"
+#include "tracedat.h"
 #include "util.h"
 
 #define SHOW_WARNINGS	20	/* warnings printed on stderr; all are counted in the report */
@@ -28,7 +29,8 @@ static const char *const analyze_usage[] = {
 
 static const char analyze_epilogue[] =
 	"\nFILE is a saved latency trace (the tracefs 'trace' file after a latency tracer\n"
-	"recorded a section), or several concatenated; '-' or none reads standard input.\n"
+	"recorded a section), or several concatenated, or a trace.dat of 'trace-cmd record'\n"
+	"with a latency tracer (-p irqsoff...); '-' or none reads standard input.\n"
 	"\nexit status:\n"
 	"    0  every gate passed\n"
 	"    1  error: bad option, unreadable trace, broken rule file, report not written\n"
@@ -59,6 +61,28 @@ static int load_rules(struct lh_rules *rs, const struct analyze *a)
 	return ret;
 }
 
+/*
+ * Parses the bytes of one input, read from fd, into the report: a trace.dat (known by its
+ * magic) through libtracecmd, anything else as trace text. Return: 0, or -1 (printed).
+ */
+static int parse_input(struct lh_parser *p, const char *name, int fd, const char *buf,
+		       size_t len, struct lh_report *rep)
+{
+	const char *why;
+	char *text;
+	size_t text_len;
+
+	if (!lh_tracedat_detect(buf, len)) {
+		lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
+		return 0;
+	}
+	if (lh_tracedat_read_latency(fd, buf, len, &text, &text_len, &why))
+		return lh_error("cannot read trace.dat '%s': %s", name, why);
+	lh_parse_buffer(p, name, text, text_len, lh_report_feed, rep);
+	free(text);
+	return 0;
+}
+
 /* Parses one trace file ("-": standard input) into the report. Return: 0, or -1 (printed). */
 static int analyze_file(const char *path, struct lh_parser *p, struct lh_report *rep,
 			struct lh_diag *diag)
@@ -85,7 +109,7 @@ static int analyze_file(const char *path, struct lh_parser *p, struct lh_report 
 		buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (buf != MAP_FAILED) {
 			madvise(buf, len, MADV_SEQUENTIAL);
-			lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
+			ret = parse_input(p, name, fd, buf, len, rep);
 			munmap(buf, len);
 			goto out_close;
 		}
@@ -94,10 +118,10 @@ static int analyze_file(const char *path, struct lh_parser *p, struct lh_report 
 		free(buf);
 		goto err_read;
 	}
-	lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
+	ret = parse_input(p, name, fd, buf, len, rep);
 	free(buf);
 out_close:
-	if (lh_parser_stats(p)->snapshots == before)
+	if (!ret && lh_parser_stats(p)->snapshots == before)
 		lh_diag_add(diag, LH_DIAG_WARNING, "%s: no latency snapshot found ('# tracer:' header)",
 			    name);
 	if (!is_stdin)
@@ -143,7 +167,8 @@ int lh_cmd_analyze(int argc, char **argv)
 	char why[64];
 
 	lh_gate_init(&a.gate);
-	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue, false);
+	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue,
+				 LH_OPERANDS_FILES);
 	if (first == LH_OPTS_HELP) {
 		free(a.rules.v);
 		return lh_finish_stdout(LH_EXIT_PASS);
@@ -191,12 +216,19 @@ int lh_cmd_analyze(int argc, char **argv)
 	lh_report_add_parse_stats(rep, lh_parser_stats(parser));
 	lh_report_add_diag(rep, &diag);
 	passed = lh_report_evaluate(rep, &a.gate);
+	if (!failed && lh_report_error(rep)) {
+		lh_error("%s", lh_report_error(rep));
+		failed = true;
+	}
 
 	if (a.output) {
-		if (lh_report_write_file(rep, a.format, a.output)) {
-			lh_error("cannot write report '%s': %s", a.output, strerror(errno));
+		struct lh_diag wd = { 0 };
+
+		if (lh_report_write_file(rep, a.format, a.output, &wd)) {
+			lh_print_diag(&wd, LH_DIAG_KEEP, false);
 			failed = true;
 		}
+		lh_diag_release(&wd);
 	} else if (lh_report_write(rep, a.format, stdout)) {
 		failed = true;
 	}

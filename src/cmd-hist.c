@@ -123,9 +123,11 @@ int lh_cmd_hist(int argc, char **argv)
 	struct lh_hist_data d = { 0 };
 	struct lh_diag diag = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	int first, lock, code = LH_EXIT_ERROR, k, cpu;
+	struct lh_session_lock *lock;
+	int first, code = LH_EXIT_ERROR, k, cpu;
 
-	first = lh_parse_command(argc, argv, options, hist_usage, NULL, false);
+	first = lh_parse_command(argc, argv, options, hist_usage, NULL,
+				 LH_OPERANDS_COMMAND);
 	if (first == LH_OPTS_HELP)
 		return lh_finish_stdout(LH_EXIT_PASS);
 	if (first < 0)
@@ -141,7 +143,7 @@ int lh_cmd_hist(int argc, char **argv)
 		return LH_EXIT_ERROR;
 	}
 	lock = lh_session_lock(state_dir, &diag);
-	if (lock < 0)
+	if (!lock)
 		goto out;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
