@@ -36,24 +36,11 @@ static void on_signal(int sig)
 
 static int opt_kinds(const struct lh_option *opt, const char *arg)
 {
-	unsigned int *kinds = opt->value;
-	char *copy = lh_xstrdup(arg), *tok, *save;
-	int k, ret = 0;
+	const char *err;
 
-	*kinds = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (k = 0; k < LH_HIST_NR; k++)
-			if (!strcmp(tok, lh_hist_kind_name(k)))
-				break;
-		if (k == LH_HIST_NR) {
-			ret = lh_error("unknown histogram '%s': expected irqsoff, preemptoff or wakeup",
-				       tok);
-			break;
-		}
-		*kinds |= 1u << k;
-	}
-	free(copy);
-	return ret;
+	if (lh_hist_parse_kinds(arg, opt->value, &err))
+		return lh_error("%s in --%s '%s'", err, opt->long_name, arg);
+	return 0;
 }
 
 static void print_range(const char *name, const struct lh_hist_range *r)

@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 
 #include "cmds.h"
+#include "hist.h"
 #include "irqstat.h"
 #include "opts.h"
 #include "output.h"
@@ -56,6 +57,9 @@ static const char record_epilogue[] =
 	"hardirq handler in the idle loop included (preemptirqsoff was seen to miss those);\n"
 	"wakeup_rt measures what an RT task suffers from wakeup to running, which covers\n"
 	"preempt-off sections where they matter. They share the run in --slice time slices.\n"
+	"\nHistograms of every irqs-off, preempt-off and RT wakeup section, per CPU, are counted\n"
+	"in the kernel (hist triggers) where it can, whatever tracer is armed, and read at every\n"
+	"checkpoint; 'lathound doctor' says which this kernel counts, --hist chooses.\n"
 	"\nWith -- COMMAND, the run ends when COMMAND exits; a COMMAND that exits non-zero or is\n"
 	"killed by a signal makes the run an error (exit 1) unless --allow-command-failure.\n"
 	"The output directory holds report.json (rewritten atomically every --checkpoint),\n"
@@ -95,6 +99,10 @@ struct record_opts {
 	int		poll;
 	int		allow_command_failure;
 	const char	*tracefs;
+	unsigned int	hist;		/* 1 << enum lh_hist_kind */
+	bool		hist_set;	/* --hist given: a kind the kernel lacks is an error */
+	const char	*hist_comm;
+	unsigned long	hist_pid;
 };
 
 static const int term_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
@@ -130,6 +138,17 @@ static int opt_tracers(const struct lh_option *opt, const char *arg)
 	}
 	if (!*mask)
 		return lh_error("--tracer needs at least one tracer");
+	return 0;
+}
+
+static int opt_hist(const struct lh_option *opt, const char *arg)
+{
+	struct record_opts *o = opt->value;
+	const char *err;
+
+	if (lh_hist_parse_kinds(arg, &o->hist, &err))
+		return lh_error("%s in --hist '%s'", err, arg);
+	o->hist_set = true;
 	return 0;
 }
 
@@ -171,6 +190,7 @@ struct run {
 	struct lh_output		*out;
 	unsigned int			tracers;	/* available, 1 << enum lh_tracer */
 	bool				irq_stats;	/* the IRQ instance was created */
+	unsigned int			hist;		/* histograms counted */
 	char				kernel[65];
 	char				*command;
 
@@ -528,6 +548,12 @@ static int check_opts(struct record_opts *o)
 		return lh_error("--checkpoint must be at least 1s");
 	if (o->threshold_ns && o->threshold_ns < 1000)
 		return lh_error("--threshold must be at least 1us (tracing_thresh counts microseconds)");
+	if (!o->hist_set)
+		o->hist = (1u << LH_HIST_NR) - 1;
+	if ((o->hist_comm || o->hist_pid) && !(o->hist & (1u << LH_HIST_WAKEUP)))
+		return lh_error("--hist-comm and --hist-pid filter the wakeup histogram, which --hist leaves out");
+	if (o->hist_pid > 4194304)
+		return lh_error("invalid --hist-pid %lu", o->hist_pid);
 	return 0;
 }
 
@@ -553,6 +579,8 @@ static int start_tracing(struct run *r, struct lh_diag *notes)
 		.poll = o->poll,
 		.irqstat = r->irqstat,
 		.event_fd = r->sfd,
+		.hist = { .kinds = o->hist, .comm = o->hist_comm, .pid = (int)o->hist_pid },
+		.hist_required = o->hist_set,
 	};
 
 	if (lh_recorder_tracefs_create(&r->tracefs, &to, notes)) {
@@ -600,6 +628,14 @@ static void say_start(const struct run *r, bool with_command)
 	}
 	lh_info("recording %s%s %s, into '%s'", r->o->irq_only ? "IRQ handler statistics" : list,
 		__builtin_popcount(r->tracers) > 1 ? " in turn" : "", dur, lh_output_dir(r->out));
+	for (t = 0, n = 0, list[0] = '\0'; t < LH_HIST_NR; t++)
+		if (r->hist & (1u << t))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? "," : "",
+					      lh_hist_kind_name(t));
+	if (n)
+		lh_info("histograms counted in the kernel: %s", list);
+	else if (r->o->hist)
+		lh_info("no histograms counted in the kernel (see the report, or 'lathound doctor')");
 }
 
 /* The engine over the tracefs just borrowed; notes (the session's warnings) go in its report. */
@@ -628,6 +664,12 @@ static void recorder_alloc(struct run *r, struct lh_rules *rules, struct lh_diag
 	struct lh_recorder_hooks hooks = {
 		.arg = r, .message = on_message, .status = on_status, .event = on_event,
 	};
+	int k;
+
+	ro.hist_kinds = r->hist = lh_recorder_tracefs_hist(r->tracefs, ro.hist_why_not);
+	for (k = 0; k < LH_HIST_NR; k++)
+		if (!(o->hist & (1u << k)))
+			ro.hist_why_not[k] = "not asked (--hist)";
 
 	r->rec = lh_recorder_alloc(&lh_recorder_tracefs_ops, r->tracefs, &ro, &hooks);
 	lh_report_add_diag(lh_recorder_report(r->rec), notes);
@@ -778,6 +820,12 @@ int lh_cmd_record(int argc, char **argv)
 				"ring buffer size per CPU (default: as it is)", opt_size),
 		LH_OPT_BOOL(0, "irq-only", &o.irq_only,
 			    "arm no latency tracer: collect IRQ handler statistics only"),
+		LH_OPT_CALLBACK(0, "hist", &o, "LIST",
+				"irqsoff,preemptoff,wakeup, all or none: histograms counted in the kernel (default: all it can)",
+				opt_hist),
+		LH_OPT_STRING(0, "hist-comm", &o.hist_comm, "COMM",
+			      "wakeup histogram: only tasks named COMM"),
+		LH_OPT_UINT(0, "hist-pid", &o.hist_pid, "PID", "wakeup histogram: only this pid"),
 		LH_OPT_GROUP("how long"),
 		LH_OPT_DURATION('d', "duration", &o.duration_ns,
 				"end after DURATION (90s, 12h); default: when COMMAND ends, or a signal"),

@@ -48,6 +48,61 @@ const char *lh_hist_kind_name(enum lh_hist_kind k)
 	return k < LH_HIST_NR ? kind_names[k] : "?";
 }
 
+const char *lh_hist_kind_events(enum lh_hist_kind k)
+{
+	static const char *const events[LH_HIST_NR] = {
+		[LH_HIST_IRQSOFF] = "preemptirq:irq_disable -> preemptirq:irq_enable",
+		[LH_HIST_PREEMPTOFF] =
+			"preemptirq:preempt_disable -> preemptirq:preempt_enable or power:cpu_idle",
+		[LH_HIST_WAKEUP] = "sched:sched_waking (prio < 100) -> sched:sched_switch",
+	};
+
+	return k < LH_HIST_NR ? events[k] : "?";
+}
+
+int lh_hist_parse_kinds(const char *arg, unsigned int *kinds, const char **err)
+{
+	const char *p = arg, *end;
+	unsigned int k;
+
+	*kinds = 0;
+	if (!strcmp(arg, "none"))
+		return 0;
+	if (!strcmp(arg, "all")) {
+		*kinds = (1u << LH_HIST_NR) - 1;
+		return 0;
+	}
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ',');
+		for (k = 0; k < LH_HIST_NR; k++)
+			if ((size_t)(end - p) == strlen(kind_names[k]) &&
+			    !strncmp(p, kind_names[k], (size_t)(end - p)))
+				break;
+		if (k == LH_HIST_NR) {
+			*err = "unknown histogram: expected irqsoff, preemptoff, wakeup (comma-separated), all or none";
+			return -1;
+		}
+		*kinds |= 1u << k;
+	}
+	if (!*kinds) {
+		*err = "no histogram named: expected irqsoff, preemptoff, wakeup, all or none";
+		return -1;
+	}
+	return 0;
+}
+
+void lh_hist_report_release(struct lh_hist_report *r)
+{
+	int k;
+
+	for (k = 0; k < LH_HIST_NR; k++) {
+		lh_hist_data_release(&r->data[k]);
+		free(r->error[k]);
+		free(r->why_not[k]);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
 const struct lh_hist_tier *lh_hist_tiers(size_t *nr)
 {
 	*nr = LH_ARRAY_SIZE(tiers);
@@ -309,20 +364,29 @@ int lh_hist_nr_cpus(const struct lh_hist_data *d)
 	return n;
 }
 
+size_t lh_hist_cpu_bins(const struct lh_hist_data *d, int cpu, struct lh_hist_bin **bins)
+{
+	size_t i, n = 0;
+
+	*bins = NULL;
+	if (!d->nr)
+		return 0;
+	*bins = lh_xmalloc(d->nr * sizeof(**bins));
+	for (i = 0; i < d->nr; i++)
+		if ((cpu < 0 || d->bins[i].cpu == cpu) && d->bins[i].count)
+			(*bins)[n++] = d->bins[i];
+	qsort(*bins, n, sizeof(**bins), cmp_bin);
+	return n;
+}
+
 uint64_t lh_hist_summarize(const struct lh_hist_data *d, int cpu, struct lh_hist_summary *s)
 {
 	struct lh_hist_bin *bins;
 	uint64_t seen = 0;
-	size_t i, n = 0, k = 0;
+	size_t i, n, k = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (!d->nr)
-		return 0;
-	bins = lh_xmalloc(d->nr * sizeof(*bins));
-	for (i = 0; i < d->nr; i++)
-		if ((cpu < 0 || d->bins[i].cpu == cpu) && d->bins[i].count)
-			bins[n++] = d->bins[i];
-	qsort(bins, n, sizeof(*bins), cmp_bin);
+	n = lh_hist_cpu_bins(d, cpu, &bins);
 	for (i = 0; i < n; i++) {
 		s->count += bins[i].count;
 		s->sum_ns += bins[i].sum_ns;
@@ -455,6 +519,22 @@ unsigned int lh_hist_supported(const char **why)
 	if (!k && why)
 		*why = "no preemptirq or sched_waking events";
 	return k;
+}
+
+const char *lh_hist_unsupported(enum lh_hist_kind k)
+{
+	static const char *const need[LH_HIST_NR] = {
+		[LH_HIST_IRQSOFF] = "no preemptirq:irq_disable/irq_enable events (CONFIG_IRQSOFF_TRACER)",
+		[LH_HIST_PREEMPTOFF] =
+			"no preemptirq:preempt_disable/preempt_enable events (CONFIG_PREEMPT_TRACER)",
+		[LH_HIST_WAKEUP] = "no sched:sched_waking event",
+	};
+	const char *why;
+	unsigned int have = lh_hist_supported(&why);
+
+	if (have & (1u << k))
+		return NULL;
+	return have ? need[k] : why;
 }
 
 unsigned int lh_hist_kinds(const struct lh_hist *h)

@@ -39,6 +39,15 @@ enum lh_hist_kind {
 /* Return: "irqsoff", "preemptoff", "wakeup" (static). */
 const char *lh_hist_kind_name(enum lh_hist_kind k);
 
+/* Return: the events a kind is counted between, "preemptirq:irq_disable -> ..." (static). */
+const char *lh_hist_kind_events(enum lh_hist_kind k);
+
+/*
+ * Parses a list of kinds: names separated by commas, "all" or "none".
+ * Return: 0 and *kinds (1 << enum lh_hist_kind), or -1 with *err a static message.
+ */
+int lh_hist_parse_kinds(const char *arg, unsigned int *kinds, const char **err);
+
 /*
  * The buckets, fixed (log-linear): 1 us wide below 100 us, 10 us below 1 ms, 100 us
  * below 10 ms, then powers of two of ns. Each tier is one hist trigger.
@@ -117,8 +126,29 @@ struct lh_hist_summary {
  */
 uint64_t lh_hist_summarize(const struct lh_hist_data *d, int cpu, struct lh_hist_summary *s);
 
+/*
+ * The buckets of one CPU (cpu >= 0) or of every CPU (cpu < 0, not merged) that counted
+ * something, by ascending latency. Return: their number, and *bins (the caller frees it).
+ */
+size_t lh_hist_cpu_bins(const struct lh_hist_data *d, int cpu, struct lh_hist_bin **bins);
+
 /* Return: the highest CPU number in d plus one (0 when empty). */
 int lh_hist_nr_cpus(const struct lh_hist_data *d);
+
+/*
+ * A run's histograms as its report shows them: what each kind held when last read, or why
+ * it is not counted. The recorder fills it; the report borrows it (lh_run_info.hist).
+ */
+struct lh_hist_report {
+	unsigned int		kinds;			/* counted in the kernel */
+	struct lh_hist_data	data[LH_HIST_NR];	/* as last read */
+	uint64_t		read_ns[LH_HIST_NR];	/* CLOCK_REALTIME of that read; 0: never */
+	char			*error[LH_HIST_NR];	/* why the last read failed (data is older) */
+	char			*why_not[LH_HIST_NR];	/* a kind not counted: why */
+};
+
+/* Frees what r holds; r is zeroed. */
+void lh_hist_report_release(struct lh_hist_report *r);
 
 struct lh_hist;
 
@@ -135,6 +165,9 @@ struct lh_hist_opts {
  * static string what is missing when the answer is 0.
  */
 unsigned int lh_hist_supported(const char **why);
+
+/* Return: why this kernel cannot count kind k (static), or NULL when it can. */
+const char *lh_hist_unsupported(enum lh_hist_kind k);
 
 /*
  * Creates the instance and, for each kind asked that the kernel supports, the synthetic

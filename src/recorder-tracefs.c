@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The recorder's real kernel: struct lh_recorder_ops over the tracefs session (session.c),
- * the watch on tracing_max_latency (capture.c) and lathound's IRQ instance (irqtrace.c),
+ * the watch on tracing_max_latency (capture.c), lathound's IRQ instance (irqtrace.c) and
+ * its histograms (hist.c),
  * with the monotonic and wall clocks, waiting in ppoll() on the watch and the caller's fd.
  */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <tracefs.h>
 
 #include "capture.h"
+#include "hist.h"
 #include "irqtrace.h"
 #include "recorder.h"
 
@@ -20,6 +22,9 @@ struct lh_recorder_tracefs {
 	struct lh_session	*session;
 	struct lh_irqtrace	*irqtrace;
 	struct lh_capture	*capture;
+	struct lh_hist		*hist;
+	unsigned int		hist_asked;
+	char			*hist_failed;	/* why none could be created */
 	int			event_fd;
 };
 
@@ -100,6 +105,12 @@ static uint64_t tfs_irq_interval(void *ctx, uint64_t min_ns, uint64_t max_ns)
 				    max_ns);
 }
 
+static int tfs_hist_read(void *ctx, enum lh_hist_kind k, struct lh_hist_data *d,
+			 struct lh_diag *diag)
+{
+	return lh_hist_read(((struct lh_recorder_tracefs *)ctx)->hist, k, d, diag);
+}
+
 const struct lh_recorder_ops lh_recorder_tracefs_ops = {
 	.now		= tfs_now,
 	.wall		= tfs_wall,
@@ -112,6 +123,7 @@ const struct lh_recorder_ops lh_recorder_tracefs_ops = {
 	.poll_interval	= tfs_poll_interval,
 	.irq_read	= tfs_irq_read,
 	.irq_interval	= tfs_irq_interval,
+	.hist_read	= tfs_hist_read,
 };
 
 /* Watches tracing_max_latency; 'trace' lives next to it, in the top-level instance. */
@@ -159,6 +171,49 @@ static int irqtrace_create(struct lh_recorder_tracefs *t,
 	return 0;
 }
 
+/*
+ * The histograms; without hist_required a run goes on without them (the report says why).
+ * Return: 0, or -1.
+ */
+static int hist_create(struct lh_recorder_tracefs *t, const struct lh_recorder_tracefs_opts *o,
+		       struct lh_diag *diag)
+{
+	struct lh_diag d = { 0 };
+	int k;
+
+	/* A run killed with SIGKILL left its histograms; with the lock held, none is live. */
+	if (lh_hist_supported(NULL) && lh_hist_remove_stale(diag) > 0)
+		lh_diag_add(diag, LH_DIAG_WARNING,
+			    "removed the histograms of a lathound that was killed");
+	t->hist_asked = o->hist.kinds;
+	if (!o->hist.kinds)
+		return 0;
+	for (k = 0; k < LH_HIST_NR && o->hist_required; k++) {
+		const char *why = o->hist.kinds & (1u << k) ? lh_hist_unsupported(k) : NULL;
+
+		if (why) {
+			lh_diag_add(diag, LH_DIAG_ERROR, "this kernel cannot count the %s histogram: %s",
+				    lh_hist_kind_name(k), why);
+			return -1;
+		}
+	}
+	if (!lh_hist_supported(NULL))
+		return 0;	/* lh_recorder_tracefs_hist() says why */
+	if (!lh_hist_create(&t->hist, &o->hist, &d))
+		return 0;
+	if (o->hist_required) {
+		for (k = 0; (size_t)k < d.nr; k++)
+			lh_diag_add(diag, d.msgs[k].level, "%s", d.msgs[k].text);
+		lh_diag_release(&d);
+		return -1;
+	}
+	t->hist_failed = lh_xstrdup(d.nr ? d.msgs[0].text : "cannot create the histograms");
+	lh_diag_add(diag, LH_DIAG_WARNING, "%s; latency histograms are not counted",
+		    t->hist_failed);
+	lh_diag_release(&d);
+	return 0;
+}
+
 int lh_recorder_tracefs_create(struct lh_recorder_tracefs **tp,
 			       const struct lh_recorder_tracefs_opts *o, struct lh_diag *diag)
 {
@@ -176,7 +231,7 @@ int lh_recorder_tracefs_create(struct lh_recorder_tracefs **tp,
 		free(t);
 		return -1;
 	}
-	if (irqtrace_create(t, o, diag) ||
+	if (irqtrace_create(t, o, diag) || hist_create(t, o, diag) ||
 	    (!o->session.no_tracer && capture_open(t, o, diag))) {
 		lh_recorder_tracefs_destroy(t, diag);
 		return -1;
@@ -192,6 +247,9 @@ int lh_recorder_tracefs_destroy(struct lh_recorder_tracefs *t, struct lh_diag *d
 	if (!t)
 		return 0;
 	lh_capture_close(t->capture);
+	if (lh_hist_destroy(t->hist, diag))
+		ret = -1;
+	free(t->hist_failed);
 	if (lh_irqtrace_destroy(t->irqtrace, diag))
 		ret = -1;
 	if (lh_session_destroy(t->session, diag))
@@ -213,4 +271,21 @@ bool lh_recorder_tracefs_irq_stats(const struct lh_recorder_tracefs *t)
 const char *lh_recorder_tracefs_method(const struct lh_recorder_tracefs *t)
 {
 	return t->capture ? lh_capture_method(t->capture) : NULL;
+}
+
+unsigned int lh_recorder_tracefs_hist(const struct lh_recorder_tracefs *t,
+				      const char *why_not[LH_HIST_NR])
+{
+	unsigned int have = lh_hist_kinds(t->hist);
+	int k;
+
+	for (k = 0; k < LH_HIST_NR; k++) {
+		why_not[k] = NULL;
+		if (!(t->hist_asked & (1u << k)) || (have & (1u << k)))
+			continue;
+		why_not[k] = t->hist_failed ? t->hist_failed : lh_hist_unsupported(k);
+		if (!why_not[k])
+			why_not[k] = "not created";
+	}
+	return have;
 }

@@ -25,6 +25,7 @@ struct lh_recorder {
 	struct lh_parse_stats		parse_added;	/* parser counters already in the report */
 	struct lh_run_info		info;
 	struct lh_recorder_stats	st;
+	struct lh_hist_report		hist;		/* the report borrows it */
 
 	char				*trace;		/* the last snapshot read, reused */
 	size_t				trace_alloc;
@@ -34,6 +35,7 @@ struct lh_recorder {
 	uint64_t			armed_since;
 	unsigned long			seq;		/* captures, for snapshot names */
 
+	bool				started;
 	bool				ended;
 	enum lh_recorder_end		end;
 	bool				stopped;
@@ -41,6 +43,8 @@ struct lh_recorder {
 	bool				checkpoint_failing;
 	bool				snapshot_failing;
 	bool				irq_failing;
+	bool				hist_failing[LH_HIST_NR];
+	bool				hist_dropped_said[LH_HIST_NR];
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -295,6 +299,52 @@ static void irq_read(struct lh_recorder *r, bool sync_lost)
 	lh_diag_release(&d);
 }
 
+/*
+ * Reads every histogram: a failed read keeps the last good one (the report says when it was
+ * read, and why the next was not), said once per streak; sections the kernel dropped are
+ * said once per kind.
+ */
+static void hist_read(struct lh_recorder *r)
+{
+	struct lh_hist_report *h = &r->hist;
+	struct lh_hist_data d = { 0 };
+	int k;
+
+	for (k = 0; k < LH_HIST_NR; k++) {
+		struct lh_diag diag = { 0 };
+
+		if (!(h->kinds & (1u << k)))
+			continue;
+		if (r->ops->hist_read(r->ctx, k, &d, &diag)) {
+			const char *why = diag.nr ? diag.msgs[0].text : "cannot read the histogram";
+
+			if (!r->hist_failing[k])
+				say(r, LH_RECORDER_WARNING, "%s", why);
+			r->hist_failing[k] = true;
+			free(h->error[k]);
+			h->error[k] = lh_xstrdup(why);
+			note_diag(r, &diag);
+			continue;
+		}
+		lh_diag_release(&diag);
+		lh_hist_data_release(&h->data[k]);
+		h->data[k] = d;
+		memset(&d, 0, sizeof(d));
+		h->read_ns[k] = r->ops->wall(r->ctx);
+		free(h->error[k]);
+		h->error[k] = NULL;
+		r->hist_failing[k] = false;
+		if (h->data[k].dropped && !r->hist_dropped_said[k]) {
+			lh_diag_add(&diag, LH_DIAG_WARNING,
+				    "the %s histogram dropped %llu sections (its kernel map is full): its counts are incomplete",
+				    lh_hist_kind_name(k), (unsigned long long)h->data[k].dropped);
+			say(r, LH_RECORDER_WARNING, "%s", diag.msgs[0].text);
+			note_diag(r, &diag);
+			r->hist_dropped_said[k] = true;
+		}
+	}
+}
+
 /* Brings the report up to date: run info, parser counters and notes added since last time. */
 static void report_update(struct lh_recorder *r)
 {
@@ -353,6 +403,7 @@ static void checkpoint(struct lh_recorder *r)
 	struct lh_diag d = { 0 };
 
 	irq_read(r, true);
+	hist_read(r);
 	report_update(r);
 	r->st.checkpoints++;
 	if (lh_recorder_write(r, "report.json", LH_FORMAT_JSON, &d)) {
@@ -402,6 +453,7 @@ struct lh_recorder *lh_recorder_alloc(const struct lh_recorder_ops *ops, void *c
 {
 	struct lh_recorder *r = lh_xcalloc(1, sizeof(*r));
 	struct lh_report_opts ro = { .keep = o->keep, .diag = &r->notes };
+	int k;
 
 	r->ops = ops;
 	r->ctx = ctx;
@@ -418,6 +470,13 @@ struct lh_recorder *lh_recorder_alloc(const struct lh_recorder_ops *ops, void *c
 	r->o.info = &r->info;
 	r->info.threshold_ns = o->threshold_ns;
 	r->info.irqstat = o->irqstat;
+	r->hist.kinds = o->hist_kinds;
+	for (k = 0; k < LH_HIST_NR; k++) {
+		if (o->hist_why_not[k] && !(o->hist_kinds & (1u << k)))
+			r->hist.why_not[k] = lh_xstrdup(o->hist_why_not[k]);
+		if (r->hist.why_not[k] || (o->hist_kinds & (1u << k)))
+			r->info.hist = &r->hist;
+	}
 	r->report = lh_report_alloc(o->rules, &ro);
 	r->parser = lh_parser_alloc(&r->notes);
 	r->take_at = UINT64_MAX;
@@ -438,12 +497,14 @@ void lh_recorder_free(struct lh_recorder *r)
 	lh_parser_free(r->parser);
 	lh_report_free(r->report);
 	lh_diag_release(&r->notes);
+	lh_hist_report_release(&r->hist);
 	free(r->trace);
 	free(r);
 }
 
 int lh_recorder_start(struct lh_recorder *r)
 {
+	r->started = true;
 	r->st.started = r->ops->now(r->ctx);
 	r->armed_since = r->st.started;
 	r->info.started_ns = r->ops->wall(r->ctx);
@@ -582,6 +643,9 @@ void lh_recorder_stop(struct lh_recorder *r, bool drain)
 			take_all(r);
 		irq_read(r, true);
 	}
+	/* Cheap, and the run's last word on the distributions: even when told to hurry. */
+	if (r->started)
+		hist_read(r);
 	account_armed(r);
 	r->st.armed = LH_TRACER_UNKNOWN;
 	r->stopped = true;
@@ -663,4 +727,9 @@ struct lh_run_info *lh_recorder_info(struct lh_recorder *r)
 const struct lh_recorder_stats *lh_recorder_stats(const struct lh_recorder *r)
 {
 	return &r->st;
+}
+
+const struct lh_hist_report *lh_recorder_hist(const struct lh_recorder *r)
+{
+	return &r->hist;
 }

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hist.h"
 #include "irqstat.h"
 #include "output.h"
 #include "record.h"
@@ -37,8 +38,8 @@
 
 /*
  * The kernel and the clock, as the engine sees them. ctx is the implementation's own.
- * Every function but irq_read/irq_interval is required; those two only when
- * lh_recorder_opts.irqstat is set.
+ * Every function but irq_read/irq_interval and hist_read is required; those two only when
+ * lh_recorder_opts.irqstat is set, hist_read when lh_recorder_opts.hist_kinds is not 0.
  */
 struct lh_recorder_ops {
 	/* CLOCK_MONOTONIC in ns: deadlines, armed time. */
@@ -78,6 +79,12 @@ struct lh_recorder_ops {
 	long		(*irq_read)(void *ctx, bool sync_lost, struct lh_diag *diag);
 	/* Return: how long the IRQ buffers may wait for the next irq_read(), in [min, max] ns. */
 	uint64_t	(*irq_interval)(void *ctx, uint64_t min_ns, uint64_t max_ns);
+	/*
+	 * Reads what histogram kind k has counted since the run started into d (released
+	 * first). Return: 0, or -1 with the reason in diag.
+	 */
+	int		(*hist_read)(void *ctx, enum lh_hist_kind k, struct lh_hist_data *d,
+				     struct lh_diag *diag);
 };
 
 enum lh_recorder_say { LH_RECORDER_INFO, LH_RECORDER_WARNING, LH_RECORDER_ERROR };
@@ -117,6 +124,10 @@ struct lh_recorder_opts {
 	struct lh_rules	*rules;		/* borrowed for the recorder's lifetime; NULL: none */
 	size_t		keep;		/* records kept in full (lh_report_opts.keep) */
 	struct lh_output *out;		/* borrowed: checkpoints, raw snapshots */
+	unsigned int	hist_kinds;	/* 1 << enum lh_hist_kind: histograms counted in the
+					 * kernel, read at every checkpoint and at the end */
+	const char	*hist_why_not[LH_HIST_NR];	/* the others: why (copied); NULL:
+							 * the report shows no histogram */
 	/* The run's description; the recorder fills the times and counters (copied). */
 	const struct lh_run_info *info;
 };
@@ -195,8 +206,9 @@ enum lh_recorder_end lh_recorder_run(struct lh_recorder *rec);
 
 /*
  * Ends the capture: with drain, what was notified and buffered up to now is taken first
- * (the last snapshot, the IRQ events); then the armed time stops counting. Call it before
- * the tracers are given back; again is harmless.
+ * (the last snapshot, the IRQ events); the histograms are read a last time, drain or not;
+ * then the armed time stops counting. Call it before the tracers and histograms are given
+ * back; again is harmless.
  */
 void lh_recorder_stop(struct lh_recorder *rec, bool drain);
 
@@ -231,6 +243,8 @@ struct lh_report *lh_recorder_report(const struct lh_recorder *rec);
 struct lh_run_info *lh_recorder_info(struct lh_recorder *rec);
 /* Return: the counters so far (borrowed). */
 const struct lh_recorder_stats *lh_recorder_stats(const struct lh_recorder *rec);
+/* Return: the histograms as last read (borrowed, freed with rec). */
+const struct lh_hist_report *lh_recorder_hist(const struct lh_recorder *rec);
 
 /*
  * ---- The real kernel: tracefs, through session.c, capture.c and irqtrace.c ----
@@ -242,6 +256,9 @@ struct lh_recorder_tracefs_opts {
 	bool		poll;		/* poll tracing_max_latency instead of inotify */
 	struct lh_irqstat *irqstat;	/* fed by the IRQ instance (borrowed) */
 	int		event_fd;	/* readable: LH_RECORDER_WAKE_EVENT; -1 = none */
+	/* .kinds: the histograms to count (0: none); those the kernel lacks are left out */
+	struct lh_hist_opts hist;
+	bool		hist_required;	/* a kind asked that cannot be counted is an error */
 };
 
 struct lh_recorder_tracefs;
@@ -251,9 +268,10 @@ extern const struct lh_recorder_ops lh_recorder_tracefs_ops;
 
 /*
  * Borrows tracefs: the session (lock, saved state, common knobs; see lh_session_create()),
- * lathound's IRQ instance (a run with tracers goes on without it, with a warning), and the
- * watch on tracing_max_latency. Warnings go to diag (tracers the kernel lacks, a leftover
- * instance removed, no IRQ statistics, polling instead of inotify).
+ * lathound's IRQ instance (a run with tracers goes on without it, with a warning), the
+ * histograms (hist.c; without hist_required, a run goes on without those it cannot count)
+ * and the watch on tracing_max_latency. Warnings go to diag (tracers the kernel lacks, a
+ * leftover instance removed, no IRQ statistics, polling instead of inotify).
  * Return: 0 and *t (give it back with lh_recorder_tracefs_destroy()), or -1 with the
  * reason in diag and tracefs as it was.
  */
@@ -271,5 +289,11 @@ unsigned int lh_recorder_tracefs_tracers(const struct lh_recorder_tracefs *t);
 bool lh_recorder_tracefs_irq_stats(const struct lh_recorder_tracefs *t);
 /* Return: "inotify" or "poll" (static), NULL when no tracer is watched. */
 const char *lh_recorder_tracefs_method(const struct lh_recorder_tracefs *t);
+/*
+ * Return: the histograms counted (1 << enum lh_hist_kind); why_not[k] (borrowed from t, or
+ * static) says why for each kind asked but not counted, NULL for the others.
+ */
+unsigned int lh_recorder_tracefs_hist(const struct lh_recorder_tracefs *t,
+				      const char *why_not[LH_HIST_NR]);
 
 #endif /* LH_RECORDER_H */

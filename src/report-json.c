@@ -370,6 +370,100 @@ static json_object *irq_stats_json(const struct lh_report *rep)
 	return o;
 }
 
+/* A value known to lie in [lo_us, hi_us): the bucket it was counted in. */
+static json_object *hist_range_json(const struct lh_hist_range *r)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "lo_us", jus(r->lo_ns));
+	add(o, "hi_us", jus(r->hi_ns));
+	return o;
+}
+
+/* count, mean, min, max and percentiles of one CPU (cpu >= 0) or all, into o. */
+static void hist_summary_json(json_object *o, const struct lh_hist_data *d, int cpu)
+{
+	static const char *const pct[LH_HIST_NR_PCT] = { "p50", "p99", "p99_9", "p99_99" };
+	struct lh_hist_summary s;
+	bool any = lh_hist_summarize(d, cpu, &s) > 0;
+	int i;
+
+	add(o, "count", juint(s.count));
+	add(o, "mean_us", any ? jdouble(s.mean_ns / 1e3) : NULL);
+	add(o, "min", any ? hist_range_json(&s.min) : NULL);
+	add(o, "max", any ? hist_range_json(&s.max) : NULL);
+	for (i = 0; i < LH_HIST_NR_PCT; i++)
+		add(o, pct[i], any ? hist_range_json(&s.pct[i]) : NULL);
+}
+
+/* One CPU: its summary and its buckets, by ascending latency. */
+static json_object *hist_cpu_json(const struct lh_hist_data *d, int cpu)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array(), *b;
+	struct lh_hist_bin *bins;
+	size_t i, n = lh_hist_cpu_bins(d, cpu, &bins);
+
+	add(o, "cpu", jint(cpu));
+	hist_summary_json(o, d, cpu);
+	for (i = 0; i < n; i++) {
+		b = json_object_new_object();
+		add(b, "lo_us", jus(bins[i].lo_ns));
+		add(b, "hi_us", jus(bins[i].hi_ns));
+		add(b, "count", juint(bins[i].count));
+		json_object_array_add(a, b);
+	}
+	free(bins);
+	add(o, "buckets", a);
+	return o;
+}
+
+static json_object *hist_kind_json(const struct lh_hist_report *h, enum lh_hist_kind k)
+{
+	const struct lh_hist_data *d = &h->data[k];
+	json_object *o = json_object_new_object(), *a;
+	int cpu;
+
+	add(o, "counted", json_object_new_boolean(h->kinds & (1u << k)));
+	if (!(h->kinds & (1u << k))) {
+		add(o, "why_not", jstr(h->why_not[k]));
+		return o;
+	}
+	add(o, "events", jstr(lh_hist_kind_events(k)));
+	add(o, "read_at", h->read_ns[k] ? jtime(h->read_ns[k]) : NULL);
+	add(o, "error", jstr(h->error[k]));
+	add(o, "complete", json_object_new_boolean(h->read_ns[k] && !h->error[k] && !d->dropped));
+	add(o, "hits", juint(d->hits));
+	add(o, "dropped", juint(d->dropped));
+	a = json_object_new_object();
+	hist_summary_json(a, d, -1);
+	add(o, "all", a);
+	a = json_object_new_array();
+	for (cpu = 0; cpu < lh_hist_nr_cpus(d); cpu++) {
+		struct lh_hist_summary s;
+
+		if (lh_hist_summarize(d, cpu, &s))
+			json_object_array_add(a, hist_cpu_json(d, cpu));
+	}
+	add(o, "cpus", a);
+	return o;
+}
+
+/* The in-kernel histograms of a run (doc/histograms.md), or NULL when it counts none. */
+static json_object *histograms_json(const struct lh_report *rep)
+{
+	const struct lh_hist_report *h = rep->has_run ? rep->run.hist : NULL;
+	json_object *o;
+	int k;
+
+	if (!h)
+		return NULL;
+	o = json_object_new_object();
+	for (k = 0; k < LH_HIST_NR; k++)
+		if ((h->kinds & (1u << k)) || h->why_not[k])
+			add(o, lh_hist_kind_name(k), hist_kind_json(h, k));
+	return o;
+}
+
 int lh_report_write_json(struct lh_report *rep, FILE *out)
 {
 	json_object *root = json_object_new_object(), *a, *o;
@@ -415,6 +509,7 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 	add(root, "input", input_json(rep));
 	add(root, "run", run_json(rep));
 	add(root, "irq_stats", irq_stats_json(rep));
+	add(root, "histograms", histograms_json(rep));
 
 	text = json_object_to_json_string_ext(root, JSON_FLAGS);
 	errno = 0;

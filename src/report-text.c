@@ -373,6 +373,42 @@ static void print_input(const struct lh_report *rep, FILE *out)
 		rep->total - (unsigned long)rep->nr_heap);
 }
 
+/*
+ * One line per histogram kind: sections counted, p99, p99.99 and max as the upper bounds of
+ * their buckets (the buckets themselves are in report.json), or why it is not counted.
+ */
+static void print_hist(const struct lh_report *rep, FILE *out)
+{
+	const struct lh_hist_report *h = rep->has_run ? rep->run.hist : NULL;
+	char p99[32], p9999[32], max[32];
+	struct lh_hist_summary s;
+	int k;
+
+	if (!h)
+		return;
+	fprintf(out, "  histograms counted in the kernel (buckets in report.json):\n");
+	for (k = 0; k < LH_HIST_NR; k++) {
+		if (!(h->kinds & (1u << k))) {
+			if (h->why_not[k])
+				fprintf(out, "    %-10s not counted: %s\n", lh_hist_kind_name(k),
+					h->why_not[k]);
+			continue;
+		}
+		lh_hist_summarize(&h->data[k], -1, &s);
+		fprintf(out, "    %-10s %llu sections", lh_hist_kind_name(k),
+			(unsigned long long)s.count);
+		if (s.count)
+			fprintf(out, ", p99 < %s, p99.99 < %s, max < %s",
+				lh_report_fmt_us(s.pct[1].hi_ns, p99, sizeof(p99)),
+				lh_report_fmt_us(s.pct[3].hi_ns, p9999, sizeof(p9999)),
+				lh_report_fmt_us(s.max.hi_ns, max, sizeof(max)));
+		if (h->error[k] || h->data[k].dropped || !h->read_ns[k])
+			fprintf(out, " (incomplete: %s)", h->error[k] ? h->error[k] :
+				!h->read_ns[k] ? "never read" : "sections dropped");
+		fputc('\n', out);
+	}
+}
+
 static void print_run(const struct lh_report *rep, FILE *out)
 {
 	const struct lh_run_info *run = &rep->run;
@@ -424,6 +460,7 @@ static void print_run(const struct lh_report *rep, FILE *out)
 	}
 	if (run->kernel)
 		fprintf(out, "  kernel: %s\n", run->kernel);
+	print_hist(rep, out);
 }
 
 static void print_irqstat(const struct lh_report *rep, FILE *out)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hist.h"
 #include "irqstat.h"
 #include "parse.h"
 #include "record.h"
@@ -71,6 +72,8 @@ struct lh_run_info {
 	const char	*kernel;		/* uname -r */
 	/* borrowed, in lh_irqstat_get() order (lh_irqstat_sort() it first); NULL: none */
 	const struct lh_irqstat *irqstat;
+	/* in-kernel latency histograms (borrowed); NULL: not a run that counts them */
+	const struct lh_hist_report *hist;
 };
 
 #define LH_REPORT_KEEP		100	/* default records kept in full */

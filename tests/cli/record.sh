@@ -290,6 +290,40 @@ expect_in "wakeup_rt needs CONFIG_SCHED_TRACER" "$err" \
 check "no state file after a refused run" test ! -e "$ST/state"
 expect_tree "wakeup_rt refused"
 
+# ---- histograms: counted where the kernel can; this tree has no synthetic events ----
+mkfake
+rec -t irqsoff -d 300ms -o "$TMP/o-nohist" "${NORULES[@]}"
+expect_rc "default histograms on a kernel without synthetic events: the run goes on" 0
+expect_in "the run says none are counted" "$err" "no histograms counted in the kernel"
+expect_jq "report.json says why, for each kind" "$TMP/o-nohist/report.json" \
+	'[.histograms | to_entries[] | "\(.key) \(.value.counted) \(.value.why_not)"] ==
+	 ["irqsoff false no synthetic events (CONFIG_SYNTH_EVENTS)",
+	  "preemptoff false no synthetic events (CONFIG_SYNTH_EVENTS)",
+	  "wakeup false no synthetic events (CONFIG_SYNTH_EVENTS)"]'
+check "report.txt says it too" \
+	grep -q "wakeup     not counted: no synthetic events (CONFIG_SYNTH_EVENTS)" \
+	"$TMP/o-nohist/report.txt"
+expect_tree "histograms the kernel lacks"
+rec -t irqsoff --hist irqsoff,wakeup -d 300ms -o "$TMP/o-hist1" -q "${NORULES[@]}"
+expect_rc "--hist irqsoff,wakeup on a kernel without synthetic events" 1
+expect_in "the error names what is missing" "$err" \
+	"this kernel cannot count the irqsoff histogram: no synthetic events (CONFIG_SYNTH_EVENTS)"
+check "no output directory for a run that did not start" test ! -e "$TMP/o-hist1"
+expect_tree "--hist refused"
+rec -t irqsoff --hist none -d 300ms -o "$TMP/o-hist0" -q "${NORULES[@]}"
+expect_rc "--hist none" 0
+expect_jq "--hist none: every kind not asked" "$TMP/o-hist0/report.json" \
+	'[.histograms[] | .why_not] == ["not asked (--hist)", "not asked (--hist)", "not asked (--hist)"]'
+mkfake
+rec -t irqsoff --hist irq -d 300ms -o "$TMP/o-hist2"
+expect_rc "--hist irq" 1
+expect_in "an unknown kind is named with the choices" "$err" \
+	"unknown histogram: expected irqsoff, preemptoff, wakeup (comma-separated), all or none in --hist 'irq'"
+rec -t irqsoff --hist irqsoff --hist-comm rt -d 300ms -o "$TMP/o-hist3"
+expect_rc "--hist-comm without the wakeup histogram" 1
+expect_in "it says why" "$err" "--hist-comm and --hist-pid filter the wakeup histogram"
+check "no state directory after refused options" test ! -e "$ST"
+
 # ---- --filter, --notrace, --buffer-size: set while recording, given back byte for byte ----
 mkfake
 # libtracefs writes matches as indexes into available_filter_functions (1-based).

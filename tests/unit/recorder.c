@@ -65,6 +65,10 @@ struct fake {
 	unsigned long		irq_syncs;
 	uint64_t		irq_sync_at[8];	/* the first ones */
 	unsigned long		captured;
+
+	unsigned long		hist_reads[LH_HIST_NR];
+	uint64_t		hist_fails_at;	/* reads from then on fail; UINT64_MAX: never */
+	uint64_t		hist_dropped;
 };
 
 static struct fake k;
@@ -311,10 +315,42 @@ static uint64_t f_irq_interval(void *ctx, uint64_t min_ns, uint64_t max_ns)
 	return max_ns;
 }
 
+/*
+ * The kernel's histograms: on CPU 0, one section of 5000-5099 us per second of the run so
+ * far and 100 of 1-2 us; on CPU 1, 3 sections of 10-20 ms (a log2 bucket of the last tier).
+ */
+static int f_hist_read(void *ctx, enum lh_hist_kind kind, struct lh_hist_data *d,
+		       struct lh_diag *dg)
+{
+	const struct lh_hist_bin bins[] = {
+		{ 0, 5000000, 5100000, k.now / S, k.now / S * 5050000 },
+		{ 0, 1000, 2000, 100, 150000 },
+		{ 1, 10000000, 16777217, 3, 36000000 },
+	};
+	size_t i;
+
+	k.hist_reads[kind]++;
+	lh_hist_data_release(d);
+	if (k.now >= k.hist_fails_at) {
+		lh_diag_add(dg, LH_DIAG_ERROR, "cannot read the %s histogram: No such device",
+			    lh_hist_kind_name(kind));
+		return -1;
+	}
+	for (i = 0; i < LH_ARRAY_SIZE(bins); i++) {
+		LH_GROW(d->bins, d->nr + 1, d->alloc);
+		d->bins[d->nr++] = bins[i];
+		d->hits += bins[i].count;
+	}
+	d->dropped = k.hist_dropped;
+	d->tables = 4;
+	return 0;
+}
+
 static const struct lh_recorder_ops fake_ops = {
 	.now = f_now, .wall = f_wall, .wait = f_wait, .arm = f_arm, .pending = f_pending,
 	.read = f_read, .captured = f_captured, .notifications = f_notifications,
 	.poll_interval = f_poll_interval, .irq_read = f_irq_read, .irq_interval = f_irq_interval,
+	.hist_read = f_hist_read,
 };
 
 /* ---- the caller's side ---- */
@@ -439,6 +475,7 @@ static void setup(void)
 	k.snap = -1;
 	k.event_at = UINT64_MAX;
 	k.wait_fails_at = UINT64_MAX;
+	k.hist_fails_at = UINT64_MAX;
 	memset(&diag, 0, sizeof(diag));
 	nr_said = 0;
 	statuses = 0;
@@ -1049,6 +1086,215 @@ START_TEST(caller_failure_is_the_verdict)
 }
 END_TEST
 
+/* ---- histograms counted in the kernel ---- */
+
+static const unsigned int HIST_IRQSOFF = 1u << LH_HIST_IRQSOFF;
+static const unsigned int HIST_WAKEUP = 1u << LH_HIST_WAKEUP;
+
+/* A 130 s run counting the irqsoff and wakeup histograms; preemptoff is not counted. */
+static struct lh_recorder_opts hist_opts(void)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 130 * S);
+
+	o.hist_kinds = HIST_IRQSOFF | HIST_WAKEUP;
+	o.hist_why_not[LH_HIST_PREEMPTOFF] = "no preemptirq:preempt_disable/preempt_enable events";
+	return o;
+}
+
+static uint64_t ju(json_object *j, const char *path)
+{
+	json_object *v = jget(j, path);
+
+	ck_assert_msg(v != NULL, "no %s in the report", path);
+	return (uint64_t)json_object_get_int64(v);
+}
+
+static double jd(json_object *j, const char *path)
+{
+	json_object *v = jget(j, path);
+
+	ck_assert_msg(v != NULL, "no %s in the report", path);
+	return json_object_get_double(v);
+}
+
+/* Return: bucket i of CPU c of kind kind as "lo-hi:count" (static). */
+static const char *jbucket(json_object *j, const char *kind, int c, size_t i)
+{
+	static char buf[96];
+	json_object *cpus = jget(j, kind), *b;
+
+	ck_assert_ptr_nonnull(cpus);
+	cpus = jget(cpus, "cpus");
+	ck_assert_ptr_nonnull(cpus);
+	b = jget(json_object_array_get_idx(cpus, (size_t)c), "buckets");
+	ck_assert_ptr_nonnull(b);
+	b = json_object_array_get_idx(b, i);
+	ck_assert_ptr_nonnull(b);
+	snprintf(buf, sizeof(buf), "%s-%s:%s", jstr(b, "lo_us"), jstr(b, "hi_us"),
+		 jstr(b, "count"));
+	return buf;
+}
+
+START_TEST(hist_read_at_checkpoints_and_at_the_end)
+{
+	struct lh_recorder_opts o = hist_opts();
+	struct lh_recorder *rec = rec_alloc(&o);
+	json_object *j;
+	char path[128], *text;
+
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_DURATION);
+	/* At 60 and 120 s: a soak killed now still has its histograms in report.json. */
+	ck_assert_uint_eq(k.hist_reads[LH_HIST_IRQSOFF], 2);
+	ck_assert_uint_eq(k.hist_reads[LH_HIST_WAKEUP], 2);
+	ck_assert_uint_eq(k.hist_reads[LH_HIST_PREEMPTOFF], 0);
+	snprintf(path, sizeof(path), "%s/out/report.json", dir);
+	text = slurp(path);
+	j = json_tokener_parse(text);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.all.count"), 120 + 100 + 3);
+	json_object_put(j);
+	free(text);
+
+	/* The last read, at the end (130 s), is the one the report shows. */
+	lh_recorder_stop(rec, true);
+	ck_assert_uint_eq(k.hist_reads[LH_HIST_IRQSOFF], 3);
+	lh_recorder_finish(rec);
+	j = report_json(rec);
+	ck_assert(json_object_get_boolean(jget(j, "histograms.irqsoff.counted")));
+	ck_assert(json_object_get_boolean(jget(j, "histograms.irqsoff.complete")));
+	ck_assert_str_eq(jstr(j, "histograms.irqsoff.events"),
+			 "preemptirq:irq_disable -> preemptirq:irq_enable");
+	ck_assert_ptr_nonnull(jstr(j, "histograms.irqsoff.read_at"));
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.hits"), 233);
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.dropped"), 0);
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.all.count"), 233);
+	/* (130 x 5050 + 150 + 3 x 12000) / 233 us, exact from the sums */
+	ck_assert_double_eq_tol(jd(j, "histograms.irqsoff.all.mean_us"),
+				(130 * 5050.0 + 150 + 36000) / 233, 0.001);
+	/* Nearest rank over 100 of 1-2 us, 130 of 5000-5099 us, 3 of 10-16.7 ms. */
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.all.min.lo_us"), 1);
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.all.min.hi_us"), 2);
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.all.p50.lo_us"), 5000);
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.all.p50.hi_us"), 5100);
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.all.p99.lo_us"), 10000);
+	ck_assert_double_eq_tol(jd(j, "histograms.irqsoff.all.p99_99.hi_us"), 16777.217, 1e-6);
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.all.max.lo_us"), 10000);
+	/* Per CPU, buckets by ascending latency, each with its own summary. */
+	ck_assert_str_eq(jbucket(j, "histograms.irqsoff", 0, 0), "1-2:100");
+	ck_assert_str_eq(jbucket(j, "histograms.irqsoff", 0, 1), "5000-5100:130");
+	ck_assert_str_eq(jbucket(j, "histograms.irqsoff", 1, 0), "10000-16777.217:3");
+	ck_assert_int_eq(json_object_array_length(jget(j, "histograms.irqsoff.cpus")), 2);
+	ck_assert(!json_object_get_boolean(jget(j, "histograms.preemptoff.counted")));
+	ck_assert_str_eq(jstr(j, "histograms.preemptoff.why_not"),
+			 "no preemptirq:preempt_disable/preempt_enable events");
+	json_object_put(j);
+	text = report_text(rec, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(text,
+		"    irqsoff    233 sections, p99 < 16777.217us, p99.99 < 16777.217us, max < 16777.217us\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"    preemptoff not counted: no preemptirq:preempt_disable/preempt_enable events\n"));
+	free(text);
+	ck_assert_uint_eq(nr_said, 0);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(hist_read_failure_keeps_the_last_good_read)
+{
+	struct lh_recorder_opts o = hist_opts();
+	struct lh_recorder *rec = rec_alloc(&o);
+	json_object *j;
+	char *text;
+
+	k.hist_fails_at = 100 * S;
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	lh_recorder_finish(rec);
+	/* Said once per kind, however many reads fail; not an error: nothing is judged on it. */
+	ck_assert_uint_eq(nr_said, 2);
+	ck_assert(said_has(LH_RECORDER_WARNING, "cannot read the irqsoff histogram"));
+	ck_assert(!lh_recorder_failed(rec));
+	j = report_json(rec);
+	ck_assert_str_eq(jstr(j, "verdict"), "pass");
+	ck_assert_uint_eq(ju(j, "histograms.irqsoff.all.count"), 60 + 100 + 3);
+	ck_assert(!json_object_get_boolean(jget(j, "histograms.irqsoff.complete")));
+	ck_assert_str_eq(jstr(j, "histograms.irqsoff.error"),
+			 "cannot read the irqsoff histogram: No such device");
+	json_object_put(j);
+	text = report_text(rec, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(text, "163 sections, "));
+	ck_assert_ptr_nonnull(strstr(text, " (incomplete: cannot read the irqsoff histogram: No such device)\n"));
+	free(text);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(hist_dropped_sections_said_once)
+{
+	struct lh_recorder_opts o = hist_opts();
+	struct lh_recorder *rec;
+	json_object *j;
+
+	o.hist_kinds = HIST_WAKEUP;
+	rec = rec_alloc(&o);
+	k.hist_dropped = 7;
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	lh_recorder_finish(rec);
+	ck_assert_uint_eq(k.hist_reads[LH_HIST_WAKEUP], 3);
+	ck_assert_uint_eq(nr_said, 1);
+	ck_assert(said_has(LH_RECORDER_WARNING,
+			   "the wakeup histogram dropped 7 sections (its kernel map is full)"));
+	j = report_json(rec);
+	ck_assert(!json_object_get_boolean(jget(j, "histograms.wakeup.complete")));
+	ck_assert_uint_eq(ju(j, "histograms.wakeup.dropped"), 7);
+	ck_assert_ptr_null(jget(j, "histograms.irqsoff"));
+	ck_assert(json_object_array_length(jget(j, "input.warnings")) >= 1);
+	json_object_put(j);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(hist_read_at_the_end_without_drain_never_before_start)
+{
+	struct lh_recorder_opts o = hist_opts();
+	struct lh_recorder *rec = rec_alloc(&o);
+
+	/* A run that never started (tracefs failed first) reads nothing. */
+	lh_recorder_stop(rec, false);
+	ck_assert_uint_eq(k.hist_reads[LH_HIST_IRQSOFF], 0);
+	lh_recorder_free(rec);
+
+	rec = rec_alloc(&o);
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	k.event_at = 5 * S;
+	k.event_reason = "SIGINT";
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_EVENT);
+	/* A second signal: no last capture, but the histograms are read. */
+	lh_recorder_stop(rec, false);
+	lh_recorder_stop(rec, true);
+	ck_assert_uint_eq(k.hist_reads[LH_HIST_IRQSOFF], 1);
+	ck_assert_uint_eq(lh_recorder_hist(rec)->data[LH_HIST_IRQSOFF].hits, 5 + 100 + 3);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(no_histograms_asked)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 130 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+	json_object *j;
+
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	lh_recorder_finish(rec);
+	ck_assert_uint_eq(k.hist_reads[LH_HIST_IRQSOFF] + k.hist_reads[LH_HIST_WAKEUP], 0);
+	j = report_json(rec);
+	ck_assert(json_object_object_get_ex(j, "histograms", NULL));
+	ck_assert_ptr_null(jget(j, "histograms"));
+	json_object_put(j);
+	lh_recorder_free(rec);
+}
+END_TEST
+
 static Suite *recorder_suite(void)
 {
 	Suite *s = suite_create("recorder");
@@ -1101,6 +1347,15 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, what_a_budget_needs_but_the_run_lacks);
 	tcase_add_test(tc, measured_under_budget_passes);
 	tcase_add_test(tc, caller_failure_is_the_verdict);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("histograms");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, hist_read_at_checkpoints_and_at_the_end);
+	tcase_add_test(tc, hist_read_failure_keeps_the_last_good_read);
+	tcase_add_test(tc, hist_dropped_sections_said_once);
+	tcase_add_test(tc, hist_read_at_the_end_without_drain_never_before_start);
+	tcase_add_test(tc, no_histograms_asked);
 	suite_add_tcase(s, tc);
 	return s;
 }
