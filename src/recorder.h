@@ -126,8 +126,9 @@ struct lh_recorder_opts {
 	struct lh_output *out;		/* borrowed: checkpoints, raw snapshots */
 	unsigned int	hist_kinds;	/* 1 << enum lh_hist_kind: histograms counted in the
 					 * kernel, read at every checkpoint and at the end */
-	const char	*hist_why_not[LH_HIST_NR];	/* the others: why (copied); NULL:
-							 * the report shows no histogram */
+	const char	*hist_why_not[LH_HIST_NR];	/* the others: why (copied); a kind
+							 * neither counted nor given a reason
+							 * is left out of the report */
 	/* The run's description; the recorder fills the times and counters (copied). */
 	const struct lh_run_info *info;
 };
