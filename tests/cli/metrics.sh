@@ -4,7 +4,9 @@
 # fed real snapshots: the file is there from the start, rewritten at each checkpoint, holds
 # what the report holds at the end, passes 'promtool check metrics' without a lint problem,
 # and the real node_exporter serves its series through the textfile collector. A metrics
-# file that cannot be written stops the run before it starts.
+# file that cannot be written stops the run before it starts. The queries of doc/metrics.md
+# and examples/prometheus/lathound-alerts.yml pass 'promtool check rules', and the alerts
+# fire as documented under 'promtool test rules'.
 . "$(dirname "$0")/../lib.sh"
 
 IRQSOFF=$DATA/pidt-irqsoff-nofunc.trace
@@ -100,11 +102,14 @@ mkfake
 sed 's/irq_test/ev"l\\x\xff/g' "$IRQSOFF" >"$TMP/evil.trace"
 ( wait_armed irqsoff && sleep 0.3 && section "$TMP/evil.trace" 2002 ) &
 BG=$!
-rec -t irqsoff -d 1500ms -o "$TMP/o2" --metrics "$P" "${NORULES[@]}"
+rec -t irqsoff -d 3s -o "$TMP/o2" --metrics "$P" "${NORULES[@]}"
 wait $BG
 expect_rc "a task name that is not text" 0
-check "it is escaped in the worst section's labels" \
-	grep -qF 'comm="ev\"l\\x\\xff"' "$P"
+if grep -qF 'comm="ev\"l\\x\\xff"' "$P"; then ok "it is escaped in the worst section's labels"
+else
+	not_ok "it is escaped in the worst section's labels"
+	grep '^lathound_worst_section_info\|^lathound_sections_captured' "$P" | sed 's/^/#   /'
+fi
 if [ -n "$why" ]; then
 	skip "promtool on escaped labels" "$why"
 else
@@ -115,6 +120,94 @@ else
 	else
 		not_ok "node_exporter serves the textfile directory"
 	fi
+fi
+
+# ---- doc/metrics.md's queries and examples/prometheus/lathound-alerts.yml, by promtool ----
+if [ -n "$why" ]; then
+	skip "promtool on the documented queries and alerts" "$why"
+else
+	# Every query of the Grafana tables, Grafana's variables given values, as recording rules.
+	{
+		echo 'groups: [{name: doc, rules: ['
+		sed -n '/^## Grafana-ready queries/,/^## How it is tested/p' "$TOP/doc/metrics.md" |
+			grep '^| ' | grep -o '`[^`]*lathound_[^`]*`' | tr -d '`' |
+			sed 's/\$instance/x/g; s/\$__rate_interval/5m/g; s/\$__range/1d/g' |
+			awk '{ gsub(/\047/, "\047\047"); printf "{record: doc:q%d, expr: \047%s\047},\n", NR, $0 }'
+		echo ']}]'
+	} >"$TMP/doc-queries.yml"
+	n=$(grep -c '^{record' "$TMP/doc-queries.yml")
+	o=$(promtool check rules "$TMP/doc-queries.yml" 2>&1)
+	check "doc/metrics.md: its $n Grafana queries are valid PromQL (promtool check rules)" \
+		test $? = 0 -a "$n" -gt 0
+	[ "$o" = "${o#*SUCCESS}" ] && sed 's/^/#   /' <<<"$o" | head -10
+	A=$TOP/examples/prometheus/lathound-alerts.yml
+	o=$(promtool check rules "$A" 2>&1)
+	check "examples/prometheus/lathound-alerts.yml: promtool check rules" test $? = 0
+	[ "$o" = "${o#*SUCCESS}" ] && sed 's/^/#   /' <<<"$o" | head -10
+	# The alert table of doc/metrics.md says what the file does.
+	o=$(python3 - "$A" "$TOP/doc/metrics.md" <<-'PYEOF' 2>&1
+	import re, sys, yaml
+	rules = {r["alert"]: r["expr"] for g in yaml.safe_load(open(sys.argv[1]))["groups"]
+	         for r in g["rules"]}
+	doc = dict(re.findall(r"^\| `(Lathound\w+)` \| `([^`]*)` \|", open(sys.argv[2]).read(), re.M))
+	for a in sorted(set(rules) | set(doc)):
+	    if rules.get(a) != doc.get(a):
+	        print("%s: file '%s', doc '%s'" % (a, rules.get(a), doc.get(a)))
+	PYEOF
+	)
+	check "doc/metrics.md's alert table is the alerts file, alert by alert" test -z "$o"
+	[ -n "$o" ] && sed 's/^/#   /' <<<"$o" | head -10
+	# The alerts on series as lathound writes them (node_exporter adds instance and job).
+	cat >"$TMP/alerts.test.yml" <<-EOF2
+	rule_files: ['$A']
+	evaluation_interval: 1m
+	tests:
+	  - interval: 1m
+	    input_series:
+	      - series: 'lathound_verdict{verdict="fail",instance="b1",job="node"}'
+	        values: '0 0 1 1 1'
+	      - series: 'lathound_verdict{verdict="fail",instance="b2",job="node"}'
+	        values: '0 0 0 0 0'
+	      - series: 'lathound_running{instance="b1",job="node"}'
+	        values: '1x9'
+	      - series: 'lathound_last_checkpoint_timestamp_seconds{instance="b1",job="node"}'
+	        values: '0+60x4 240x5'
+	      - series: 'lathound_running{instance="b2",job="node"}'
+	        values: '0x9'
+	      - series: 'lathound_last_checkpoint_timestamp_seconds{instance="b2",job="node"}'
+	        values: '0x9'
+	      - series: 'lathound_sections_lost_total{tracer="irqsoff",instance="b1",job="node"}'
+	        values: '0 0 0 2 2 0 0'
+	    alert_rule_test:
+	      - eval_time: 1m
+	        alertname: LathoundGateFailed
+	        exp_alerts: []
+	      - eval_time: 3m
+	        alertname: LathoundGateFailed
+	        exp_alerts:
+	          - exp_labels: {severity: critical, verdict: fail, instance: b1, job: node}
+	            exp_annotations:
+	              summary: "b1: a latency gate failed (--max or a rule)"
+	      - eval_time: 6m
+	        alertname: LathoundStale
+	        exp_alerts: []
+	      - eval_time: 8m
+	        alertname: LathoundStale
+	        exp_alerts:
+	          - exp_labels: {severity: warning, instance: b1, job: node}
+	            exp_annotations:
+	              summary: "b1: lathound has not written its metrics for 3 minutes"
+	      - eval_time: 4m
+	        alertname: LathoundSectionsLost
+	        exp_alerts:
+	          - exp_labels: {severity: warning, tracer: irqsoff, instance: b1, job: node}
+	            exp_annotations:
+	              summary: "b1: irqsoff sections were lost unread"
+	EOF2
+	o=$(promtool test rules "$TMP/alerts.test.yml" 2>&1)
+	check "the alerts fire as documented: a failed gate, a stale run (not an ended one), lost sections (promtool test rules)" \
+		test $? = 0
+	[ "$o" = "${o#*SUCCESS}" ] && sed 's/^/#   /' <<<"$o" | head -20
 fi
 
 # ---- a metrics file that cannot be written: refused before the run ----
