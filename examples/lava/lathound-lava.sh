@@ -41,6 +41,11 @@ report() {
 	fi
 }
 
+if ! command -v jq >/dev/null; then
+	echo "lathound-lava: jq is needed to read report.json (install: deps: jq)" >&2
+	lava-test-case lathound-verdict --result fail
+	exit 1
+fi
 if [ "${1:-}" = --report ]; then
 	[ $# -ge 2 ] || { echo "usage: $0 --report REPORT.json [STATUS]" >&2; exit 1; }
 	report "$2" "${3:-0}"
