@@ -57,9 +57,9 @@ static const char record_epilogue[] =
 	"hardirq handler in the idle loop included (preemptirqsoff was seen to miss those);\n"
 	"wakeup_rt measures what an RT task suffers from wakeup to running, which covers\n"
 	"preempt-off sections where they matter. They share the run in --slice time slices.\n"
-	"\nHistograms of every irqs-off, preempt-off and RT wakeup section, per CPU, are counted\n"
-	"in the kernel (hist triggers) where it can, whatever tracer is armed, and read at every\n"
-	"checkpoint; 'lathound doctor' says which this kernel counts, --hist chooses.\n"
+	"\nWith --hist, histograms of every irqs-off, preempt-off and RT wakeup section, per CPU,\n"
+	"are counted in the kernel (hist triggers), whatever tracer is armed, and read at every\n"
+	"checkpoint; 'lathound doctor' says which this kernel counts.\n"
 	"\nWith -- COMMAND, the run ends when COMMAND exits; a COMMAND that exits non-zero or is\n"
 	"killed by a signal makes the run an error (exit 1) unless --allow-command-failure.\n"
 	"The output directory holds report.json (rewritten atomically every --checkpoint),\n"
@@ -103,7 +103,7 @@ struct record_opts {
 	int		allow_command_failure;
 	const char	*tracefs;
 	unsigned int	hist;		/* 1 << enum lh_hist_kind */
-	bool		hist_set;	/* --hist given: a kind the kernel lacks is an error */
+	bool		hist_set;	/* --hist LIST: a kind the kernel lacks is an error */
 	const char	*hist_comm;
 	unsigned long	hist_pid;
 };
@@ -151,7 +151,8 @@ static int opt_hist(const struct lh_option *opt, const char *arg)
 
 	if (lh_hist_parse_kinds(arg, &o->hist, &err))
 		return lh_error("%s in --hist '%s'", err, arg);
-	o->hist_set = true;
+	/* "all" is what the kernel can; a list names what it must. */
+	o->hist_set = strcmp(arg, "all") != 0;
 	return 0;
 }
 
@@ -551,8 +552,6 @@ static int check_opts(struct record_opts *o)
 		return lh_error("--checkpoint must be at least 1s");
 	if (o->threshold_ns && o->threshold_ns < 1000)
 		return lh_error("--threshold must be at least 1us (tracing_thresh counts microseconds)");
-	if (!o->hist_set)
-		o->hist = (1u << LH_HIST_NR) - 1;
 	if ((o->hist_comm || o->hist_pid) && !(o->hist & (1u << LH_HIST_WAKEUP)))
 		return lh_error("--hist-comm and --hist-pid filter the wakeup histogram, which --hist leaves out");
 	if (o->hist_pid > 4194304)
@@ -826,7 +825,7 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_BOOL(0, "irq-only", &o.irq_only,
 			    "arm no latency tracer: collect IRQ handler statistics only"),
 		LH_OPT_CALLBACK(0, "hist", &o, "LIST",
-				"irqsoff,preemptoff,wakeup, all or none: histograms counted in the kernel (default: all it can)",
+				"irqsoff,preemptoff,wakeup, all or none: histograms counted in the kernel (default none)",
 				opt_hist),
 		LH_OPT_STRING(0, "hist-comm", &o.hist_comm, "COMM",
 			      "wakeup histogram: only tasks named COMM"),

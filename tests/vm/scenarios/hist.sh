@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Histograms counted in the kernel by 'lathound record' (on by default): injected sections of
+# Histograms counted in the kernel by 'lathound record --hist': injected sections of
 # known length land exactly in their bucket while the irqsoff tracer captures the worst with
 # its call chain; a SCHED_FIFO wakeup delayed by a known time lands in the wakeup histogram;
 # a soak killed by SIGKILL still has them in its last checkpoint; nothing is left behind
@@ -16,7 +16,7 @@ echo "fakeraid 4500 5 20000" >/sys/kernel/lhx/run
 echo "preempt 6000 4 20000" >/sys/kernel/lhx/run
 echo "wakeup_rt 1500 5 20000" >/sys/kernel/lhx/run
 EOS
-rec hist record -t irqsoff --fail-on none -o "$OUT/hist" -r "$RULES" -- sh /tmp/hist-cmd.sh
+rec hist record -t irqsoff --hist all --fail-on none -o "$OUT/hist" -r "$RULES" -- sh /tmp/hist-cmd.sh
 rec hist_comm record -t irqsoff --hist wakeup --hist-comm lhx_rt --fail-on none \
 	-o "$OUT/hist_comm" -r "$RULES" -- sh -c 'echo "wakeup_rt 1200 3 20000" >/sys/kernel/lhx/run'
 knobs knobs-after.txt
@@ -25,7 +25,7 @@ knobs knobs-after.txt
 bg() {
 	local name=$1 i=0
 	shift
-	"$LH" record -t irqsoff -o "$OUT/$name" -r "$RULES" "$@" >"$OUT/$name.out" 2>&1 &
+	"$LH" record -t irqsoff --hist all -o "$OUT/$name" -r "$RULES" "$@" >"$OUT/$name.out" 2>&1 &
 	pid=$!
 	while ! grep -q "lathound_${pid}_wakeup" $T/synthetic_events && [ $i -lt 300 ]; do
 		sleep 0.1
