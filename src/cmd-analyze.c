@@ -59,53 +59,96 @@ static int load_rules(struct lh_rules *rs, const struct analyze *a)
 	return ret;
 }
 
+/*
+ * What one piece of input costs: a regular file is mapped and read MAP_PIECE bytes at a time,
+ * each piece given back to the page cache once parsed (so that RSS stays bounded); anything
+ * else (standard input, a pipe, a device) is read READ_PIECE bytes at a time.
+ */
+#define MAP_PIECE	(8 << 20)
+#define READ_PIECE	(256 << 10)
+
+/* Feeds a regular file, mapped. Return: 0, or -1 when it cannot be mapped (nothing read). */
+static int feed_mapped(int fd, size_t len, struct lh_parser *p)
+{
+	size_t off, n;
+	char *map;
+
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	madvise(map, len, MADV_SEQUENTIAL);
+	for (off = 0; off < len; off += n) {
+		n = len - off < MAP_PIECE ? len - off : MAP_PIECE;
+		if (lh_parse_feed(p, map + off, n))
+			break;
+		madvise(map + off, n, MADV_DONTNEED);
+	}
+	munmap(map, len);
+	return 0;
+}
+
+/* Feeds what fd reads until its end. Return: 0, or -1 with errno when reading failed. */
+static int feed_stream(int fd, struct lh_parser *p)
+{
+	char *buf = lh_xmalloc(READ_PIECE);
+	ssize_t n;
+	int ret = 0;
+
+	for (;;) {
+		n = read(fd, buf, READ_PIECE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -1 : 0;
+			break;
+		}
+		if (lh_parse_feed(p, buf, (size_t)n))
+			break;
+	}
+	n = errno;
+	free(buf);
+	errno = (int)n;
+	return ret;
+}
+
 /* Parses one trace file ("-": standard input) into the report. Return: 0, or -1 (printed). */
 static int analyze_file(const char *path, struct lh_parser *p, struct lh_report *rep,
 			struct lh_diag *diag)
 {
-	unsigned long before = lh_parser_stats(p)->snapshots;
 	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "<stdin>" : path;
+	const char *name = is_stdin ? "<stdin>" : path, *why;
+	char shown[1024], reason[256];
 	struct stat st;
-	size_t len, alloc = 0;
-	char *buf = NULL;
 	int fd, ret = 0;
 
+	lh_record_escape(shown, sizeof(shown), path, strlen(path));
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return lh_error("cannot open trace '%s': %s", path, strerror(errno));
+		return lh_error("cannot open trace '%s': %s", shown, strerror(errno));
 	if (fstat(fd, &st))
 		goto err_read;
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		goto err_read;
 	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		len = (size_t)st.st_size;
-		buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (buf != MAP_FAILED) {
-			madvise(buf, len, MADV_SEQUENTIAL);
-			lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
-			munmap(buf, len);
-			goto out_close;
-		}
+	lh_parse_begin(p, name, lh_report_feed, rep);
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    feed_mapped(fd, (size_t)st.st_size, p)) {
+		if (feed_stream(fd, p))
+			goto err_read;
 	}
-	if (lh_read_fd(fd, &buf, &alloc, &len, SIZE_MAX)) {
-		free(buf);
-		goto err_read;
-	}
-	lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
-	free(buf);
-out_close:
-	if (lh_parser_stats(p)->snapshots == before)
-		lh_diag_add(diag, LH_DIAG_WARNING, "%s: no latency snapshot found ('# tracer:' header)",
-			    name);
+	lh_parse_end(p);
+	why = lh_parser_why_empty(p, reason, sizeof(reason));
+	if (why)
+		lh_diag_add(diag, LH_DIAG_WARNING, "%s: no latency snapshot found: %s",
+			    is_stdin ? name : shown, why);
 	if (!is_stdin)
 		close(fd);
 	return ret;
 
 err_read:
-	ret = lh_error("cannot read trace '%s': %s", path, strerror(errno));
+	ret = lh_error("cannot read trace '%s': %s", shown, strerror(errno));
+	lh_parse_end(p);
 	if (!is_stdin)
 		close(fd);
 	return ret;

@@ -106,13 +106,14 @@ static json_object *wake_json(const struct lh_task *t)
 	return o;
 }
 
-static json_object *frames_json(const struct lh_stack *s)
+/* A stack's frame names, or (offsets) what the trace printed after each name, or null. */
+static json_object *frames_json(const struct lh_stack *s, bool offsets)
 {
 	json_object *a = json_object_new_array();
 	size_t i;
 
 	for (i = 0; s && i < s->nr; i++)
-		json_object_array_add(a, jstr(s->frames[i]));
+		json_object_array_add(a, jstr(offsets ? s->offsets[i] : s->frames[i]));
 	return a;
 }
 
@@ -131,12 +132,18 @@ static json_object *record_json(const struct lh_report *rep, const struct lh_rep
 	add(o, "kernel", jstr(r->kernel));
 	add(o, "task", task_json(&r->task));
 	add(o, "started_at", jstr(r->started_at));
+	add(o, "started_at_offset", jstr(r->started_at_offset));
 	add(o, "ended_at", jstr(r->ended_at));
-	add(o, "stack", frames_json(r->nr_stacks ? &r->stacks[0] : NULL));
+	add(o, "ended_at_offset", jstr(r->ended_at_offset));
+	add(o, "stack", frames_json(r->nr_stacks ? &r->stacks[0] : NULL, false));
+	add(o, "stack_offsets", frames_json(r->nr_stacks ? &r->stacks[0] : NULL, true));
 	a = json_object_new_array();
 	for (i = 0; i < r->nr_stacks; i++)
-		json_object_array_add(a, frames_json(&r->stacks[i]));
+		json_object_array_add(a, frames_json(&r->stacks[i], false));
 	add(o, "stacks", a);
+	add(o, "entries", r->entries ? juint(r->entries) : NULL);
+	add(o, "entries_present", juint(r->entries_present));
+	add(o, "body", jstr(lh_body_name(lh_record_body(r))));
 
 	a = json_object_new_array();
 	for (i = 0; i < r->nr_funcs; i++)
@@ -279,6 +286,8 @@ static json_object *input_json(const struct lh_report *rep)
 	add(o, "snapshots", juint(rep->parse.snapshots));
 	add(o, "skipped", juint(rep->parse.skipped));
 	add(o, "bad_lines", juint(rep->parse.bad_lines));
+	add(o, "incomplete", juint(rep->parse.incomplete));
+	add(o, "cut_lines", juint(rep->parse.cut_lines));
 	for (i = 0; i < rep->nr_warnings; i++)
 		json_object_array_add(a, jstr(rep->warnings[i]));
 	add(o, "warnings", a);

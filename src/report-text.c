@@ -282,9 +282,15 @@ static void print_worst(const struct lh_report *rep, FILE *out)
 		fputc('\n', out);
 	}
 	if (r->started_at || r->ended_at) {
-		fprintf(out, "  %-12s %s\n", "started at:", r->started_at ? r->started_at : "-");
-		fprintf(out, "  %-12s %s\n", "ended at:", r->ended_at ? r->ended_at : "-");
+		fprintf(out, "  %-12s %s%s\n", "started at:", r->started_at ? r->started_at : "-",
+			r->started_at_offset ? r->started_at_offset : "");
+		fprintf(out, "  %-12s %s%s\n", "ended at:", r->ended_at ? r->ended_at : "-",
+			r->ended_at_offset ? r->ended_at_offset : "");
 	}
+	if (lh_record_body(r) != LH_BODY_COMPLETE)
+		fprintf(out, "  %-12s %s, %lu of %lu entries shown%s\n", "body:",
+			lh_body_name(lh_record_body(r)), r->entries_present, r->entries,
+			r->truncated ? " (cut by lathound's size limits)" : "");
 	if (r->has_wakeup) {
 		print_wake("woken:", &r->woken, out);
 		print_wake("waker:", &r->waker, out);
@@ -323,7 +329,8 @@ static void print_worst(const struct lh_report *rep, FILE *out)
 	if (r->nr_stacks && r->stacks[0].nr) {
 		fprintf(out, "  stack (innermost first):\n");
 		for (i = 0; i < r->stacks[0].nr; i++)
-			fprintf(out, "    %s\n", r->stacks[0].frames[i]);
+			fprintf(out, "    %s%s\n", r->stacks[0].frames[i],
+				r->stacks[0].offsets[i] ? r->stacks[0].offsets[i] : "");
 	}
 	if (r->nr_funcs) {
 		size_t n = r->nr_funcs < TOP_FUNCTIONS ? r->nr_funcs : TOP_FUNCTIONS;
@@ -350,6 +357,13 @@ static void print_input(const struct lh_report *rep, FILE *out)
 		rep->parse.snapshots, rep->parse.snapshots == 1 ? "" : "s", rep->parse.skipped,
 		rep->parse.bad_lines, rep->parse.bad_lines == 1 ? "" : "s", rep->warnings_total,
 		rep->warnings_total == 1 ? "" : "s");
+	if (rep->parse.incomplete)
+		fprintf(out, "  %lu snapshot%s with an incomplete body (elided or cut)\n",
+			rep->parse.incomplete, rep->parse.incomplete == 1 ? "" : "s");
+	if (rep->parse.cut_lines)
+		fprintf(out, "  %lu line%s longer than %d KiB, read up to there\n",
+			rep->parse.cut_lines, rep->parse.cut_lines == 1 ? "" : "s",
+			LH_PARSE_LINE_MAX >> 10);
 	for (i = 0; i < n; i++)
 		fprintf(out, "  %s\n", rep->warnings[i]);
 	if (rep->warnings_total > n)

@@ -61,12 +61,16 @@ const char *lh_report_tracer_name(const struct lh_record *r)
 }
 
 /* Copies s (NULL: empty) into dst, truncating. */
+/* Copies s into dst, cut short at a UTF-8 character's start (reports stay valid UTF-8). */
 static void copy_str(char *dst, size_t size, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	if (n >= size)
+	if (n >= size) {
 		n = size - 1;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
 	memcpy(dst, s ? s : "", n);
 	dst[n] = '\0';
 }
@@ -503,6 +507,8 @@ void lh_report_add_parse_stats(struct lh_report *rep, const struct lh_parse_stat
 	rep->parse.snapshots += st->snapshots;
 	rep->parse.skipped += st->skipped;
 	rep->parse.bad_lines += st->bad_lines;
+	rep->parse.incomplete += st->incomplete;
+	rep->parse.cut_lines += st->cut_lines;
 }
 
 /* Adds d's messages from first_msg on, and count to the total. */
