@@ -175,13 +175,14 @@ static const bool sym_char[256] = {
 };
 
 /*
- * What a name may hold as read from a trace: symbol characters, and control bytes, which are
- * damage but must not cut a name short unseen (they are escaped into the record).
+ * What a name may hold as read from a trace: symbol characters, and control bytes and bytes
+ * beyond ASCII, which are damage but must not cut a name short unseen (the record gets them
+ * escaped).
  */
 static const bool name_char[256] = {
 	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true,
 	['_'] = true, ['.'] = true, ['$'] = true,
-	[0x00 ... 0x08] = true, [0x0a ... 0x1f] = true, [0x7f] = true,
+	[0x00 ... 0x08] = true, [0x0a ... 0x1f] = true, [0x7f ... 0xff] = true,
 };
 
 static inline bool is_digit(char c)
@@ -495,7 +496,8 @@ static const char *scan_name(const char *s, const char *e, bool *esc)
 
 /*
  * The text of the name s[0..n) as a record keeps it: itself, or (esc) rewritten in
- * p->namebuf with "\_" as '_' and control bytes as "\xHH". Return: it, its length in *len.
+ * p->namebuf with "\_" as '_' and any other byte than a symbol's as "\xHH" (no kernel symbol
+ * holds one). Return: it, its length in *len.
  */
 static const char *name_text(struct lh_parser *p, const char *s, const char *n, bool esc,
 			     size_t *len)
@@ -1572,6 +1574,24 @@ static void outside_line(struct lh_parser *p, const struct line *l)
 	}
 }
 
+/*
+ * Whether l, met in a header before its column legend, is an entry (the body starts without a
+ * legend) rather than what is left of a header line that was damaged ("24)" of an undecoded
+ * quoted-printable "#P:2=").
+ */
+static bool entry_like(const struct line *l)
+{
+	const char *n;
+	struct ts t;
+	bool esc;
+
+	if (find_time(l->s, l->e, &t) || find_time_rt(l->s, l->e, &t) ||
+	    verbose_entry(l->t, l->e) || find(l->t, l->e, " us |"))
+		return true;
+	n = scan_name(l->t, l->e, &esc);
+	return n > l->t && (n == l->e || HAS_PREFIX(n, l->e - n, " <-"));
+}
+
 /* Lines */
 
 /* Splits the quote marks ('>' runs, blanks between them) off s[0..e). */
@@ -1661,7 +1681,8 @@ static void logical_line(struct lh_parser *p, const char *s, const char *e, unsi
 		outside_line(p, &l);
 		break;
 	case ST_HEADER:
-		if (l.depth == p->depth && !header_line(p, &l, l.h))
+		if (l.depth == p->depth && !header_line(p, &l, l.h) &&
+		    (p->header_done || entry_like(&l)))
 			first_body_line(p, &l);
 		break;
 	case ST_BODY:
