@@ -1167,7 +1167,9 @@ static bool pid_prio_state(const char **pp, const char *e, int *pid, int *prio, 
 	if (!parse_int(&s, e, pid) || s >= e || *s++ != ':')
 		return false;
 	s = skip_blanks(s, e);
-	if (!parse_int(&s, e, prio) || s >= e || *s++ != ':' || s >= e || is_blank(*s))
+	/* the state is a letter ("R", "S"...; task_state_to_char()) */
+	if (!parse_int(&s, e, prio) || s >= e || *s++ != ':' || s >= e || *s <= ' ' ||
+	    *s >= 0x7f)
 		return false;
 	*state = *s++;
 	*pp = s;

@@ -1674,6 +1674,13 @@ START_TEST(test_layout_odd_bytes)
 	ck_assert_ptr_nonnull(func(r, "bad\\xff\\xfe"));
 	ck_assert_uint_eq(r->entries_present, 2);
 	result_free(&res);
+
+	/* a wakeup line whose task state is no letter is no wakeup line (found by fuzz-parse) */
+	parse_str(&res, HEADER("t-1 (uid:0)")
+		  "  <idle>-0  0dNh5.    1us+:        0:120:R   + [000]      64: 49:\xff rt\n");
+	ck_assert_uint_eq(res.nr, 1);
+	ck_assert(!res.r[0]->has_wakeup);
+	result_free(&res);
 }
 END_TEST
 
