@@ -10,7 +10,7 @@ BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
 
 CC		?= cc
 PKG_CONFIG	?= pkg-config
-PKGS		:= libtracefs libtraceevent libpcre2-8 json-c zlib
+PKGS		:= libtracecmd libtracefs libtraceevent libpcre2-8 json-c zlib
 CHECK_PKGS	:= check
 
 OPT		?= -O2 -g

@@ -17,6 +17,7 @@
 #include "parse.h"
 #include "report.h"
 #include "rules.h"
+#include "tracedat.h"
 #include "util.h"
 
 #define SHOW_WARNINGS	20	/* warnings printed on stderr; all are counted in the report */
@@ -28,7 +29,8 @@ static const char *const analyze_usage[] = {
 
 static const char analyze_epilogue[] =
 	"\nFILE is a saved latency trace (the tracefs 'trace' file after a latency tracer\n"
-	"recorded a section), or several concatenated; '-' or none reads standard input.\n"
+	"recorded a section), or several concatenated, or a trace.dat of 'trace-cmd record'\n"
+	"with a latency tracer (-p irqsoff...); '-' or none reads standard input.\n"
 	"\nexit status:\n"
 	"    0  every gate passed\n"
 	"    1  error: bad option, unreadable trace, broken rule file, report not written\n"
@@ -62,47 +64,100 @@ static int load_rules(struct lh_rules *rs, const struct analyze *a)
 /*
  * What one piece of input costs: a regular file is mapped and read MAP_PIECE bytes at a time,
  * each piece given back to the page cache once parsed (so that RSS stays bounded); anything
- * else (standard input, a pipe, a device) is read READ_PIECE bytes at a time.
+ * else (standard input, a pipe, a device) is read READ_PIECE bytes at a time. A trace.dat is
+ * the exception: libtracecmd needs it whole, and gives back its latency text whole.
  */
 #define MAP_PIECE	(8 << 20)
 #define READ_PIECE	(256 << 10)
 
-/* Feeds a regular file, mapped. Return: 0, or -1 when it cannot be mapped (nothing read). */
-static int feed_mapped(int fd, size_t len, struct lh_parser *p)
+/*
+ * Parses the latency text of a trace.dat whose bytes buf[0..len) (all of them) were read
+ * from fd. Return: 0, or -1 (printed).
+ */
+static int feed_tracedat(int fd, const char *buf, size_t len, const char *shown,
+			 struct lh_parser *p)
+{
+	const char *why;
+	char *text;
+	size_t text_len;
+
+	if (lh_tracedat_read_latency(fd, buf, len, &text, &text_len, &why))
+		return lh_error("cannot read trace.dat '%s': %s", shown, why);
+	lh_parse_feed(p, text, text_len);
+	free(text);
+	return 0;
+}
+
+/*
+ * Feeds a regular file, mapped. Return: 0, -1 (printed) when it is a trace.dat that cannot
+ * be read, or -2 when it cannot be mapped (nothing read).
+ */
+static int feed_mapped(int fd, size_t len, const char *shown, struct lh_parser *p)
 {
 	size_t off, n;
 	char *map;
+	int ret = 0;
 
 	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
-		return -1;
+		return -2;
 	madvise(map, len, MADV_SEQUENTIAL);
+	if (lh_tracedat_detect(map, len)) {
+		ret = feed_tracedat(fd, map, len, shown, p);
+		goto out;
+	}
 	for (off = 0; off < len; off += n) {
 		n = len - off < MAP_PIECE ? len - off : MAP_PIECE;
 		if (lh_parse_feed(p, map + off, n))
 			break;
 		madvise(map + off, n, MADV_DONTNEED);
 	}
+out:
 	munmap(map, len);
-	return 0;
+	return ret;
 }
 
-/* Feeds what fd reads until its end. Return: 0, or -1 with errno when reading failed. */
-static int feed_stream(int fd, struct lh_parser *p)
+/*
+ * Feeds what fd reads until its end: READ_PIECE bytes at a time, or all of it at once when
+ * its first bytes are a trace.dat's. Return: 0, -1 (printed) when it is a trace.dat that
+ * cannot be read, or -2 with errno when reading failed.
+ */
+static int feed_stream(int fd, const char *shown, struct lh_parser *p)
 {
-	char *buf = lh_xmalloc(READ_PIECE);
+	size_t alloc = READ_PIECE, len = 0;
+	char *buf = lh_xmalloc(alloc);
+	bool whole = false, head = true;
 	ssize_t n;
 	int ret = 0;
 
 	for (;;) {
-		n = read(fd, buf, READ_PIECE);
+		if (whole && alloc - len < READ_PIECE)
+			lh_grow((void **)&buf, &alloc, len + READ_PIECE, 1);
+		n = read(fd, buf + len, alloc - len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -1 : 0;
+		if (n < 0) {
+			ret = -2;
 			break;
 		}
-		if (lh_parse_feed(p, buf, (size_t)n))
+		len += (size_t)n;
+		if (head) {
+			if (n && len < 64)	/* enough to tell a trace.dat by its magic */
+				continue;
+			head = false;
+			whole = lh_tracedat_detect(buf, len);
+		}
+		if (whole) {
+			if (!n) {
+				ret = feed_tracedat(fd, buf, len, shown, p);
+				break;
+			}
+			continue;
+		}
+		if (len && lh_parse_feed(p, buf, len))
+			break;
+		len = 0;
+		if (!n)
 			break;
 	}
 	n = errno;
@@ -119,9 +174,9 @@ static int analyze_file(const char *path, struct lh_parser *p, struct lh_report 
 	const char *name = is_stdin ? "<stdin>" : path, *why;
 	char shown[1024], reason[256];
 	struct stat st;
-	int fd, ret = 0;
+	int fd, ret = -2;
 
-	lh_record_escape(shown, sizeof(shown), path, strlen(path));
+	lh_record_escape(shown, sizeof(shown), name, strlen(name));
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return lh_error("cannot open trace '%s': %s", shown, strerror(errno));
@@ -132,16 +187,16 @@ static int analyze_file(const char *path, struct lh_parser *p, struct lh_report 
 		goto err_read;
 	}
 	lh_parse_begin(p, name, lh_report_feed, rep);
-	if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    feed_mapped(fd, (size_t)st.st_size, p)) {
-		if (feed_stream(fd, p))
-			goto err_read;
-	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0)
+		ret = feed_mapped(fd, (size_t)st.st_size, shown, p);
+	if (ret == -2)
+		ret = feed_stream(fd, shown, p);
+	if (ret == -2)
+		goto err_read;
 	lh_parse_end(p);
-	why = lh_parser_why_empty(p, reason, sizeof(reason));
+	why = ret ? NULL : lh_parser_why_empty(p, reason, sizeof(reason));
 	if (why)
-		lh_diag_add(diag, LH_DIAG_WARNING, "%s: no latency snapshot found: %s",
-			    is_stdin ? name : shown, why);
+		lh_diag_add(diag, LH_DIAG_WARNING, "%s: no latency snapshot found: %s", shown, why);
 	if (!is_stdin)
 		close(fd);
 	return ret;
@@ -186,7 +241,8 @@ int lh_cmd_analyze(int argc, char **argv)
 	char why[64];
 
 	lh_gate_init(&a.gate);
-	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue, false);
+	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue,
+				 LH_OPERANDS_FILES);
 	if (first == LH_OPTS_HELP) {
 		free(a.rules.v);
 		return lh_finish_stdout(LH_EXIT_PASS);
@@ -234,12 +290,19 @@ int lh_cmd_analyze(int argc, char **argv)
 	lh_report_add_parse_stats(rep, lh_parser_stats(parser));
 	lh_report_add_diag(rep, &diag);
 	passed = lh_report_evaluate(rep, &a.gate);
+	if (!failed && lh_report_error(rep)) {
+		lh_error("%s", lh_report_error(rep));
+		failed = true;
+	}
 
 	if (a.output) {
-		if (lh_report_write_file(rep, a.format, a.output)) {
-			lh_error("cannot write report '%s': %s", a.output, strerror(errno));
+		struct lh_diag wd = { 0 };
+
+		if (lh_report_write_file(rep, a.format, a.output, &wd)) {
+			lh_print_diag(&wd, LH_DIAG_KEEP, false);
 			failed = true;
 		}
+		lh_diag_release(&wd);
 	} else if (lh_report_write(rep, a.format, stdout)) {
 		failed = true;
 	}

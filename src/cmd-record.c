@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lathound record: arm the latency tracers, capture every section the kernel records,
- * match the rules, keep per-IRQ statistics, checkpoint the report, gate at the end.
+ * lathound record: options, signals and the workload around the run engine (recorder.c),
+ * which arms the tracers, captures, checkpoints and ends the run, over the real tracefs
+ * (recorder-tracefs.c).
  *
- * The run is one loop around ppoll(): it wakes on a section notification (capture.c), a
- * signal (handlers only set flags; signals are blocked outside ppoll so none is missed),
- * or the next deadline (IRQ buffer read, tracer slice, checkpoint, status line, end).
- * Everything acquired is released by the unwind at the end, in reverse order, on every
- * path: the tracefs session is always destroyed, which gives every knob back.
+ * Signals are blocked from the start of the run to the exit of the process and read from a
+ * signalfd that the engine's wait polls with the capture watch: no handler runs, and no
+ * signal is ever delivered with its default action while lathound gives tracefs back.
+ * The first SIGINT, SIGTERM, SIGHUP or SIGQUIT ends the run; one more during the shutdown
+ * skips the last capture and kills COMMAND without its grace period. Everything acquired is
+ * released in reverse order on every path: the tracefs session is always destroyed, which
+ * gives every knob back, and the report is written once the run has started.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,22 +22,18 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#include <tracefs.h>
-
-#include "capture.h"
 #include "cmds.h"
 #include "irqstat.h"
-#include "irqtrace.h"
 #include "opts.h"
 #include "output.h"
-#include "parse.h"
+#include "recorder.h"
 #include "report.h"
 #include "rules.h"
-#include "session.h"
 #include "util.h"
 
 #define NS_PER_S		1000000000ULL
@@ -43,13 +42,8 @@
 #define DEFAULT_CHECKPOINT	(60 * NS_PER_S)
 #define DEFAULT_BUDGET		(256ULL << 20)
 #define DEFAULT_MAX_SNAPSHOTS	1000
-#define IRQ_READ_MIN		(50 * 1000 * 1000ULL)
-#define IRQ_READ_MAX		NS_PER_S
 #define STATUS_EVERY		NS_PER_S
 #define COMMAND_GRACE		(5 * NS_PER_S)	/* after SIGTERM, before SIGKILL */
-#define SETTLE_QUIET		(100 * 1000 * 1000ULL)
-#define TAKE_DELAY		(20 * 1000 * 1000ULL)
-#define SETTLE_MAX		(2 * NS_PER_S)
 #define SHOW_DIAG		20
 
 static const char *const record_usage[] = {
@@ -62,13 +56,15 @@ static const char record_epilogue[] =
 	"hardirq handler in the idle loop included (preemptirqsoff was seen to miss those);\n"
 	"wakeup_rt measures what an RT task suffers from wakeup to running, which covers\n"
 	"preempt-off sections where they matter. They share the run in --slice time slices.\n"
-	"\nWith -- COMMAND, the run ends when COMMAND exits; its status goes in the report.\n"
+	"\nWith -- COMMAND, the run ends when COMMAND exits; a COMMAND that exits non-zero or is\n"
+	"killed by a signal makes the run an error (exit 1) unless --allow-command-failure.\n"
 	"The output directory holds report.json (rewritten atomically every --checkpoint),\n"
 	"report.txt and snapshots/ (raw sections, within --disk-budget). Every tracefs knob\n"
 	"changed is restored at exit; after a SIGKILL, the next run or 'lathound reset' does it.\n"
 	"\nexit status:\n"
 	"    0  every gate passed\n"
-	"    1  error: bad option, broken rule file, no usable tracer, tracefs or output error\n"
+	"    1  error: bad option, broken rule file, no usable tracer, tracefs or output error,\n"
+	"       COMMAND failed, or a tracer with a --max budget measured nothing\n"
 	"    2  a gate failed: a tracer exceeded its --max, or a rule at or above --fail-on fired\n"
 	"\nexamples:\n"
 	"    lathound record -d 12h --max irqsoff=100us --max wakeup_rt=150us\n"
@@ -97,32 +93,11 @@ struct record_opts {
 	int		quiet;
 	int		irq_only;
 	int		poll;
+	int		allow_command_failure;
 	const char	*tracefs;
 };
 
-/* ---- signals: handlers set flags, the loop acts ---- */
-
-static volatile sig_atomic_t got_signal;	/* the first terminating signal */
-static volatile sig_atomic_t abort_now;		/* a second one: stop at once */
-static volatile sig_atomic_t child_exited;
-static struct lh_session *volatile signal_session;
-
 static const int term_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-
-static void on_signal(int sig)
-{
-	if (sig == SIGCHLD) {
-		child_exited = 1;
-		return;
-	}
-	if (got_signal) {
-		/* The second one: tracing stops now, the unwind still restores the rest. */
-		lh_session_stop_tracing(signal_session);
-		abort_now = 1;
-		return;
-	}
-	got_signal = sig;
-}
 
 static const char *signal_name(int sig)
 {
@@ -186,49 +161,72 @@ bad:
 			arg, opt->long_name);
 }
 
-/* ---- the run ---- */
+/* ---- the run: the command's side of it ---- */
 
 struct run {
-	struct record_opts	*o;
-	struct lh_session	*session;
-	struct lh_irqtrace	*irqtrace;
-	struct lh_irqstat	*irqstat;
-	struct lh_capture	*capture;
-	struct lh_parser	*parser;
-	struct lh_report	*report;
-	struct lh_output	*out;
-	struct lh_diag		notes;		/* warnings for the report */
-	struct lh_parse_stats	parse_added;	/* parser counters already in the report */
-	struct lh_run_info	info;
-	char			kernel[65];
-	char			*command;
+	struct record_opts		*o;
+	struct lh_recorder		*rec;
+	struct lh_recorder_tracefs	*tracefs;
+	struct lh_irqstat		*irqstat;
+	struct lh_output		*out;
+	unsigned int			tracers;	/* available, 1 << enum lh_tracer */
+	bool				irq_stats;	/* the IRQ instance was created */
+	char				kernel[65];
+	char				*command;
 
-	char			*trace;		/* the last 'trace' read, reused */
-	uint64_t		take_at;	/* when to read the notified snapshot */
-	uint64_t		take_delay;	/* from the notification to the read */
-	size_t			trace_alloc;
-	unsigned long		seq;		/* captures read, for names */
+	pid_t				child;
+	int				child_status;	/* wait status, valid with child_done */
+	bool				child_done;
+	bool				command_ended;	/* its exit ended the run */
 
-	unsigned int		tracers;	/* available, 1 << enum lh_tracer */
-	enum lh_tracer		armed;
-	uint64_t		armed_since;	/* lh_now_ns() */
-	uint64_t		start_mono;
+	int				sfd;		/* signalfd of term_signals and SIGCHLD */
+	sigset_t			orig_mask;	/* the mask lathound was started with */
+	struct sigaction		old_pipe;
+	int				first_signal;	/* the one that ended the run */
+	bool				stopping;	/* the run is over: shutting down */
+	bool				abort;		/* a signal during the shutdown */
+	bool				child_exited;	/* SIGCHLD seen */
 
-	pid_t			child;
-	int			child_status;
-	bool			status_line;
-	bool			status_shown;
-	uint64_t		status_events;	/* irq events at the last status line */
-	uint64_t		status_at;
-	bool			checkpoint_failing;
-	bool			snapshot_failing;
-	bool			irq_failing;
-	unsigned long		trace_read_errors;
-	bool			started;	/* running: the run ends with a report */
-	bool			failed;		/* exit 1 */
-	sigset_t		orig_mask;	/* the signal mask lathound was started with */
-	struct sigaction	old_sa[LH_ARRAY_SIZE(term_signals) + 2]; /* + CHLD, PIPE */
+	bool				status_shown;
+	uint64_t			status_events;	/* irq events at the last status line */
+	uint64_t			status_at;
 };
+
+/* Blocks the signals until exit; they are read from r->sfd. Return: 0, or -1 (printed). */
+static int signals_catch(struct run *r)
+{
+	struct sigaction sa = { .sa_handler = SIG_IGN };
+	sigset_t block;
+	size_t i;
+
+	sigemptyset(&block);
+	for (i = 0; i < LH_ARRAY_SIZE(term_signals); i++)
+		sigaddset(&block, term_signals[i]);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &r->orig_mask);
+	r->sfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r->sfd < 0)
+		return lh_error("cannot create a signalfd: %s", strerror(errno));
+	/* A closed stdout must give EPIPE, not kill us before tracefs is restored. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, &r->old_pipe);
+	return 0;
+}
+
+/* Reads every signal waiting: the first ends the run, one more aborts the shutdown. */
+static void signals_read(struct run *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			r->child_exited = true;
+		else if (!r->first_signal && !r->stopping)
+			r->first_signal = (int)si.ssi_signo;
+		else
+			r->abort = true;
+	}
+}
 
 static void status_clear(struct run *r)
 {
@@ -238,22 +236,11 @@ static void status_clear(struct run *r)
 	}
 }
 
-/* Clears the status line (r may be NULL), then prints d's messages: warnings unless quiet. */
-static void print_diag(struct run *r, const struct lh_diag *d, size_t show)
+/* Clears the status line, then prints d's messages: warnings unless quiet. */
+static void print_diag(struct run *r, const struct lh_diag *d)
 {
-	if (r)
-		status_clear(r);
-	lh_print_diag(d, show, !lh_quiet);
-}
-
-/* Moves d's messages to the report's notes (so the report lists them), then empties d. */
-static void note_diag(struct run *r, struct lh_diag *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->nr; i++)
-		lh_diag_add(&r->notes, d->msgs[i].level, "%s", d->msgs[i].text);
-	lh_diag_release(d);
+	status_clear(r);
+	lh_print_diag(d, SHOW_DIAG, !lh_quiet);
 }
 
 static char *format_elapsed(uint64_t ns, char *buf, size_t len)
@@ -264,18 +251,21 @@ static char *format_elapsed(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static void status_update(struct run *r, uint64_t now)
+static void on_status(void *arg, const struct lh_recorder *rec, uint64_t now)
 {
+	const struct lh_recorder_stats *st = lh_recorder_stats(rec);
+	struct lh_report *rep = lh_recorder_report(rec);
+	struct run *r = arg;
 	char line[512], el[32], rem[32];
 	uint64_t events = lh_irqstat_events(r->irqstat);
 	struct winsize ws;
-	double secs = (double)(now - r->status_at) / 1e9;
+	double secs = (double)(now - (r->status_at ? r->status_at : st->started)) / 1e9;
 	size_t n = 0;
 	int t;
 
-	format_elapsed(now - r->start_mono, el, sizeof(el));
+	format_elapsed(now - st->started, el, sizeof(el));
 	if (r->o->duration_ns) {
-		uint64_t end = r->start_mono + r->o->duration_ns;
+		uint64_t end = st->started + r->o->duration_ns;
 
 		/* Rounded up: '00:00:00 left' only at the very end. */
 		format_elapsed(end > now ? end - now + NS_PER_S - 1 : 0, rem, sizeof(rem));
@@ -283,25 +273,23 @@ static void status_update(struct run *r, uint64_t now)
 	} else {
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s", el);
 	}
-	if (r->armed) {
+	if (st->armed) {
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | %s armed | worst",
-				      lh_tracer_name(r->armed));
+				      lh_tracer_name(st->armed));
 		/* Each tracer's worst, e.g. "irqsoff 120us wakeup_rt 45us". */
 		for (t = 1; t < LH_TRACER_NR && n < sizeof(line); t++)
 			if (r->tracers & (1u << t))
 				n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %lluus",
 					lh_tracer_name(t),
-					(unsigned long long)lh_report_worst_us(r->report, t));
+					(unsigned long long)lh_report_worst_us(rep, t));
 		if (n < sizeof(line))
 			n += (size_t)snprintf(line + n, sizeof(line) - n,
 					      " | %lu captured, %lu lost, %lu rule hits",
-					      lh_capture_counts(r->capture)->captured,
-					      lh_capture_lost(r->capture),
-					      lh_report_rule_hits(r->report));
+					      st->captures, st->lost, lh_report_rule_hits(rep));
 	} else if (n < sizeof(line)) {
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | irq statistics only");
 	}
-	if (r->irqtrace && n < sizeof(line))
+	if (r->irq_stats && n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, " | irq %.0f/s, %llu events lost",
 			 secs > 0 ? (double)(events - r->status_events) / secs : 0.0,
 			 (unsigned long long)lh_irqstat_lost(r->irqstat));
@@ -316,247 +304,56 @@ static void status_update(struct run *r, uint64_t now)
 	r->status_shown = true;
 }
 
-struct capture_ctx {
-	struct run	*r;
-	uint64_t	captured_ns;
-	unsigned long	found;
-	uint64_t	latency_us;	/* of the longest record in the snapshot */
-	enum lh_tracer	tracer;
-	uint64_t	signature;
-};
-
-static int on_record(struct lh_record *rec, void *arg)
+static void on_message(void *arg, enum lh_recorder_say level, const char *text)
 {
-	struct capture_ctx *c = arg;
-	char sig[512];
+	struct run *r = arg;
 
-	rec->captured_ns = c->captured_ns;
-	if (!c->found || rec->latency_us > c->latency_us) {
-		c->latency_us = rec->latency_us;
-		c->tracer = rec->tracer;
-		lh_record_signature(rec, sig, sizeof(sig));
-		c->signature = lh_hash(sig, strlen(sig), 0);
+	status_clear(r);
+	if (level == LH_RECORDER_ERROR)
+		lh_error("%s", text);
+	else if (level == LH_RECORDER_INFO)
+		lh_info("%s", text);
+	else if (!lh_quiet)
+		lh_warn("%s", text);
+}
+
+/* Return: true when the child has exited (its status is kept). */
+static bool reap_child(struct run *r)
+{
+	pid_t p;
+
+	if (r->child <= 0)
+		return false;
+	p = waitpid(r->child, &r->child_status, WNOHANG);
+	if (p != r->child)
+		return false;
+	r->child = 0;
+	r->child_done = true;
+	return true;
+}
+
+/* The engine's wait saw the signalfd ready. Return: why the run ends, or NULL. */
+static const char *on_event(void *arg)
+{
+	struct run *r = arg;
+
+	signals_read(r);
+	if (r->first_signal)
+		return signal_name(r->first_signal);
+	if (r->child_exited) {
+		r->child_exited = false;
+		r->command_ended = reap_child(r);
+		if (r->command_ended)
+			return "command";
 	}
-	c->found++;
-	return lh_report_feed(rec, c->r->report);
-}
-
-static void warn_snapshot(struct run *r, struct lh_diag *d)
-{
-	/* Said once per failing streak: a full disk would otherwise flood the terminal. */
-	if (!r->snapshot_failing) {
-		status_clear(r);
-		lh_warn("%s; raw snapshots are not kept until writing works again (counted as dropped)",
-			d->nr ? d->msgs[0].text : "cannot write a raw snapshot");
-	}
-	r->snapshot_failing = true;
-	note_diag(r, d);
-}
-
-/* Counts the sections notified; the first one schedules a read. Return: 0, or -1 (printed). */
-static int notice(struct run *r)
-{
-	struct lh_diag d = { 0 };
-	long n = lh_capture_pending(r->capture, &d);
-
-	if (n < 0) {
-		print_diag(r, &d, SHOW_DIAG);
-		lh_diag_release(&d);
-		return -1;
-	}
-	if (n > 0 && r->take_at == UINT64_MAX)
-		r->take_at = lh_now_ns() + r->take_delay;
-	return 0;
-}
-
-/*
- * Reads the snapshot; a section not read before is parsed, matched, added to the report and
- * stored. With final (the end of a run or of a slice), a section whose notification is still
- * on its way is taken too.
- */
-static void take(struct run *r, bool final)
-{
-	struct capture_ctx c = { .r = r };
-	unsigned long hits_before;
-	struct lh_snapshot_meta meta;
-	struct lh_diag d = { 0 };
-	char source[32], name[96];
-	size_t len;
-	int ret;
-
-	r->take_at = UINT64_MAX;
-	ret = lh_capture_read(r->capture, &r->trace, &r->trace_alloc, &len, final, &d);
-	if (ret < 0) {
-		/* Said once; the run goes on, every failure is listed in the report. */
-		if (!r->trace_read_errors++) {
-			status_clear(r);
-			lh_warn("%s", d.msgs[0].text);
-		}
-		note_diag(r, &d);
-		return;
-	}
-	if (!ret)
-		return;
-
-	r->seq++;
-	snprintf(source, sizeof(source), "capture-%06lu", r->seq);
-	c.captured_ns = lh_wall_ns();
-	hits_before = lh_report_rule_hits(r->report);
-	lh_parse_buffer(r->parser, source, r->trace, len, on_record, &c);
-	if (!c.found)
-		return;		/* a snapshot without a section (a buffer just reset) */
-	lh_capture_captured(r->capture);
-
-	snprintf(name, sizeof(name), "%s-%s-%lluus.trace", source, lh_tracer_name(c.tracer),
-		 (unsigned long long)c.latency_us);
-	meta = (struct lh_snapshot_meta){
-		.name = name, .signature = c.signature, .latency_us = c.latency_us,
-		.rule_hit = lh_report_rule_hits(r->report) > hits_before,
-	};
-	ret = lh_output_snapshot(r->out, &meta, r->trace, len, &d);
-	if (ret < 0)
-		warn_snapshot(r, &d);
-	else if (ret > 0)
-		r->snapshot_failing = false;
-	lh_diag_release(&d);
-}
-
-/* Everything recorded up to now: the end of a run or of a slice. Return: 0, or -1. */
-static int take_all(struct run *r)
-{
-	if (notice(r))
-		return -1;
-	take(r, true);
-	return 0;
-}
-
-/* Adds the time the armed tracer has been armed since last time to its total. */
-static void account_armed(struct run *r)
-{
-	uint64_t now = lh_now_ns();
-
-	if (r->armed)
-		r->info.armed_ns[r->armed] += now - r->armed_since;
-	r->armed_since = now;
-}
-
-/* Arms tracer t (its snapshot starts empty). Return: 0, or -1 (printed). */
-static int arm(struct run *r, enum lh_tracer t)
-{
-	struct lh_diag d = { 0 };
-
-	account_armed(r);
-	r->armed = LH_TRACER_UNKNOWN;
-	if (lh_session_arm(r->session, t, &d)) {
-		print_diag(r, &d, SHOW_DIAG);
-		lh_diag_release(&d);
-		return -1;
-	}
-	r->armed = t;
-	r->armed_since = lh_now_ns();
-	lh_capture_rearm(r->capture);
-	return 0;
-}
-
-/* Return: the tracer after cur in r->tracers, cycling (cur itself when it is the only one). */
-static enum lh_tracer next_tracer(const struct run *r, enum lh_tracer cur)
-{
-	int i, t;
-
-	for (i = 1; i <= LH_TRACER_NR; i++) {
-		t = ((int)cur + i) % LH_TRACER_NR;
-		if (t && (r->tracers & (1u << t)))
-			return t;
-	}
-	return cur;
-}
-
-static void irq_read(struct run *r, int sync_lost)
-{
-	struct lh_diag d = { 0 };
-
-	if (!r->irqtrace)
-		return;
-	if (lh_irqtrace_read(r->irqtrace, sync_lost, &d) < 0) {
-		if (!r->irq_failing) {
-			status_clear(r);
-			lh_warn("%s", d.nr ? d.msgs[0].text : "cannot read the IRQ events");
-		}
-		r->irq_failing = true;
-		note_diag(r, &d);
-	} else {
-		r->irq_failing = false;
-	}
-	lh_diag_release(&d);
-}
-
-static int write_json(FILE *f, void *arg)
-{
-	return lh_report_write(arg, LH_FORMAT_JSON, f);
-}
-
-static int write_text(FILE *f, void *arg)
-{
-	return lh_report_write(arg, LH_FORMAT_TEXT, f);
-}
-
-/* Brings the report up to date: run info, parser counters and notes added since last time. */
-static void report_update(struct run *r)
-{
-	const struct lh_parse_stats *ps = lh_parser_stats(r->parser);
-	struct lh_parse_stats delta = {
-		.lines = ps->lines - r->parse_added.lines,
-		.snapshots = ps->snapshots - r->parse_added.snapshots,
-		.skipped = ps->skipped - r->parse_added.skipped,
-		.bad_lines = ps->bad_lines - r->parse_added.bad_lines,
-	};
-	struct lh_run_info *i = &r->info;
-
-	lh_report_add_parse_stats(r->report, &delta);
-	r->parse_added = *ps;
-	lh_report_add_diag(r->report, &r->notes);
-	lh_diag_release(&r->notes);
-
-	i->ended_ns = lh_wall_ns();
-	account_armed(r);
-	if (r->capture) {
-		i->captures = lh_capture_counts(r->capture)->captured;
-		i->sections_lost = lh_capture_lost(r->capture);
-	}
-	i->snapshots_dropped = lh_output_dropped(r->out);
-	lh_irqstat_sort(r->irqstat);
-	lh_report_set_run(r->report, i);
-	lh_report_evaluate(r->report, &r->o->gate);
-}
-
-static void checkpoint(struct run *r)
-{
-	struct lh_diag d = { 0 };
-
-	irq_read(r, 1);
-	report_update(r);
-	if (lh_output_replace(r->out, "report.json", write_json, r->report, &d)) {
-		if (!r->checkpoint_failing) {
-			status_clear(r);
-			lh_warn("%s; the report is kept in memory and written at the next checkpoint",
-				d.nr ? d.msgs[0].text : "cannot write the checkpoint");
-		}
-		r->checkpoint_failing = true;
-		note_diag(r, &d);
-	} else if (r->checkpoint_failing) {
-		status_clear(r);
-		lh_info("checkpoint written again to '%s/report.json'", lh_output_dir(r->out));
-		r->checkpoint_failing = false;
-	}
-	lh_diag_release(&d);
+	return NULL;
 }
 
 /* Starts COMMAND as lathound was started (signals, fds 0-2). Return: 0, or -1 (printed). */
-static int spawn(struct run *r, char **argv, const sigset_t *orig_mask)
+static int spawn(struct run *r, char **argv)
 {
 	int pfd[2], err = 0;
 	ssize_t n;
-	size_t i;
 
 	if (pipe2(pfd, O_CLOEXEC))
 		return lh_error("cannot create a pipe: %s", strerror(errno));
@@ -567,12 +364,9 @@ static int spawn(struct run *r, char **argv, const sigset_t *orig_mask)
 		return lh_error("cannot fork: %s", strerror(errno));
 	}
 	if (!r->child) {
-		/* The signal dispositions and mask lathound was started with. */
-		for (i = 0; i < LH_ARRAY_SIZE(term_signals); i++)
-			sigaction(term_signals[i], &r->old_sa[i], NULL);
-		sigaction(SIGCHLD, &r->old_sa[i], NULL);
-		sigaction(SIGPIPE, &r->old_sa[i + 1], NULL);
-		sigprocmask(SIG_SETMASK, orig_mask, NULL);
+		/* The SIGPIPE disposition and the mask lathound was started with. */
+		sigaction(SIGPIPE, &r->old_pipe, NULL);
+		sigprocmask(SIG_SETMASK, &r->orig_mask, NULL);
 		/* Tracefs files held by COMMAND would keep our instance busy: only 0-2 go. */
 		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 		execvp(argv[0], argv);
@@ -594,43 +388,63 @@ static int spawn(struct run *r, char **argv, const sigset_t *orig_mask)
 	return 0;
 }
 
-/* Return: true when the child has exited (its status is recorded). */
-static bool reap_child(struct run *r)
-{
-	int status;
-	pid_t p;
-
-	if (r->child <= 0)
-		return false;
-	p = waitpid(r->child, &status, WNOHANG);
-	if (p != r->child)
-		return false;
-	r->child = 0;
-	r->child_status = WIFEXITED(status) ? WEXITSTATUS(status) :
-			  WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 255;
-	r->info.command_status = r->child_status;
-	return true;
-}
-
-/* Ends a command still running: SIGTERM, then SIGKILL after a grace period. */
-static void stop_child(struct run *r, const sigset_t *wait_mask)
+/*
+ * Ends a command still running: SIGTERM, then SIGKILL after a grace period, or at once when
+ * a signal comes meanwhile.
+ */
+static void stop_child(struct run *r)
 {
 	uint64_t deadline = lh_now_ns() + COMMAND_GRACE;
 	bool killed = false;
 
-	if (r->child <= 0)
+	if (r->child <= 0 || reap_child(r))
 		return;
+	lh_info("stopping '%s'", r->command);
 	kill(r->child, SIGTERM);
 	while (!reap_child(r)) {
-		uint64_t now = lh_now_ns();
+		struct pollfd p = { .fd = r->sfd, .events = POLLIN };
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 
-		if (!killed && (abort_now || now >= deadline)) {
+		signals_read(r);
+		if (!killed && (r->abort || lh_now_ns() >= deadline)) {
 			kill(r->child, SIGKILL);
 			killed = true;
 		}
-		ppoll(NULL, 0, &ts, wait_mask);
+		ppoll(&p, 1, &ts, NULL);
 	}
+}
+
+/*
+ * A COMMAND that ended the run by failing (non-zero, or killed by a signal) makes the run an
+ * error, unless --allow-command-failure. When the run ended first (duration, a signal, which
+ * Ctrl-C sends to COMMAND too), its status is recorded, not judged.
+ */
+static void judge_command(struct run *r)
+{
+	int st = r->child_status;
+	char *why;
+
+	if (!r->child_done)
+		return;
+	lh_recorder_info(r->rec)->command_status = WIFEXITED(st) ? WEXITSTATUS(st) :
+						   WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
+	if (WIFEXITED(st) && !WEXITSTATUS(st))
+		return;
+	if (WIFSIGNALED(st))
+		why = lh_xasprintf("the command was killed by signal %d (%s)", WTERMSIG(st),
+				   strsignal(WTERMSIG(st)));
+	else
+		why = lh_xasprintf("the command exited with status %d",
+				   lh_recorder_info(r->rec)->command_status);
+	if (!r->command_ended) {
+		lh_info("%s", why);
+	} else if (r->o->allow_command_failure) {
+		lh_info("%s (accepted: --allow-command-failure)", why);
+	} else {
+		lh_error("%s", why);
+		lh_recorder_fail(r->rec, why);
+	}
+	free(why);
 }
 
 /* Return: argv as a shell would read it back (malloc'd), e.g. "sh -c 'sleep 1'". */
@@ -674,7 +488,7 @@ static int load_rules(struct lh_rules *rs, const struct record_opts *o)
 	int ret;
 
 	ret = lh_load_rules(rs, o->rules.v, o->rules.nr, &diag);
-	print_diag(NULL, &diag, (size_t)-1);
+	lh_print_diag(&diag, (size_t)-1, !lh_quiet);
 	lh_diag_release(&diag);
 	return ret;
 }
@@ -699,8 +513,13 @@ static char *default_output_dir(void)
 
 static int check_opts(struct record_opts *o)
 {
+	int t;
+
 	if (o->irq_only && (o->tracers || o->threshold_ns || o->function_trace))
 		return lh_error("--irq-only arms no latency tracer: it excludes --tracer, --threshold and --function-trace");
+	for (t = 0; t < LH_TRACER_NR; t++)
+		if (o->irq_only && o->gate.has_max[t])
+			return lh_error("--irq-only arms no latency tracer: --max has nothing to judge");
 	if (!o->irq_only && !o->tracers)
 		o->tracers = DEFAULT_TRACERS;
 	if (o->slice_ns < 100 * 1000 * 1000ULL)
@@ -712,154 +531,55 @@ static int check_opts(struct record_opts *o)
 	return 0;
 }
 
-/* Handlers set flags; the signals are blocked except inside ppoll(), so none is missed. */
-static void signals_catch(struct run *r)
-{
-	struct sigaction sa;
-	sigset_t block;
-	size_t i;
-
-	sigemptyset(&block);
-	for (i = 0; i < LH_ARRAY_SIZE(term_signals); i++)
-		sigaddset(&block, term_signals[i]);
-	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &r->orig_mask);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < LH_ARRAY_SIZE(term_signals); i++)
-		sigaction(term_signals[i], &sa, &r->old_sa[i]);
-	sa.sa_flags = SA_NOCLDSTOP;
-	sigaction(SIGCHLD, &sa, &r->old_sa[i]);
-	/* A closed stdout must give EPIPE, not kill us before tracefs is restored. */
-	sa.sa_handler = SIG_IGN;
-	sa.sa_flags = 0;
-	sigaction(SIGPIPE, &sa, &r->old_sa[i + 1]);
-}
-
-static void signals_restore(struct run *r)
-{
-	size_t i;
-
-	for (i = 0; i < LH_ARRAY_SIZE(term_signals); i++)
-		sigaction(term_signals[i], &r->old_sa[i], NULL);
-	sigaction(SIGCHLD, &r->old_sa[i], NULL);
-	sigaction(SIGPIPE, &r->old_sa[i + 1], NULL);
-	sigprocmask(SIG_SETMASK, &r->orig_mask, NULL);
-	got_signal = abort_now = child_exited = 0;
-}
-
-static int capture_open(struct run *r, struct lh_diag *d)
-{
-	const char *max = lh_session_max_latency_path(r->session);
-	const char *slash = strrchr(max, '/');
-	struct lh_capture_opts co = {
-		.max_latency = max, .threshold = r->o->threshold_ns != 0, .poll = r->o->poll,
-	};
-	char *trace;
-	int ret;
-
-	/* 'trace' lives next to tracing_max_latency, in the top-level instance. */
-	trace = lh_xasprintf("%.*strace", slash ? (int)(slash - max + 1) : 0, max);
-	co.trace = trace;
-	ret = lh_capture_open(&r->capture, &co, d);
-	free(trace);
-	return ret;
-}
-
-/* Return: 0 with the session, IRQ instance and capture ready, or -1 (printed). */
-static int start_tracing(struct run *r)
+/* Borrows tracefs. Return: 0, or -1 (printed; tracefs as it was). */
+static int start_tracing(struct run *r, struct lh_diag *notes)
 {
 	const struct record_opts *o = r->o;
-	struct lh_session_opts so = {
-		.tracers = o->irq_only ? 0 : o->tracers,
-		.no_tracer = o->irq_only,
-		.threshold_ns = o->threshold_ns,
-		.function_trace = o->function_trace,
-		.irq_events = !o->irq_only,
-		.filters = o->filters.v,
-		.notrace = o->notrace.v,
-		.kprobes = o->kprobes.v,
-		.buffer_kb = (unsigned long)(o->buffer_bytes / 1024),
-		.force = o->force,
-		.state_dir = o->state_dir,
+	struct lh_recorder_tracefs_opts to = {
+		.tracefs = o->tracefs,
+		.session = {
+			.tracers = o->irq_only ? 0 : o->tracers,
+			.no_tracer = o->irq_only,
+			.threshold_ns = o->threshold_ns,
+			.function_trace = o->function_trace,
+			.irq_events = !o->irq_only,
+			.filters = o->filters.v,
+			.notrace = o->notrace.v,
+			.kprobes = o->kprobes.v,
+			.buffer_kb = (unsigned long)(o->buffer_bytes / 1024),
+			.force = o->force,
+			.state_dir = o->state_dir,
+		},
+		.poll = o->poll,
+		.irqstat = r->irqstat,
+		.event_fd = r->sfd,
 	};
-	struct lh_diag d = { 0 };
-	int ret = -1;
 
-	if (o->tracefs && tracefs_set_tracing_dir((char *)o->tracefs)) {
-		lh_error("cannot use '%s' as tracefs: %s", o->tracefs, strerror(errno));
+	if (lh_recorder_tracefs_create(&r->tracefs, &to, notes)) {
+		/* Even with -q: the warnings (tracers the kernel lacks, their CONFIG_) say why. */
+		lh_print_diag(notes, SHOW_DIAG, true);
 		return -1;
 	}
-	if (lh_session_create(&r->session, &so, &d)) {
-		/* Even with -q: the warnings (tracers the kernel lacks, their CONFIG_) say why. */
-		lh_print_diag(&d, SHOW_DIAG, true);
-		goto out;
-	}
-	signal_session = r->session;
 	/* What a session that started warns about (tracers the kernel lacks, --force). */
-	print_diag(NULL, &d, SHOW_DIAG);
-	note_diag(r, &d);
-	r->tracers = lh_session_tracers(r->session);
-
-	/* A run killed with SIGKILL left its instance; with the lock held, none is live. */
-	if (lh_irqtrace_remove_stale(&d) > 0)
-		lh_info("removed the tracefs instance of a lathound that was killed");
-	print_diag(NULL, &d, SHOW_DIAG);
-	lh_diag_release(&d);
-	if (lh_irqtrace_create(&r->irqtrace, r->irqstat, &d)) {
-		if (o->irq_only) {
-			print_diag(NULL, &d, SHOW_DIAG);
-			goto out;
-		}
-		/* The latency sections matter more than the statistics: go on without them. */
-		if (!lh_quiet)
-			lh_warn("%s; IRQ handler statistics are not collected",
-				d.nr ? d.msgs[0].text : "cannot create the IRQ event instance");
-		note_diag(r, &d);
-		r->info.irqstat = NULL;
-	}
-	if (!o->irq_only) {
-		if (capture_open(r, &d)) {
-			print_diag(NULL, &d, SHOW_DIAG);
-			goto out;
-		}
-		print_diag(NULL, &d, SHOW_DIAG);
-		note_diag(r, &d);
-		r->info.wait_method = lh_capture_method(r->capture);
-	}
-	ret = 0;
-out:
-	lh_diag_release(&d);
-	return ret;
+	print_diag(r, notes);
+	r->tracers = o->irq_only ? 0 : lh_recorder_tracefs_tracers(r->tracefs);
+	r->irq_stats = lh_recorder_tracefs_irq_stats(r->tracefs);
+	return 0;
 }
 
-/* Gives tracefs back: capture, IRQ instance, then the session (every knob restored). */
+/* Gives tracefs back (every knob); a failure makes the run an error. */
 static void stop_tracing(struct run *r)
 {
 	struct lh_diag d = { 0 };
 
-	account_armed(r);
-	r->armed = LH_TRACER_UNKNOWN;
-	if (r->capture) {
-		r->info.captures = lh_capture_counts(r->capture)->captured;
-		r->info.sections_lost = lh_capture_lost(r->capture);
-	}
-	lh_capture_close(r->capture);
-	r->capture = NULL;
-	if (lh_irqtrace_destroy(r->irqtrace, &d)) {
-		print_diag(NULL, &d, SHOW_DIAG);
-		r->failed = true;
+	if (lh_recorder_tracefs_destroy(r->tracefs, &d)) {
+		print_diag(r, &d);
+		if (r->rec)
+			lh_recorder_fail(r->rec, d.nr ? d.msgs[0].text :
+					 "tracefs could not be fully restored");
 	}
 	lh_diag_release(&d);
-	r->irqtrace = NULL;
-	signal_session = NULL;
-	if (lh_session_destroy(r->session, &d)) {
-		print_diag(NULL, &d, SHOW_DIAG);
-		r->failed = true;
-	}
-	lh_diag_release(&d);
-	r->session = NULL;
+	r->tracefs = NULL;
 }
 
 static void say_start(const struct run *r, bool with_command)
@@ -882,181 +602,120 @@ static void say_start(const struct run *r, bool with_command)
 		__builtin_popcount(r->tracers) > 1 ? " in turn" : "", dur, lh_output_dir(r->out));
 }
 
-/*
- * Before COMMAND starts. A tracer just armed records a flurry of small new maxima (lathound's
- * own work among them) and reading each one pauses tracing: COMMAND's first section could
- * fall into such a pause and never be recorded. So COMMAND waits until no section was
- * recorded for SETTLE_QUIET (SETTLE_MAX at most). Return: 0, or -1 (printed).
- */
-static int settle(struct run *r)
-{
-	uint64_t start = lh_now_ns(), quiet_since = start, now;
-
-	for (;;) {
-		struct pollfd pfd = { .fd = lh_capture_fd(r->capture), .events = POLLIN };
-		unsigned long seen = lh_capture_counts(r->capture)->notifications;
-		struct timespec ts = { 0, (long)(SETTLE_QUIET / 4) };
-
-		now = lh_now_ns();
-		if (now >= r->take_at)
-			take(r, false);
-		if (got_signal || now - quiet_since >= SETTLE_QUIET || now - start >= SETTLE_MAX)
-			break;
-		if (r->take_at - now < (uint64_t)ts.tv_nsec)
-			ts.tv_nsec = (long)(r->take_at - now);
-		ppoll(&pfd, 1, &ts, &r->orig_mask);
-		if (notice(r))
-			return -1;
-		if (lh_capture_counts(r->capture)->notifications != seen)
-			quiet_since = lh_now_ns();
-	}
-	if (r->take_at != UINT64_MAX)
-		take(r, false);
-	return 0;
-}
-
-struct deadlines {
-	uint64_t	take;
-	uint64_t	end;
-	uint64_t	checkpoint;
-	uint64_t	status;
-	uint64_t	irq;
-	uint64_t	poll;
-	uint64_t	slice;
-};
-
-static uint64_t earliest(const struct deadlines *dl)
-{
-	const uint64_t v[] = { dl->take, dl->end, dl->checkpoint, dl->status, dl->irq, dl->poll,
-			       dl->slice };
-	uint64_t m = UINT64_MAX;
-	size_t i;
-
-	for (i = 0; i < LH_ARRAY_SIZE(v); i++)
-		if (v[i] < m)
-			m = v[i];
-	return m;
-}
-
-/* Return: why the run ended ("duration", "command", "SIGINT"...); r->failed on errors. */
-static const char *run_loop(struct run *r)
+/* The engine over the tracefs just borrowed; notes (the session's warnings) go in its report. */
+static void recorder_alloc(struct run *r, struct lh_rules *rules, struct lh_diag *notes)
 {
 	const struct record_opts *o = r->o;
-	uint64_t now = r->start_mono;
-	struct deadlines dl = {
-		.end = o->duration_ns ? now + o->duration_ns : UINT64_MAX,
-		.checkpoint = now + o->checkpoint_ns,
-		.status = r->status_line ? now + STATUS_EVERY : UINT64_MAX,
-		.irq = r->irqtrace ? now + IRQ_READ_MAX : UINT64_MAX,
-		.poll = r->capture && lh_capture_poll_interval(r->capture) ?
-				now + lh_capture_poll_interval(r->capture) : UINT64_MAX,
-		.slice = __builtin_popcount(r->tracers) > 1 ? now + o->slice_ns : UINT64_MAX,
+	struct lh_run_info info = {
+		.mode = "record", .command_status = -1, .kernel = r->kernel,
+		.command = r->command, .wait_method = lh_recorder_tracefs_method(r->tracefs),
+	};
+	struct lh_recorder_opts ro = {
+		.tracers = r->tracers,
+		.wanted = o->tracers,
+		.threshold_ns = o->threshold_ns,
+		.slice_ns = o->slice_ns,
+		.duration_ns = o->duration_ns,
+		.checkpoint_ns = o->checkpoint_ns,
+		.status_ns = !o->quiet && isatty(STDERR_FILENO) ? STATUS_EVERY : 0,
+		.irqstat = r->irq_stats ? r->irqstat : NULL,
+		.gate = &o->gate,
+		.rules = rules,
+		.keep = o->keep,
+		.out = r->out,
+		.info = &info,
+	};
+	struct lh_recorder_hooks hooks = {
+		.arg = r, .message = on_message, .status = on_status, .event = on_event,
 	};
 
-	for (;;) {
-		struct pollfd pfd = { .fd = r->capture ? lh_capture_fd(r->capture) : -1,
-				      .events = POLLIN };
-		uint64_t next, wait;
-		struct timespec ts;
-		int pr = 0;
-
-		dl.take = r->take_at;
-		next = earliest(&dl);
-		now = lh_now_ns();
-		wait = next > now ? next - now : 0;
-		ts.tv_sec = (time_t)(wait / NS_PER_S);
-		ts.tv_nsec = (long)(wait % NS_PER_S);
-		if (!got_signal && !child_exited)
-			pr = ppoll(&pfd, 1, &ts, &r->orig_mask);
-		if (pr < 0 && errno != EINTR) {
-			status_clear(r);
-			lh_error("cannot wait: %s", strerror(errno));
-			r->failed = true;
-			return "error";
-		}
-		if (got_signal)
-			return signal_name(got_signal);
-		if (child_exited) {
-			child_exited = 0;
-			if (reap_child(r))
-				return "command";
-		}
-		now = lh_now_ns();
-		if ((pr > 0 && (pfd.revents & POLLIN)) || now >= dl.poll) {
-			if (notice(r))
-				goto fail;
-			if (now >= dl.poll)
-				dl.poll = now + lh_capture_poll_interval(r->capture);
-		}
-		if (now >= r->take_at)
-			take(r, false);
-		if (now >= dl.irq) {
-			irq_read(r, 0);
-			dl.irq = now + lh_irqtrace_interval(r->irqtrace, IRQ_READ_MIN,
-							    IRQ_READ_MAX);
-		}
-		if (now >= dl.slice) {
-			/* Sections notified so far belong to the tracer armed until now. */
-			if (take_all(r) || arm(r, next_tracer(r, r->armed)))
-				goto fail;
-			dl.slice = now + o->slice_ns;
-		}
-		if (now >= dl.checkpoint) {
-			checkpoint(r);
-			dl.checkpoint = now + o->checkpoint_ns;
-		}
-		if (now >= dl.status) {
-			status_update(r, now);
-			dl.status = now + STATUS_EVERY;
-		}
-		if (now >= dl.end)
-			return "duration";
-	}
-fail:
-	r->failed = true;
-	return "error";
+	r->rec = lh_recorder_alloc(&lh_recorder_tracefs_ops, r->tracefs, &ro, &hooks);
+	lh_report_add_diag(lh_recorder_report(r->rec), notes);
 }
 
-/* The final report, written once tracefs is given back. */
+/* The final report, written once tracefs is given back. Return: the exit code. */
 static int finish(struct run *r)
 {
+	struct lh_report *rep = lh_recorder_report(r->rec);
 	const struct record_opts *o = r->o;
 	struct lh_diag d = { 0 };
-	bool passed;
+	bool passed, failed = false;
 	size_t v;
 	int ret;
 
-	report_update(r);
-	passed = lh_report_evaluate(r->report, &o->gate);
+	passed = lh_recorder_finish(r->rec);
 	/* Both are tried: one that cannot be written does not stop the other. */
-	ret = lh_output_replace(r->out, "report.json", write_json, r->report, &d);
-	ret |= lh_output_replace(r->out, "report.txt", write_text, r->report, &d);
+	ret = lh_recorder_write(r->rec, "report.json", LH_FORMAT_JSON, &d);
+	ret |= lh_recorder_write(r->rec, "report.txt", LH_FORMAT_TEXT, &d);
 	if (ret) {
-		print_diag(NULL, &d, SHOW_DIAG);
+		print_diag(r, &d);
 		lh_error("the final report could not be written in full; what was written before is kept in '%s'",
 			 lh_output_dir(r->out));
-		r->failed = true;
+		failed = true;
 	}
 	lh_diag_release(&d);
-	if (lh_report_write(r->report, o->format, stdout))
-		r->failed = true;
+	if (lh_report_write(rep, o->format, stdout))
+		failed = true;
 	if (!passed && o->format != LH_FORMAT_TEXT)
-		for (v = 0; v < lh_report_nr_violations(r->report); v++)
-			lh_info("gate failed: %s", lh_report_violation(r->report, v));
+		for (v = 0; v < lh_report_nr_violations(rep); v++)
+			lh_info("gate failed: %s", lh_report_violation(rep, v));
 	if (!ret)
 		lh_info("report: '%s/report.json', '%s/report.txt'%s", lh_output_dir(r->out),
 			lh_output_dir(r->out),
 			lh_output_kept(r->out) ? ", raw snapshots in 'snapshots/'" : "");
-	return r->failed ? LH_EXIT_ERROR : passed ? LH_EXIT_PASS : LH_EXIT_GATE;
+	/* The report's own verdict too: a rule a gate depends on that could not be evaluated. */
+	if (failed || lh_recorder_failed(r->rec) || lh_report_error(rep))
+		return LH_EXIT_ERROR;
+	return passed ? LH_EXIT_PASS : LH_EXIT_GATE;
+}
+
+/* The run until its end, then the shutdown up to the final report. Return: the exit code. */
+static int run(struct run *r, struct lh_rules *rules, char **command)
+{
+	struct lh_diag notes = { 0 };
+	bool started = false;
+	int code = LH_EXIT_ERROR;
+
+	if (start_tracing(r, &notes))
+		goto out;
+	recorder_alloc(r, rules, &notes);
+	if (lh_recorder_start(r->rec))
+		goto out_tracing;
+	say_start(r, command);
+	if (command && lh_recorder_settle(r->rec))
+		goto out_tracing;
+	if (command && !lh_recorder_ended(r->rec) && spawn(r, command))
+		goto out_tracing;
+	started = true;
+
+	lh_recorder_run(r->rec);
+
+	signals_read(r);
+	r->stopping = true;
+	/* What was notified and buffered up to the end still counts, unless told to hurry. */
+	lh_recorder_stop(r->rec, !r->abort);
+	status_clear(r);
+	stop_child(r);
+	judge_command(r);
+out_tracing:
+	lh_recorder_stop(r->rec, false);
+	stop_tracing(r);
+	if (started)
+		code = finish(r);
+out:
+	if (!started)
+		lh_output_discard(r->out);
+	lh_recorder_free(r->rec);
+	lh_diag_release(&notes);
+	return code;
 }
 
 static int record(struct record_opts *o, char **command)
 {
-	struct run r = { .o = o, .child_status = -1, .take_at = UINT64_MAX };
+	struct run r = { .o = o, .sfd = -1 };
 	struct lh_output_opts oo = {
 		.dir = o->output, .disk_budget = o->disk_budget, .max_snapshots = o->max_snapshots,
 	};
-	struct lh_report_opts ro = { .keep = o->keep, .diag = &r.notes };
 	struct lh_rules *rules = lh_rules_alloc();
 	struct lh_diag d = { 0 };
 	struct utsname uts;
@@ -1066,70 +725,22 @@ static int record(struct record_opts *o, char **command)
 	if (load_rules(rules, o))
 		goto out_rules;
 	if (lh_output_open(&r.out, &oo, &d)) {
-		print_diag(NULL, &d, SHOW_DIAG);
+		lh_print_diag(&d, SHOW_DIAG, !lh_quiet);
 		goto out_rules;
 	}
-	r.report = lh_report_alloc(rules, &ro);
-	r.parser = lh_parser_alloc(&r.notes);
 	r.irqstat = lh_irqstat_alloc();
 	if (!uname(&uts))
 		snprintf(r.kernel, sizeof(r.kernel), "%s", uts.release);
-	r.info = (struct lh_run_info){
-		.mode = "record", .threshold_ns = o->threshold_ns, .command_status = -1,
-		.kernel = r.kernel, .irqstat = r.irqstat,
-	};
-	r.info.command = r.command = command ? join_argv(command) : NULL;
-
-	signals_catch(&r);
-	if (start_tracing(&r))
-		goto out_tracing;
-	/*
-	 * Every read of a snapshot pauses tracing. Without a threshold, the maxima come in
-	 * rising bursts (a workload starting, then its real section): reading the first one at
-	 * once would blind the tracer just when the larger one comes, so a read waits
-	 * TAKE_DELAY and takes the largest. With a threshold every section counts: at once.
-	 */
-	r.take_delay = o->threshold_ns ? 0 : TAKE_DELAY;
-	r.start_mono = lh_now_ns();
-	r.info.started_ns = lh_wall_ns();
-	if (!o->irq_only && arm(&r, next_tracer(&r, LH_TRACER_UNKNOWN)))
-		goto out_tracing;
-	say_start(&r, command);
-	if (command && r.capture && settle(&r))
-		goto out_tracing;
-	if (command && spawn(&r, command, &r.orig_mask))
-		goto out_tracing;
-	r.started = true;
-	r.status_line = !o->quiet && isatty(STDERR_FILENO);
-
-	r.info.end_reason = run_loop(&r);
-
-	/* What was notified and buffered up to the end still counts. */
-	if (!abort_now) {
-		if (r.armed && take_all(&r))
-			r.failed = true;
-		irq_read(&r, 1);
-	}
-	status_clear(&r);
-	if (r.child > 0) {
-		lh_info("stopping '%s'", r.command);
-		stop_child(&r, &r.orig_mask);
-	}
-	if (r.command && r.child_status > 0)
-		lh_info("the command exited with status %d", r.child_status);
-out_tracing:
-	stop_tracing(&r);
-	if (r.started)
-		code = finish(&r);
-	else
+	r.command = command ? join_argv(command) : NULL;
+	/* From here to the exit of the process, signals are read, never delivered. */
+	if (signals_catch(&r))
 		lh_output_discard(r.out);
-	signals_restore(&r);
+	else
+		code = run(&r, rules, command);
+	if (r.sfd >= 0)
+		close(r.sfd);
 	lh_output_free(r.out);
-	lh_parser_free(r.parser);
-	lh_report_free(r.report);
 	lh_irqstat_free(r.irqstat);
-	lh_diag_release(&r.notes);
-	free(r.trace);
 	free(r.command);
 out_rules:
 	lh_rules_free(rules);
@@ -1149,8 +760,8 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_CALLBACK('t', "tracer", &o.tracers, "LIST",
 				"comma-separated latency tracers (default irqsoff,wakeup_rt)",
 				opt_tracers),
-		LH_OPT_DURATION('T', "threshold", &o.threshold_ns,
-				"capture every section longer than DURATION (default: each new maximum)"),
+		LH_OPT_BUDGET('T', "threshold", &o.threshold_ns,
+			      "capture every section longer than DURATION (default: each new maximum)"),
 		LH_OPT_DURATION(0, "slice", &o.slice_ns,
 				"how long each tracer is armed in turn (default 10s)"),
 		LH_OPT_BOOL(0, "function-trace", &o.function_trace,
@@ -1170,6 +781,8 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_GROUP("how long"),
 		LH_OPT_DURATION('d', "duration", &o.duration_ns,
 				"end after DURATION (90s, 12h); default: when COMMAND ends, or a signal"),
+		LH_OPT_BOOL(0, "allow-command-failure", &o.allow_command_failure,
+			    "a COMMAND that fails (non-zero exit, killed) is not an error"),
 		LH_OPT_GROUP("output"),
 		LH_OPT_STRING('o', "output", &o.output, "DIR",
 			      "output directory (default ./lathound-YYYYmmdd-HHMMSS)"),
@@ -1207,21 +820,16 @@ int lh_cmd_record(int argc, char **argv)
 	int first, code = LH_EXIT_ERROR;
 
 	lh_gate_init(&o.gate);
-	first = lh_parse_command(argc, argv, options, record_usage, record_epilogue, false);
+	first = lh_parse_command(argc, argv, options, record_usage, record_epilogue,
+				 LH_OPERANDS_COMMAND);
 	if (first == LH_OPTS_HELP) {
 		code = LH_EXIT_PASS;
 		goto out;
 	}
 	if (first < 0)
 		goto out;
-	if (first < argc) {
-		if (strcmp(argv[first - 1], "--")) {
-			lh_error("unexpected argument '%s'; a command to run goes after '--'",
-				 argv[first]);
-			goto out;
-		}
+	if (first < argc)
 		command = argv + first;
-	}
 	lh_quiet = o.quiet;
 	if (check_opts(&o))
 		goto out;

@@ -3,9 +3,12 @@
  * lathound reset: give back the tracefs knobs a lathound that was killed (SIGKILL, power
  * loss) left changed, from its state file, and say what was restored.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include <tracefs.h>
 
 #include "cmds.h"
 #include "irqtrace.h"
@@ -28,8 +31,10 @@ static const char reset_epilogue[] =
 	"lathound is running.\n"
 	"\nexit status:\n"
 	"    0  restored, or nothing to restore\n"
-	"    1  the state could not be restored (the file is kept), another lathound runs, or a\n"
-	"       killed run's instance could not be removed (what was restored is still listed)\n";
+	"    1  the state could not be restored (the file is kept: corrupt, saved from another\n"
+	"       tracefs, or refused as another user could have written it), another lathound\n"
+	"       runs, or a killed run's instance could not be removed (what was restored is\n"
+	"       still listed)\n";
 
 /* One restored knob, as the user would write it: "current_tracer = nop". */
 static void print_entry(const struct lh_state_entry *e)
@@ -57,32 +62,40 @@ static void print_entry(const struct lh_state_entry *e)
 
 int lh_cmd_reset(int argc, char **argv)
 {
-	const char *state_dir = NULL;
+	const char *state_dir = NULL, *tracefs = NULL;
 	const struct lh_option options[] = {
 		LH_OPT_STRING(0, "state-dir", &state_dir, "DIR",
 			      "directory of the saved state and the lock (default /run/lathound)"),
+		LH_OPT_HIDDEN(LH_OPT_STRING(0, "tracefs", &tracefs, "DIR", "tracefs directory")),
 		LH_OPT_END(),
 	};
+	struct lh_session_lock *lock;
 	struct lh_state *st = NULL;
 	struct lh_diag d = { 0 };
-	int first, lock, ret, code, removed;
+	int first, ret, code, removed;
 	size_t i;
 
-	first = lh_parse_command(argc, argv, options, reset_usage, reset_epilogue, true);
+	first = lh_parse_command(argc, argv, options, reset_usage, reset_epilogue,
+				 LH_OPERANDS_NONE);
 	if (first == LH_OPTS_HELP)
 		return lh_finish_stdout(LH_EXIT_PASS);
 	if (first < 0)
 		return LH_EXIT_ERROR;
 	if (!state_dir)
 		state_dir = LH_STATE_DIR;
+	/* A copied tree (tests): a state file is restored only into the tracefs it names. */
+	if (tracefs && tracefs_set_tracing_dir((char *)tracefs)) {
+		lh_error("cannot use '%s' as tracefs: %s", tracefs, strerror(errno));
+		return LH_EXIT_ERROR;
+	}
 
 	/* Under the run lock: no lathound starts (or runs) while its instances are judged. */
 	lock = lh_session_lock(state_dir, &d);
-	if (lock < 0) {
+	if (!lock) {
 		ret = -1;
 		removed = 0;
 	} else {
-		ret = lh_session_recover_locked(state_dir, &st, &d);
+		ret = lh_session_recover_locked(lock, &st, &d);
 		/* The killed run's own instance (irq statistics) goes too; a live run's stays. */
 		removed = ret < 0 ? 0 : lh_irqtrace_remove_stale(&d);
 		lh_session_unlock(lock);

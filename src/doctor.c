@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -490,7 +491,7 @@ static void check_leftovers(struct lh_doctor *d, const char *state_dir, pid_t ho
 		    LH_LOCK_FILE);
 		return;
 	}
-	ret = lh_state_read_file(path, &st, &diag);
+	ret = lh_state_read_file(AT_FDCWD, path, path, &st, &diag);
 	if (!ret) {
 		add(d, LH_DOCTOR_OK, "lathound state", NULL, "nothing left over in %s", state_dir);
 	} else if (ret > 0) {

@@ -34,6 +34,23 @@ struct lh_output {
 	unsigned long		dropped;
 };
 
+/* Opens name in dfd (AT_FDCWD: a path) as a directory, never through a symbolic link. */
+static int open_dir(int dfd, const char *name, const char *label, struct lh_diag *diag)
+{
+	int fd = lh_open_dir(dfd, name);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ELOOP)
+		lh_diag_add(diag, LH_DIAG_ERROR,
+			    "output directory '%s' is a symbolic link: refusing to follow it",
+			    label);
+	else
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot open output directory '%s': %s", label,
+			    strerror(errno));
+	return -1;
+}
+
 int lh_output_open(struct lh_output **outp, const struct lh_output_opts *o, struct lh_diag *diag)
 {
 	struct lh_output *out;
@@ -49,19 +66,19 @@ int lh_output_open(struct lh_output **outp, const struct lh_output_opts *o, stru
 			    strerror(errno));
 		return -1;
 	}
-	dfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot open output directory '%s': %s", o->dir,
-			    strerror(errno));
+	dfd = open_dir(AT_FDCWD, o->dir, o->dir, diag);
+	if (dfd < 0)
 		return -1;
-	}
-	if (!created && fstatat(dfd, "report.json", &st, 0) == 0) {
+	if (!created && fstatat(dfd, "report.json", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		lh_diag_add(diag, LH_DIAG_ERROR,
 			    "output directory '%s' already holds a report; choose another with -o",
 			    o->dir);
 		close(dfd);
 		return -1;
 	}
+	/* A run killed while writing there left its temporary files. */
+	if (!created)
+		lh_lockfile_clean(dfd, NULL);
 	out = lh_xcalloc(1, sizeof(*out));
 	out->dir = lh_xstrdup(o->dir);
 	out->dfd = dfd;
@@ -106,54 +123,13 @@ const char *lh_output_dir(const struct lh_output *out)
 int lh_output_replace(struct lh_output *out, const char *name, lh_output_write_fn fn, void *arg,
 		      struct lh_diag *diag)
 {
-	char tmp[256];
-	const char *what = "write";
-	FILE *f = NULL;
-	int fd, err;
+	char *label = lh_xasprintf("'%s/%s'", out->dir, name);
+	int ret;
 
-	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
 	out->wrote = true;
-	fd = openat(out->dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		what = "create";
-		goto fail;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		goto fail_unlink;
-	}
-	errno = 0;
-	if (fn(f, arg) || ferror(f) || fflush(f))
-		goto fail_unlink;
-	if (fsync(fileno(f)))
-		goto fail_unlink;
-	err = fclose(f);
-	f = NULL;
-	if (err)
-		goto fail_unlink;
-	if (renameat(out->dfd, tmp, out->dfd, name)) {
-		what = "rename into place";
-		goto fail_unlink;
-	}
-	/* The rename itself is durable only once the directory is. */
-	if (fsync(out->dfd)) {
-		what = "sync";
-		goto fail;
-	}
-	return 0;
-fail_unlink:
-	err = errno ? errno : EIO;
-	if (f)
-		fclose(f);
-	unlinkat(out->dfd, tmp, 0);
-	errno = err;
-fail:
-	err = errno ? errno : EIO;
-	lh_diag_add(diag, LH_DIAG_ERROR, "cannot %s '%s/%s': %s", what, out->dir, name,
-		    strerror(err));
-	errno = err;
-	return -1;
+	ret = lh_lockfile_write(out->dfd, name, label, fn, arg, diag);
+	free(label);
+	return ret;
 }
 
 /* Class of a stored snapshot: the higher, the longer it is kept. */
@@ -208,17 +184,23 @@ static void evict(struct lh_output *out, size_t i)
 
 static int open_snapshots(struct lh_output *out, struct lh_diag *diag)
 {
+	char *label;
+	int created;
+
 	if (out->sfd >= 0)
 		return 0;
-	if (mkdirat(out->dfd, LH_OUTPUT_SNAPSHOTS, 0755) && errno != EEXIST)
-		goto fail;
-	out->sfd = openat(out->dfd, LH_OUTPUT_SNAPSHOTS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (out->sfd >= 0)
-		return 0;
-fail:
-	lh_diag_add(diag, LH_DIAG_ERROR, "cannot create '%s/%s': %s", out->dir,
-		    LH_OUTPUT_SNAPSHOTS, strerror(errno));
-	return -1;
+	created = !mkdirat(out->dfd, LH_OUTPUT_SNAPSHOTS, 0755);
+	if (!created && errno != EEXIST) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot create '%s/%s': %s", out->dir,
+			    LH_OUTPUT_SNAPSHOTS, strerror(errno));
+		return -1;
+	}
+	label = lh_xasprintf("%s/%s", out->dir, LH_OUTPUT_SNAPSHOTS);
+	out->sfd = open_dir(out->dfd, LH_OUTPUT_SNAPSHOTS, label, diag);
+	free(label);
+	if (out->sfd >= 0 && !created)
+		lh_lockfile_clean(out->sfd, NULL);
+	return out->sfd >= 0 ? 0 : -1;
 }
 
 int lh_output_snapshot(struct lh_output *out, const struct lh_snapshot_meta *meta,
@@ -228,8 +210,9 @@ int lh_output_snapshot(struct lh_output *out, const struct lh_snapshot_meta *met
 		.signature = meta->signature, .latency_us = meta->latency_us, .bytes = len,
 		.seq = out->seq++, .rule_hit = meta->rule_hit,
 	};
+	char *label;
 	long prev;
-	int fd, err;
+	int err;
 
 	if (len > out->opts.disk_budget || !out->opts.max_snapshots) {
 		out->dropped++;
@@ -255,18 +238,11 @@ int lh_output_snapshot(struct lh_output *out, const struct lh_snapshot_meta *met
 		out->dropped++;
 		return -1;
 	}
-	fd = openat(out->sfd, meta->name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	err = fd < 0 ? -1 : lh_write_fd(fd, buf, len);
-	if (fd >= 0 && close(fd) && !err)
-		err = -1;
+	label = lh_xasprintf("'%s/%s/%s'", out->dir, LH_OUTPUT_SNAPSHOTS, meta->name);
+	err = lh_lockfile_write_buf(out->sfd, meta->name, label, buf, len, diag);
+	free(label);
 	if (err) {
-		err = errno;
-		if (fd >= 0)
-			unlinkat(out->sfd, meta->name, 0);
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot write '%s/%s/%s': %s", out->dir,
-			    LH_OUTPUT_SNAPSHOTS, meta->name, strerror(err));
 		out->dropped++;
-		errno = err;
 		return -1;
 	}
 	/* Evictions may have changed which stored snapshot is its signature's worst. */

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lockfile.h"
 #include "util.h"
 
 /* Raw snapshots live in this subdirectory of the output directory. */
@@ -39,8 +40,10 @@ struct lh_snapshot_meta {
 struct lh_output;
 
 /*
- * Opens (creating it when missing) the output directory o->dir. A directory that already
- * holds a report.json is refused, so that two runs never mix their snapshots.
+ * Opens (creating it when missing) the output directory o->dir, never through a symbolic
+ * link (its files and snapshots/ are then written relative to it). A directory that
+ * already holds a report.json is refused, so that two runs never mix their snapshots;
+ * temporary files a killed run left in one that does not are removed.
  * Return: 0 and *out (free with lh_output_free()), or -1 with the reason in diag.
  */
 int lh_output_open(struct lh_output **out, const struct lh_output_opts *o, struct lh_diag *diag);
@@ -53,20 +56,20 @@ void lh_output_discard(struct lh_output *out);
 const char *lh_output_dir(const struct lh_output *out);
 
 /* Writes a file's content to f. Return: 0, or -1 with errno set. */
-typedef int (*lh_output_write_fn)(FILE *f, void *arg);
+typedef lh_lockfile_write_fn lh_output_write_fn;
 
 /*
- * Replaces DIR/name atomically with what fn writes: to DIR/.name.tmp, flushed and fsync'd,
- * renamed over DIR/name, then the directory fsync'd. On any failure the temporary file is
- * removed and DIR/name stays as it was. Return: 0, or -1 with errno set and the reason
- * ("cannot write 'DIR/name': No space left on device") in diag.
+ * Replaces DIR/name atomically with what fn writes, through lh_lockfile_write() (an
+ * exclusive temporary file, fsync'd, renamed over DIR/name, the directory fsync'd). On any
+ * failure the temporary file is removed and DIR/name stays as it was. Return: 0, or -1 with
+ * errno set and the reason ("cannot write 'DIR/name': No space left on device") in diag.
  */
 int lh_output_replace(struct lh_output *out, const char *name, lh_output_write_fn fn, void *arg,
 		      struct lh_diag *diag);
 
 /*
- * Stores buf[0..len) as snapshots/meta->name when the budget allows, evicting less valuable
- * snapshots to make room. Return: 1 stored, 0 not stored (counted as dropped), -1 when
+ * Stores buf[0..len) as snapshots/meta->name (atomically, as lh_output_replace()) when the
+ * budget allows, evicting less valuable snapshots to make room. Return: 1 stored, 0 not stored (counted as dropped), -1 when
  * writing failed (counted as dropped; the reason in diag, the partial file removed).
  */
 int lh_output_snapshot(struct lh_output *out, const struct lh_snapshot_meta *meta,

@@ -66,6 +66,8 @@ struct lh_run_info {
 	const char	*command;		/* the workload, NULL when none */
 	int		command_status;		/* exit status, -1 when none */
 	const char	*end_reason;		/* "duration", "command", "SIGINT"... */
+	/* why a tracer the run was to measure (or to gate) measured nothing; NULL: it did */
+	const char	*not_measured[LH_TRACER_NR];
 	const char	*kernel;		/* uname -r */
 	/* borrowed, in lh_irqstat_get() order (lh_irqstat_sort() it first); NULL: none */
 	const struct lh_irqstat *irqstat;
@@ -117,7 +119,11 @@ void lh_report_add_diag(struct lh_report *rep, const struct lh_diag *d);
 /* Run metadata for record mode (copied; strings must outlive the report). */
 void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run);
 
-/* Evaluates the gate (g is copied). Return: true when it passed; call before writing. */
+/*
+ * Evaluates the gate (g is copied); call before writing. A rule at or above --fail-on that
+ * could not be evaluated on a record no 'ignore' rule accepted makes the verdict "error"
+ * (see lh_report_error()). Return: true when every gate passed and the verdict is not error.
+ */
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g);
 /*
  * Marks the report as the result of a run that failed (unreadable input, nothing to
@@ -125,6 +131,11 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g);
  * alone never shows a pass the exit status denies. The first call wins; what is copied.
  */
 void lh_report_set_error(struct lh_report *rep, const char *what);
+/*
+ * Return: why the verdict is "error" (borrowed), or NULL: lh_report_set_error()'s reason, or
+ * one lh_report_evaluate() found (a rule the gate depends on could not be evaluated).
+ */
+const char *lh_report_error(const struct lh_report *rep);
 /*
  * The violations found by the last lh_report_evaluate(), each a sentence.
  * Return: their number; violation i (borrowed, valid until the next evaluation), or NULL.
@@ -138,11 +149,14 @@ const char *lh_report_violation(const struct lh_report *rep, size_t i);
  */
 int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out);
 /*
- * Writes the report to path atomically: to "path.tmp", fsync'd, then renamed over path.
- * A path that exists and is not a regular file (a pipe, /dev/stdout) is written in place.
- * Return: 0, or -1 with errno set (nothing is left at path.tmp).
+ * Writes the report to path through lh_lockfile_write_path(): an exclusive temporary file
+ * beside it, fsync'd, renamed over path, the directory fsync'd; temporary files a killed
+ * run left for path are removed first. A path that exists and is not a regular file (a
+ * link, a FIFO, a device) is refused. Return: 0, or -1 with errno set and the reason in
+ * diag ("cannot write report 'r.json': No space left on device"); path is then as it was.
  */
-int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *path);
+int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *path,
+			 struct lh_diag *diag);
 
 /* Return: the worst latency seen for tracer t in µs (0 when none), for status lines. */
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t);

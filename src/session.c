@@ -17,6 +17,7 @@
 
 #include <tracefs.h>
 
+#include "lockfile.h"
 #include "session.h"
 #include "state.h"
 
@@ -29,9 +30,8 @@ struct lh_session {
 	pid_t			owner;		/* only this process restores */
 	unsigned int		tracers;
 	uint64_t		threshold_ns;
-	char			*state_path;
-	char			*lock_path;
-	int			lock_fd;
+	char			*state_path;	/* for messages */
+	struct lh_session_lock	*lock;		/* the state directory, locked */
 	int			tracing_on_fd;	/* for lh_session_stop_tracing() */
 	char			*max_latency_path;
 	bool			have_max_latency;
@@ -174,7 +174,85 @@ int lh_session_tracing_dir(const char **dir, struct lh_diag *diag)
 	return 0;
 }
 
-/* ---- the run lock ---- */
+/* ---- the state directory and the run lock ---- */
+
+/*
+ * The state directory, its lock file held (flock) and the pid of the holder written in it.
+ * Everything in the directory is reached through dfd: a directory swapped after it was
+ * checked cannot redirect a write.
+ */
+struct lh_session_lock {
+	char	*dir;		/* for messages */
+	int	dfd;
+	int	fd;
+};
+
+/*
+ * Opens the state directory (creating it and its parents when create), never through a
+ * symbolic link, and refuses one that another user could have written in: the state file
+ * found there is written into tracefs as root. Return: its fd, or -1 (with errno ENOENT
+ * and nothing in diag when it is missing and !create).
+ */
+static int state_dir_open(const char *dir, bool create, struct lh_diag *diag)
+{
+	int created = 0, fd;
+
+	if (create) {
+		created = lh_mkdir_p(dir, 0755);
+		if (created < 0)
+			return fail(diag, "cannot create state directory '%s': %s", dir,
+				    strerror(errno));
+	}
+	fd = lh_open_dir(AT_FDCWD, dir);
+	if (fd < 0) {
+		if (errno == ENOENT && !create)
+			return -1;
+		if (errno == ELOOP)
+			return fail(diag, "refusing state directory '%s': it is a symbolic link", dir);
+		return fail(diag, "cannot open state directory '%s': %s", dir, strerror(errno));
+	}
+	/* Made here: 0755 whatever the umask, or the check below would refuse it. */
+	if (created > 0 && fchmod(fd, 0755)) {
+		fail(diag, "cannot set the mode of state directory '%s': %s", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (lh_check_trusted(fd, true, "state directory", dir, diag)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Opens (creates) the lock file in the state directory: a regular file of root's only. */
+static int lock_open(int dfd, const char *dir, struct lh_diag *diag)
+{
+	char *path;
+	int fd;
+
+	fd = openat(dfd, LH_LOCK_FILE, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0 && fchmod(fd, 0644)) {
+		close(fd);
+		fd = -1;
+	} else if (fd < 0 && errno == EEXIST) {
+		fd = openat(dfd, LH_LOCK_FILE, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return fail(diag, "refusing lock file '%s/%s': it is a symbolic link", dir,
+				    LH_LOCK_FILE);
+		return fail(diag, "cannot open lock file '%s/%s': %s", dir, LH_LOCK_FILE,
+			    strerror(errno));
+	}
+	/* It is truncated and written: never someone else's file, nor a second name of one. */
+	path = path_join(dir, LH_LOCK_FILE);
+	if (lh_check_trusted(fd, false, "lock file", path, diag)) {
+		close(fd);
+		fd = -1;
+	}
+	free(path);
+	return fd;
+}
 
 static pid_t lock_file_pid(int fd)
 {
@@ -189,60 +267,60 @@ static pid_t lock_file_pid(int fd)
 	return pid > 0 && pid <= INT_MAX ? (pid_t)pid : 0;
 }
 
-static int refuse_locked(const char *lock_path, pid_t pid, struct lh_diag *diag)
+struct lh_session_lock *lh_session_lock(const char *state_dir, struct lh_diag *diag)
 {
-	if (pid)
-		return fail(diag, "another lathound (pid %ld) is using the latency tracers",
-			    (long)pid);
-	return fail(diag, "another lathound is using the latency tracers (lock '%s' is held)",
-		    lock_path);
-}
-
-/* Return: the lock fd (held, our pid written in), or -1 with the reason in diag. */
-static int take_lock(const char *state_dir, const char *lock_path, struct lh_diag *diag)
-{
+	struct lh_session_lock *l;
+	int dfd, fd, n;
 	char pid[32];
-	int fd, n;
 
-	if (mkdir(state_dir, 0755) && errno != EEXIST)
-		return fail(diag, "cannot create state directory '%s': %s", state_dir,
-			    strerror(errno));
-	fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return fail(diag, "cannot open lock file '%s': %s", lock_path, strerror(errno));
+	if (!state_dir)
+		state_dir = LH_STATE_DIR;
+	dfd = state_dir_open(state_dir, true, diag);
+	if (dfd < 0)
+		return NULL;
+	fd = lock_open(dfd, state_dir, diag);
+	if (fd < 0) {
+		close(dfd);
+		return NULL;
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		int err = errno;
 		pid_t holder = lock_file_pid(fd);
 
 		close(fd);
-		if (err == EWOULDBLOCK)
-			return refuse_locked(lock_path, holder, diag);
-		return fail(diag, "cannot lock '%s': %s", lock_path, strerror(err));
+		close(dfd);
+		if (err != EWOULDBLOCK)
+			fail(diag, "cannot lock '%s/%s': %s", state_dir, LH_LOCK_FILE, strerror(err));
+		else if (holder)
+			fail(diag, "another lathound (pid %ld) is using the latency tracers",
+			     (long)holder);
+		else
+			fail(diag, "another lathound is using the latency tracers (lock '%s/%s' is held)",
+			     state_dir, LH_LOCK_FILE);
+		errno = err;
+		return NULL;
 	}
 	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, pid, n, 0) != n) {
 		/* The pid is only for messages: a lock without it still protects. */
 	}
-	return fd;
+	/* A run killed while it wrote the state file left a temporary file: no one writes now. */
+	lh_lockfile_clean(dfd, LH_STATE_FILE);
+	l = lh_xcalloc(1, sizeof(*l));
+	l->dir = lh_xstrdup(state_dir);
+	l->dfd = dfd;
+	l->fd = fd;
+	return l;
 }
 
-int lh_session_lock(const char *state_dir, struct lh_diag *diag)
+void lh_session_unlock(struct lh_session_lock *l)
 {
-	char *lock_path;
-	int fd;
-
-	if (!state_dir)
-		state_dir = LH_STATE_DIR;
-	lock_path = path_join(state_dir, LH_LOCK_FILE);
-	fd = take_lock(state_dir, lock_path, diag);
-	free(lock_path);
-	return fd;
-}
-
-void lh_session_unlock(int lock)
-{
-	if (lock >= 0)
-		close(lock);	/* drops the flock */
+	if (!l)
+		return;
+	close(l->fd);	/* drops the flock */
+	close(l->dfd);
+	free(l->dir);
+	free(l);
 }
 
 pid_t lh_session_lock_holder(const char *state_dir)
@@ -251,7 +329,7 @@ pid_t lh_session_lock_holder(const char *state_dir)
 	pid_t pid = 0;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	free(path);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
@@ -267,82 +345,100 @@ pid_t lh_session_lock_holder(const char *state_dir)
 /* ---- recovery of a killed run ---- */
 
 /*
- * With the lock held: restores and removes the state file a dead run left.
- * Return: 1 restored, 0 none, -1 error (the file is kept).
+ * A state file is given back only to the tracefs it was saved from: one left by a run on
+ * another tree (a test's copy, a tracefs mounted elsewhere) must not be written into the one
+ * in use. Same directory: same device and inode (tracefs has one superblock, wherever it is
+ * mounted). Return: 0 when it is that one, else -1 with why in diag.
  */
-static int recover_locked(const char *state_path, struct lh_state **restored,
-			  struct lh_diag *diag)
+static int same_tracefs(const struct lh_state *st, const char *state_path, const char *dir,
+			struct lh_diag *diag)
 {
-	struct lh_state *st;
+	struct stat a, b;
+	const char *why = NULL;
+
+	if (stat(st->tracing_dir, &a))
+		why = strerror(errno);
+	else if (stat(dir, &b))
+		return fail(diag, "cannot access tracefs at '%s': %s", dir, strerror(errno));
+	else if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return 0;
+	return fail(diag, "state file '%s' was saved from the tracefs at '%s'%s%s%s, not from the one in use now ('%s'): not restoring it there; remove the file if that tracefs is gone",
+		    state_path, st->tracing_dir, why ? " (" : "", why ? why : "", why ? ")" : "",
+		    dir);
+}
+
+int lh_session_recover_locked(struct lh_session_lock *l, struct lh_state **restored,
+			      struct lh_diag *diag)
+{
+	char *state_path = path_join(l->dir, LH_STATE_FILE);
+	struct lh_state *st = NULL;
 	const char *dir;
 	int ret;
 
-	ret = lh_state_read_file(state_path, &st, diag);
+	if (restored)
+		*restored = NULL;
+	ret = lh_state_read_file(l->dfd, LH_STATE_FILE, state_path, &st, diag);
 	if (ret <= 0) {
 		if (ret < 0)
 			fail(diag, "cannot recover the tracefs state left in '%s': check the knobs it lists by hand, then remove it",
 			     state_path);
-		return ret;
+		goto out;
 	}
-	if (lh_session_tracing_dir(&dir, diag) || lh_state_restore(st, diag)) {
+	ret = -1;
+	if (lh_session_tracing_dir(&dir, diag) || same_tracefs(st, state_path, dir, diag))
+		goto out;
+	if (lh_state_restore(st, diag)) {
 		fail(diag, "restoring the tracefs state left by lathound pid %ld failed; '%s' is kept, run 'lathound reset' once fixed",
 		     (long)st->pid, state_path);
-		lh_state_free(st);
-		return -1;
+		goto out;
 	}
-	if (unlink(state_path) && errno != ENOENT) {
+	if (unlinkat(l->dfd, LH_STATE_FILE, 0) && errno != ENOENT) {
 		fail(diag, "cannot remove state file '%s': %s", state_path, strerror(errno));
-		lh_state_free(st);
-		return -1;
+		goto out;
 	}
 	lh_diag_add(diag, LH_DIAG_WARNING, "restored tracefs state left by lathound pid %ld (killed?)",
 		    (long)st->pid);
-	if (restored)
+	ret = 1;
+	if (restored) {
 		*restored = st;
-	else
-		lh_state_free(st);
-	return 1;
+		st = NULL;
+	}
+out:
+	lh_state_free(st);
+	free(state_path);
+	return ret;
 }
 
 int lh_session_recover_state(const char *state_dir, struct lh_state **restored,
 			     struct lh_diag *diag)
 {
+	struct lh_session_lock *l;
 	char *state_path;
 	struct stat sb;
-	int lock, ret = 0;
+	int ret = 0;
 
 	if (restored)
 		*restored = NULL;
 	if (!state_dir)
 		state_dir = LH_STATE_DIR;
 	state_path = path_join(state_dir, LH_STATE_FILE);
-	if (stat(state_path, &sb)) {
+	/* Nothing there: create nothing either. */
+	if (lstat(state_path, &sb)) {
 		if (errno != ENOENT)
 			ret = fail(diag, "cannot check state file '%s': %s", state_path,
 				   strerror(errno));
 		goto out;
 	}
-	lock = lh_session_lock(state_dir, diag);
-	if (lock < 0) {
-		ret = fail(diag, "its state file '%s' is in use, not left over", state_path);
+	l = lh_session_lock(state_dir, diag);
+	if (!l) {
+		if (errno == EWOULDBLOCK)
+			fail(diag, "its state file '%s' is in use, not left over", state_path);
+		ret = -1;
 		goto out;
 	}
-	ret = recover_locked(state_path, restored, diag);
-	lh_session_unlock(lock);
+	ret = lh_session_recover_locked(l, restored, diag);
+	lh_session_unlock(l);
 out:
-	free(state_path);
-	return ret;
-}
-
-int lh_session_recover_locked(const char *state_dir, struct lh_state **restored,
-			      struct lh_diag *diag)
-{
-	char *state_path = path_join(state_dir ? state_dir : LH_STATE_DIR, LH_STATE_FILE);
-	int ret;
-
-	if (restored)
-		*restored = NULL;
-	ret = recover_locked(state_path, restored, diag);
 	free(state_path);
 	return ret;
 }
@@ -523,19 +619,17 @@ static int session_release(struct lh_session *s, struct lh_diag *diag)
 			fail(diag, "tracefs could not be fully restored; the saved state is kept in '%s' for 'lathound reset'",
 			     s->state_path);
 			ret = -1;
-		} else if (unlink(s->state_path) && errno != ENOENT) {
+		} else if (unlinkat(s->lock->dfd, LH_STATE_FILE, 0) && errno != ENOENT) {
 			ret = fail(diag, "cannot remove state file '%s': %s", s->state_path,
 				   strerror(errno));
 		}
 		s->state_written = false;
 	}
-	if (s->lock_fd >= 0)
-		close(s->lock_fd);	/* drops the flock */
-	s->lock_fd = -1;
+	lh_session_unlock(s->lock);
+	s->lock = NULL;
 	lh_state_free(s->state);
 	tracefs_put_tracing_file(s->max_latency_path);
 	free(s->state_path);
-	free(s->lock_path);
 	free(s);
 	return ret;
 }
@@ -792,17 +886,16 @@ int lh_session_create(struct lh_session **sp, const struct lh_session_opts *o,
 
 	s = lh_xcalloc(1, sizeof(*s));
 	s->owner = getpid();
-	s->lock_fd = s->tracing_on_fd = -1;
+	s->tracing_on_fd = -1;
 	s->threshold_ns = o->threshold_ns;
 	s->state_path = path_join(state_dir, LH_STATE_FILE);
-	s->lock_path = path_join(state_dir, LH_LOCK_FILE);
 	s->max_latency_path = tracefs_instance_get_file(NULL, "tracing_max_latency");
 	s->have_max_latency = lh_state_knob_exists("tracing_max_latency");
 
-	s->lock_fd = take_lock(state_dir, s->lock_path, diag);
-	if (s->lock_fd < 0)
+	s->lock = lh_session_lock(state_dir, diag);
+	if (!s->lock)
 		goto fail;
-	if (recover_locked(s->state_path, NULL, diag) < 0)
+	if (lh_session_recover_locked(s->lock, NULL, diag) < 0)
 		goto fail;
 	if (check_tracer_free(o, diag))
 		goto fail;
@@ -830,7 +923,7 @@ int lh_session_create(struct lh_session **sp, const struct lh_session_opts *o,
 	s->state->tracing_dir = lh_xstrdup(dir);
 	if (save_knobs(s, o, kp, nr_kp, diag))
 		goto fail;
-	if (lh_state_write_file(s->state, s->state_path, diag))
+	if (lh_state_write_file(s->state, s->lock->dfd, LH_STATE_FILE, s->state_path, diag))
 		goto fail;
 	s->state_written = true;	/* from here, every failure restores */
 

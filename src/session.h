@@ -4,8 +4,9 @@
  * knobs through libtracefs, and gives every one of them back.
  *
  * lh_session_create() mounts tracefs if needed, takes the run lock, restores the state a
- * killed run left behind, saves every knob it will touch to a state file under
- * /run/lathound/ (fsync'd before anything changes) and configures what is common to all
+ * killed run left behind (into the tracefs it came from only), saves every knob it will
+ * touch to a state file under /run/lathound/ (JSON, written atomically and fsync'd before
+ * anything changes; state.h) and configures what is common to all
  * tracers (options, filters, irq events in the top-level instance, kprobes).
  * lh_session_arm() switches the armed tracer (time slices rotate through it).
  * lh_session_destroy() restores everything, removes the state file and drops the lock;
@@ -100,23 +101,32 @@ int lh_session_recover(const char *state_dir, struct lh_diag *diag);
  */
 int lh_session_recover_state(const char *state_dir, struct lh_state **restored,
 			     struct lh_diag *diag);
-/*
- * lh_session_recover_state() for a caller that holds the lock (lh_session_lock()), so
- * that it can clean up more before another run may start ('lathound reset' removes the
- * killed run's tracefs instance). Return: as lh_session_recover_state().
- */
-int lh_session_recover_locked(const char *state_dir, struct lh_state **restored,
-			      struct lh_diag *diag);
+
+/* The run lock of a state directory (lh_session_lock()). */
+struct lh_session_lock;
 
 /*
- * Takes the run lock of state_dir (NULL = LH_STATE_DIR; the directory and the lock file
- * are created as needed), as a session does, for work that must not run beside a live
- * lathound. Return: the lock, an fd to give back with lh_session_unlock(), or -1 with the
- * reason in diag ("another lathound (pid N) is using the latency tracers").
+ * Takes the run lock of state_dir (NULL = LH_STATE_DIR), as a session does, for work that
+ * must not run beside a live lathound. The directory (and its missing parents) and the lock
+ * file are created as needed. The directory is opened without following a link, and it and
+ * the lock file must be owned by root (or the user lathound runs as) and writable by it
+ * alone (lh_check_trusted()): a state file planted there would be written into tracefs.
+ * Temporary files a killed run left there are removed.
+ * Return: the lock (give it back with lh_session_unlock()), or NULL with the reason in diag
+ * (errno EWOULDBLOCK: "another lathound (pid N) is using the latency tracers").
  */
-int lh_session_lock(const char *state_dir, struct lh_diag *diag);
-/* Drops a lock taken with lh_session_lock(); -1 is ignored. */
-void lh_session_unlock(int lock);
+struct lh_session_lock *lh_session_lock(const char *state_dir, struct lh_diag *diag);
+/* Drops a lock taken with lh_session_lock() and frees it. NULL-safe. */
+void lh_session_unlock(struct lh_session_lock *lock);
+/*
+ * lh_session_recover_state() for a caller that holds the lock, so that it can clean up more
+ * before another run may start ('lathound reset' removes the killed run's tracefs
+ * instance). The state file is given back only to the tracefs it names, when that is the
+ * one in use now (lh_session_tracing_dir()); otherwise it is kept and -1 returned.
+ * Return: as lh_session_recover_state().
+ */
+int lh_session_recover_locked(struct lh_session_lock *lock, struct lh_state **restored,
+			      struct lh_diag *diag);
 
 /*
  * Finds tracefs (libtracefs mounts it when it is not mounted). Return: 0 and *dir

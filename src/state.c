@@ -11,8 +11,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <json-c/json.h>
 #include <tracefs.h>
 
+#include "lockfile.h"
 #include "state.h"
 
 #define LIST_EMPTY_MARK	"####"
@@ -380,56 +382,9 @@ int lh_state_restore(const struct lh_state *st, struct lh_diag *diag)
 	return ret;
 }
 
-/* ---- the state file's text ---- */
+/* ---- the state file's text: JSON ---- */
 
-struct buf {
-	char	*p;
-	size_t	len;
-	size_t	alloc;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	LH_GROW(b->p, b->len + n + 1, b->alloc);
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	s = lh_xvasprintf(fmt, ap);
-	va_end(ap);
-	buf_add(b, s, strlen(s));
-	free(s);
-}
-
-static void buf_escape(struct buf *b, const char *s)
-{
-	char esc[5];
-
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '\\')
-			buf_add(b, "\\\\", 2);
-		else if (c == '\n')
-			buf_add(b, "\\n", 2);
-		else if (c == '\t')
-			buf_add(b, "\\t", 2);
-		else if (c < ' ' || c == 0x7f) {
-			snprintf(esc, sizeof(esc), "\\x%02x", c);
-			buf_add(b, esc, 4);
-		} else {
-			buf_add(b, s, 1);
-		}
-	}
-}
+#define FORMAT_NAME	"lathound-state"
 
 static const char *const kind_names[] = {
 	[LH_STATE_VALUE]	= "value",
@@ -437,314 +392,291 @@ static const char *const kind_names[] = {
 	[LH_STATE_KPROBE]	= "kprobe",
 };
 
-char *lh_state_format(const struct lh_state *st, size_t *len)
+/* json-c returns NULL when out of memory: a state file must never lose a value to that. */
+static json_object *jnew(json_object *o)
 {
-	struct buf b = { 0 };
-	size_t i;
-
-	buf_printf(&b, "# lathound: tracefs knobs to give back ('lathound reset' restores them)\n");
-	buf_printf(&b, "lathound-state %d\n", LH_STATE_VERSION);
-	buf_printf(&b, "pid %ld\n", (long)st->pid);
-	buf_printf(&b, "started %llu\n", (unsigned long long)st->started_ns);
-	if (st->tracing_dir) {
-		buf_add(&b, "tracing-dir ", 12);
-		buf_escape(&b, st->tracing_dir);
-		buf_add(&b, "\n", 1);
-	}
-	for (i = 0; i < st->nr; i++) {
-		const struct lh_state_entry *e = &st->entries[i];
-
-		buf_printf(&b, "%s %s ", kind_names[e->kind], e->path);
-		buf_escape(&b, e->value);
-		buf_add(&b, "\n", 1);
-	}
-	buf_printf(&b, "end %zu\n", st->nr);
-	if (len)
-		*len = b.len;
-	return b.p;
+	if (!o)
+		lh_oom();
+	return o;
 }
 
-static int hexval(char c)
+static void jadd(json_object *o, const char *key, json_object *v)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
+	if (json_object_object_add(o, key, jnew(v)))
+		lh_oom();
+}
+
+char *lh_state_format(const struct lh_state *st, size_t *len)
+{
+	json_object *root = jnew(json_object_new_object());
+	json_object *entries = jnew(json_object_new_array());
+	const char *text;
+	char *out;
+	size_t i;
+
+	jadd(root, "format", json_object_new_string(FORMAT_NAME));
+	jadd(root, "version", json_object_new_int(LH_STATE_VERSION));
+	jadd(root, "about", json_object_new_string(
+		"tracefs knobs as they were before lathound changed them ('lathound reset' restores them)"));
+	jadd(root, "pid", json_object_new_int64(st->pid));
+	jadd(root, "started_ns", json_object_new_uint64(st->started_ns));
+	jadd(root, "tracing_dir", json_object_new_string(st->tracing_dir ? st->tracing_dir : ""));
+	for (i = 0; i < st->nr; i++) {
+		const struct lh_state_entry *e = &st->entries[i];
+		json_object *o = jnew(json_object_new_object());
+
+		jadd(o, "kind", json_object_new_string(kind_names[e->kind]));
+		jadd(o, "path", json_object_new_string(e->path));
+		jadd(o, "value", json_object_new_string(e->value));
+		if (json_object_array_add(entries, o))
+			lh_oom();
+	}
+	jadd(root, "entries", entries);
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+						    JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		lh_oom();
+	out = lh_xasprintf("%s\n", text);
+	json_object_put(root);
+	if (len)
+		*len = strlen(out);
+	return out;
+}
+
+static int corrupt(struct lh_diag *diag, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int corrupt(struct lh_diag *diag, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	char *why;
+
+	va_start(ap, fmt);
+	why = lh_xvasprintf(fmt, ap);
+	va_end(ap);
+	lh_diag_add(diag, LH_DIAG_ERROR, "corrupt state file '%s': %s", name, why);
+	free(why);
 	return -1;
 }
 
-/* Unescapes s[0..n) into a new string. Return: it, or NULL on a bad escape. */
-static char *unescape(const char *s, size_t n)
+/* Return: the string member key of o (NUL-free, borrowed from o), or NULL. */
+static const char *get_string(json_object *o, const char *key)
 {
-	char *out = lh_xmalloc(n + 1), *o = out;
+	json_object *v;
+	const char *s;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	s = json_object_get_string(v);
+	return strlen(s) == (size_t)json_object_get_string_len(v) ? s : NULL;
+}
+
+/* Return: the integer member key of o in *v, 0; or -1 when it is missing or not one. */
+static int get_int(json_object *o, const char *key, int64_t *v)
+{
+	json_object *j;
+
+	if (!json_object_object_get_ex(o, key, &j) || !json_object_is_type(j, json_type_int))
+		return -1;
+	errno = 0;
+	*v = json_object_get_int64(j);
+	return errno ? -1 : 0;
+}
+
+/* Return: the first member of o not in keys (NULL-terminated), or NULL. */
+static const char *unknown_key(json_object *o, const char *const *keys)
+{
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		if (s[i] != '\\') {
-			*o++ = s[i];
-			continue;
-		}
-		if (++i >= n)
-			goto bad;
-		switch (s[i]) {
-		case '\\': *o++ = '\\'; break;
-		case 'n': *o++ = '\n'; break;
-		case 't': *o++ = '\t'; break;
-		case 'x': {
-			int hi, lo;
-
-			if (i + 2 >= n)
-				goto bad;
-			hi = hexval(s[i + 1]);
-			lo = hexval(s[i + 2]);
-			if (hi < 0 || lo < 0 || !(hi | lo))
-				goto bad;
-			*o++ = (char)(hi * 16 + lo);
-			i += 2;
-			break;
-		}
-		default:
-			goto bad;
-		}
+	json_object_object_foreach(o, key, val) {
+		(void)val;
+		for (i = 0; keys[i] && strcmp(keys[i], key); i++)
+			;
+		if (!keys[i])
+			return key;
 	}
-	*o = '\0';
-	return out;
-bad:
-	free(out);
 	return NULL;
 }
 
-static int corrupt(struct lh_diag *diag, const char *name, unsigned long line, const char *why)
+static int parse_entry(struct lh_state *st, json_object *e, size_t i, const char *name,
+		       struct lh_diag *diag)
 {
-	lh_diag_add(diag, LH_DIAG_ERROR, "corrupt state file '%s': line %lu: %s", name, line, why);
-	return -1;
+	static const char *const keys[] = { "kind", "path", "value", NULL };
+	const char *kind, *path, *value, *bad;
+	unsigned int k;
+
+	if (!json_object_is_type(e, json_type_object))
+		return corrupt(diag, name, "entry %zu is not an object", i + 1);
+	bad = unknown_key(e, keys);
+	if (bad)
+		return corrupt(diag, name, "entry %zu: unknown key '%s'", i + 1, bad);
+	kind = get_string(e, "kind");
+	path = get_string(e, "path");
+	value = get_string(e, "value");
+	if (!kind || !path || !value)
+		return corrupt(diag, name, "entry %zu: 'kind', 'path' and 'value' must be strings",
+			       i + 1);
+	for (k = 0; k < LH_ARRAY_SIZE(kind_names) && strcmp(kind, kind_names[k]); k++)
+		;
+	if (k == LH_ARRAY_SIZE(kind_names))
+		return corrupt(diag, name, "entry %zu: unknown kind '%s'", i + 1, kind);
+	if (lh_state_find(st, path) || lh_state_add(st, k, path, value))
+		return corrupt(diag, name, "entry %zu: bad or repeated path", i + 1);
+	return 0;
 }
 
-/* Parses a decimal number filling s[0..n). Return: 0, or -1. */
-static int parse_u64(const char *s, size_t n, uint64_t *v)
+/* Fills st from the parsed root object. Return: 0, or -1 with the reason in diag. */
+static int parse_root(struct lh_state *st, json_object *root, const char *name,
+		      struct lh_diag *diag)
 {
-	char tmp[32], *end;
+	static const char *const keys[] = {
+		"format", "version", "about", "pid", "started_ns", "tracing_dir", "entries", NULL,
+	};
+	json_object *entries, *started;
+	const char *s, *bad;
+	int64_t v;
+	size_t i;
 
-	if (!n || n >= sizeof(tmp) || *s < '0' || *s > '9')
+	s = json_object_is_type(root, json_type_object) ? get_string(root, "format") : NULL;
+	if (!s || strcmp(s, FORMAT_NAME))
+		return corrupt(diag, name, "not a lathound state file (no \"format\": \"%s\")",
+			       FORMAT_NAME);
+	if (get_int(root, "version", &v))
+		return corrupt(diag, name, "no version");
+	if (v != LH_STATE_VERSION) {
+		lh_diag_add(diag, LH_DIAG_ERROR,
+			    "state file '%s' has version %lld, and this lathound reads version %d only",
+			    name, (long long)v, LH_STATE_VERSION);
 		return -1;
-	memcpy(tmp, s, n);
-	tmp[n] = '\0';
-	errno = 0;
-	*v = strtoull(tmp, &end, 10);
-	return errno || *end ? -1 : 0;
+	}
+	bad = unknown_key(root, keys);
+	if (bad)
+		return corrupt(diag, name, "unknown key '%s'", bad);
+	if (get_int(root, "pid", &v) || v <= 0 || v > INT_MAX)
+		return corrupt(diag, name, "bad pid");
+	st->pid = (pid_t)v;
+	if (!json_object_object_get_ex(root, "started_ns", &started) ||
+	    !json_object_is_type(started, json_type_int))
+		return corrupt(diag, name, "bad start time");
+	/* json-c keeps a negative number as int64, one past INT64_MAX as uint64. */
+	if (json_object_get_int64(started) < 0)
+		return corrupt(diag, name, "bad start time");
+	st->started_ns = json_object_get_uint64(started);
+	s = get_string(root, "tracing_dir");
+	if (!s || s[0] != '/')
+		return corrupt(diag, name, "no tracing_dir (an absolute path)");
+	st->tracing_dir = lh_xstrdup(s);
+	if (!json_object_object_get_ex(root, "entries", &entries) ||
+	    !json_object_is_type(entries, json_type_array))
+		return corrupt(diag, name, "no entries");
+	for (i = 0; i < json_object_array_length(entries); i++)
+		if (parse_entry(st, json_object_array_get_idx(entries, i), i, name, diag))
+			return -1;
+	return 0;
 }
 
 int lh_state_parse(const char *buf, size_t len, const char *name, struct lh_state **out,
 		   struct lh_diag *diag)
 {
-	const char *p = buf, *end = buf + len;
 	struct lh_state *st = lh_xcalloc(1, sizeof(*st));
-	unsigned long lineno = 0;
-	bool header = false, ended = false;
-	uint64_t v;
+	enum json_tokener_error jerr;
+	json_object *root = NULL;
+	json_tokener *tok;
+	size_t end;
+	int ret = -1;
 
 	*out = NULL;
 	if (memchr(buf, '\0', len)) {
-		corrupt(diag, name, 1, "binary data (NUL byte)");
-		goto fail;
+		corrupt(diag, name, "binary data (NUL byte)");
+		goto out;
 	}
-	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p), *le = nl ? nl : end;
-		const char *sp, *arg;
-		size_t kw, alen;
-
-		lineno++;
-		if (!nl) {
-			corrupt(diag, name, lineno, "truncated (no newline at the end)");
-			goto fail;
-		}
-		if (le == p || *p == '#') {
-			p = nl + 1;
-			continue;
-		}
-		if (ended) {
-			corrupt(diag, name, lineno, "text after 'end'");
-			goto fail;
-		}
-		sp = memchr(p, ' ', le - p);
-		kw = (sp ? sp : le) - p;
-		arg = sp ? sp + 1 : le;
-		alen = le - arg;
-#define KW(s) (kw == strlen(s) && !memcmp(p, s, kw))
-		if (!header) {
-			if (!KW("lathound-state")) {
-				corrupt(diag, name, lineno, "not a lathound state file (no 'lathound-state' header)");
-				goto fail;
-			}
-			if (parse_u64(arg, alen, &v) || v != LH_STATE_VERSION) {
-				corrupt(diag, name, lineno, "unsupported state file version");
-				goto fail;
-			}
-			header = true;
-		} else if (KW("pid")) {
-			if (parse_u64(arg, alen, &v) || !v || v > INT_MAX) {
-				corrupt(diag, name, lineno, "bad pid");
-				goto fail;
-			}
-			st->pid = (pid_t)v;
-		} else if (KW("started")) {
-			if (parse_u64(arg, alen, &st->started_ns)) {
-				corrupt(diag, name, lineno, "bad start time");
-				goto fail;
-			}
-		} else if (KW("tracing-dir")) {
-			free(st->tracing_dir);
-			st->tracing_dir = unescape(arg, alen);
-			if (!st->tracing_dir) {
-				corrupt(diag, name, lineno, "bad escape in tracing-dir");
-				goto fail;
-			}
-		} else if (KW("value") || KW("list") || KW("kprobe")) {
-			enum lh_state_kind kind = KW("value") ? LH_STATE_VALUE :
-						  KW("list") ? LH_STATE_LIST : LH_STATE_KPROBE;
-			const char *psp = memchr(arg, ' ', alen);
-			char *path, *val;
-			int ret;
-
-			if (!psp) {
-				corrupt(diag, name, lineno, "entry without a value");
-				goto fail;
-			}
-			path = lh_xmalloc(psp - arg + 1);
-			memcpy(path, arg, psp - arg);
-			path[psp - arg] = '\0';
-			val = unescape(psp + 1, le - psp - 1);
-			if (!val) {
-				free(path);
-				corrupt(diag, name, lineno, "bad escape in value");
-				goto fail;
-			}
-			ret = lh_state_find(st, path) ? -1 : lh_state_add(st, kind, path, val);
-			free(path);
-			free(val);
-			if (ret) {
-				corrupt(diag, name, lineno, "bad or repeated path");
-				goto fail;
-			}
-		} else if (KW("end")) {
-			if (parse_u64(arg, alen, &v) || v != st->nr) {
-				corrupt(diag, name, lineno, "entry count does not match 'end'");
-				goto fail;
-			}
-			ended = true;
-		} else {
-			corrupt(diag, name, lineno, "unknown keyword");
-			goto fail;
-		}
-#undef KW
-		p = nl + 1;
+	/* Version 1 was a text format: "lathound-state 1" on its first line. */
+	if (len >= strlen(FORMAT_NAME) + 1 && !memcmp(buf, FORMAT_NAME " ", strlen(FORMAT_NAME) + 1)) {
+		lh_diag_add(diag, LH_DIAG_ERROR,
+			    "state file '%s' is in the text format of an older lathound (version 1), and this lathound reads version %d only",
+			    name, LH_STATE_VERSION);
+		goto out;
 	}
-	if (!header) {
-		corrupt(diag, name, lineno ? lineno : 1, "empty or not a lathound state file");
-		goto fail;
+	tok = json_tokener_new_ex(8);
+	if (!tok)
+		lh_oom();
+	/* Strict: no trailing text, no single quotes or bare words. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	root = json_tokener_parse_ex(tok, buf, (int)(len > INT_MAX ? INT_MAX : len));
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (jerr == json_tokener_continue || (!root && !len)) {
+		corrupt(diag, name, "truncated (the JSON text ends early)");
+		goto out;
 	}
-	if (!ended) {
-		corrupt(diag, name, lineno, "truncated (no 'end' line)");
-		goto fail;
+	if (!root) {
+		corrupt(diag, name, "not JSON: %s at byte %zu", json_tokener_error_desc(jerr), end);
+		goto out;
 	}
-	*out = st;
-	return 0;
-fail:
-	lh_state_free(st);
-	return -1;
+	ret = parse_root(st, root, name, diag);
+out:
+	json_object_put(root);
+	if (ret)
+		lh_state_free(st);
+	else
+		*out = st;
+	return ret;
 }
 
 /* ---- the state file ---- */
 
-int lh_state_write_file(const struct lh_state *st, const char *path, struct lh_diag *diag)
+int lh_state_write_file(const struct lh_state *st, int dfd, const char *name, const char *path,
+			struct lh_diag *diag)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX], *slash, *text;
+	char *text, *label;
 	size_t len;
-	int fd, dfd, err;
+	int ret;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "state file path '%s' is too long", path);
-		return -1;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		dir[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	else
-		snprintf(dir, sizeof(dir), ".");
-
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot create state file in '%s': %s", dir,
-			    strerror(errno));
+	if (!st->tracing_dir || st->tracing_dir[0] != '/') {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot write state file '%s': no tracing directory",
+			    path);
+		errno = EINVAL;
 		return -1;
 	}
 	text = lh_state_format(st, &len);
-	if (fchmod(fd, 0644) || lh_write_fd(fd, text, len) || fsync(fd)) {
-		err = errno;
-		free(text);
-		close(fd);
-		unlink(tmp);
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot write state file '%s': %s", tmp,
-			    strerror(err));
-		return -1;
-	}
+	label = lh_xasprintf("state file '%s'", path);
+	ret = lh_lockfile_write_buf(dfd, name, label, text, len, diag);
+	free(label);
 	free(text);
-	if (close(fd) || rename(tmp, path)) {
-		err = errno;
-		unlink(tmp);
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot write state file '%s': %s", path,
-			    strerror(err));
-		return -1;
-	}
-	/* The rename itself must reach the disk before tracefs is touched. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fsync(dfd)) {
-		err = errno;
-		if (dfd >= 0)
-			close(dfd);
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot sync state directory '%s': %s", dir,
-			    strerror(err));
-		return -1;
-	}
-	close(dfd);
-	return 0;
+	return ret;
 }
 
-int lh_state_read_file(const char *path, struct lh_state **st, struct lh_diag *diag)
+int lh_state_read_file(int dfd, const char *name, const char *path, struct lh_state **st,
+		       struct lh_diag *diag)
 {
-	struct buf b = { 0 };
-	char chunk[4096];
-	ssize_t n;
+	size_t alloc = 0, len;
+	char *buf = NULL;
 	int fd, ret;
 
 	*st = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO planted there must not hang lathound. */
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot open state file '%s': %s", path,
-			    strerror(errno));
+		if (errno == ELOOP)
+			lh_diag_add(diag, LH_DIAG_ERROR,
+				    "refusing state file '%s': it is a symbolic link", path);
+		else
+			lh_diag_add(diag, LH_DIAG_ERROR, "cannot open state file '%s': %s", path,
+				    strerror(errno));
 		return -1;
 	}
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || b.len > (1u << 24)) {
-			lh_diag_add(diag, LH_DIAG_ERROR, "cannot read state file '%s': %s", path,
-				    n < 0 ? strerror(errno) : "larger than 16 MiB");
-			close(fd);
-			free(b.p);
-			return -1;
-		}
-		buf_add(&b, chunk, n);
+	/* Its values are written into tracefs as root: only root may have chosen them. */
+	ret = lh_check_trusted(fd, false, "state file", path, diag);
+	if (!ret && lh_read_fd(fd, &buf, &alloc, &len, 1u << 24)) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot read state file '%s': %s", path,
+			    errno == EFBIG ? "larger than 16 MiB" : strerror(errno));
+		ret = -1;
 	}
+	if (!ret)
+		ret = lh_state_parse(buf, len, path, st, diag) ? -1 : 1;
 	close(fd);
-	ret = lh_state_parse(b.p ? b.p : "", b.len, path, st, diag);
-	free(b.p);
-	return ret ? -1 : 1;
+	free(buf);
+	return ret;
 }

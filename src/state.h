@@ -10,19 +10,25 @@
  * libtracefs), lh_state_write_file() and lh_state_read_file() do the file I/O.
  * No printing: problems go to the caller's lh_diag.
  *
- * The state file is text, one entry per line, values escaped (\n \t \\ \xHH):
+ * The state file is JSON (json-c does every escape), with a format name and a version; a
+ * file of another version (1 was a text format) is refused, not guessed at:
  *
- *	lathound-state 1
- *	pid 1234
- *	started 1764439200123456789
- *	tracing-dir /sys/kernel/tracing
- *	value tracing_on 1\n
- *	value current_tracer nop\n
- *	list set_ftrace_filter schedule\nvfs_read\n
- *	kprobe lathound/do_sys_open p:lathound/do_sys_open do_sys_open
- *	end 4
+ *	{
+ *	  "format": "lathound-state",
+ *	  "version": 2,
+ *	  "about": "tracefs knobs as they were before lathound changed them ...",
+ *	  "pid": 1234,
+ *	  "started_ns": 1764439200123456789,
+ *	  "tracing_dir": "/sys/kernel/tracing",
+ *	  "entries": [
+ *	    { "kind": "value", "path": "tracing_on", "value": "1\n" },
+ *	    { "kind": "list", "path": "set_ftrace_filter", "value": "schedule\nvfs_read\n" },
+ *	    { "kind": "kprobe", "path": "lathound/do_sys_open",
+ *	      "value": "p:lathound/do_sys_open do_sys_open" }
+ *	  ]
+ *	}
  *
- * 'end N' (N = number of entries) closes a complete file: a file without it is corrupt.
+ * A file cut short is not valid JSON, and is refused.
  */
 #ifndef LH_STATE_H
 #define LH_STATE_H
@@ -34,7 +40,7 @@
 
 #include "util.h"
 
-#define LH_STATE_VERSION	1
+#define LH_STATE_VERSION	2
 
 enum lh_state_kind {
 	LH_STATE_VALUE,		/* one-value knob: written back as it was read */
@@ -53,7 +59,7 @@ struct lh_state_entry {
 struct lh_state {
 	pid_t			pid;		/* the lathound that saved it */
 	uint64_t		started_ns;	/* CLOCK_REALTIME when it was saved */
-	char			*tracing_dir;	/* informative: restores use today's */
+	char			*tracing_dir;	/* the tracefs it was saved from (absolute) */
 	struct lh_state_entry	*entries;
 	size_t			nr;
 	size_t			alloc;
@@ -95,22 +101,30 @@ int lh_state_restore(const struct lh_state *st, struct lh_diag *diag);
 char *lh_state_format(const struct lh_state *st, size_t *len);
 /*
  * Parses a state file's text; name is used in messages. Return: 0 and *st (free with
- * lh_state_free()), or -1 with "corrupt state file 'NAME': line N: ..." in diag.
+ * lh_state_free()), or -1 with "corrupt state file 'NAME': ..." (or the version it has) in
+ * diag.
  */
 int lh_state_parse(const char *buf, size_t len, const char *name, struct lh_state **st,
 		   struct lh_diag *diag);
 
 /*
- * Writes the state file atomically: a temporary file in the same directory, fsync'd,
- * renamed over path, and the directory fsync'd, so that after a crash path holds either
- * the old or the complete new state. Return: 0, or -1 with the reason in diag.
+ * Writes the state file name in the directory open at dfd through lh_lockfile_write_buf()
+ * (an exclusive temporary file, fsync'd, renamed over it, the directory fsync'd): after a
+ * crash it holds either the old or the complete new state. path names it in messages.
+ * Return: 0, or -1 with the reason in diag (EINVAL: st has no tracing_dir).
  */
-int lh_state_write_file(const struct lh_state *st, const char *path, struct lh_diag *diag);
+int lh_state_write_file(const struct lh_state *st, int dfd, const char *name, const char *path,
+			struct lh_diag *diag);
 /*
- * Return: 1 and *st (caller frees), 0 when there is no file at path, -1 when it cannot be
- * read or is corrupt (diag says why).
+ * Reads the state file name in the directory open at dfd (AT_FDCWD and a path will do),
+ * never through a link or from a FIFO. Its values are written into tracefs as root, so a
+ * file that is not regular, or that is owned by another user, writable by group or others,
+ * or hard-linked (lh_check_trusted()) is refused. path names it in messages.
+ * Return: 1 and *st (caller frees), 0 when there is no such file, -1 when it cannot be
+ * read, is refused or is corrupt (diag says why).
  */
-int lh_state_read_file(const char *path, struct lh_state **st, struct lh_diag *diag);
+int lh_state_read_file(int dfd, const char *name, const char *path, struct lh_state **st,
+		       struct lh_diag *diag);
 
 /*
  * Reads a one-line knob of the top-level instance ("current_tracer") into buf, without its

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Messages, durations, diagnostics, arena and allocation helpers shared by every module. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -64,9 +66,14 @@ static const struct {
 	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
 };
 
-int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
+/*
+ * A number and a unit, or a bare number counted in bare_ns units. Return: 0, *ns and *unit
+ * (the unit's entry, NULL for a bare number), or -1 and *err.
+ */
+static int duration_parse(const char *s, double bare_ns, uint64_t *ns, const char **unit,
+			  const char **err)
 {
-	double mult = 1e3, v;
+	double mult = bare_ns, v;
 	bool decimal = true;
 	const char *c;
 	char *end;
@@ -80,6 +87,7 @@ int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
 		*err = "a duration is a positive number with a unit (ns, us, ms, s, m, h)";
 		return -1;
 	}
+	*unit = NULL;
 	errno = 0;
 	v = strtod(s, &end);
 	/* strtod() also takes hex ("0x10") and "nan": a duration is decimal. */
@@ -99,6 +107,7 @@ int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
 			return -1;
 		}
 		mult = units[i].ns;
+		*unit = units[i].suffix;
 	}
 	v = v * mult + 0.5;
 	/* 2^64: the first double a uint64_t cannot hold (llround() stops at 2^63). */
@@ -107,6 +116,37 @@ int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
 		return -1;
 	}
 	*ns = (uint64_t)v;
+	return 0;
+}
+
+int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
+{
+	const char *unit;
+
+	return duration_parse(s, 1e9, ns, &unit, err);
+}
+
+int lh_budget_parse(const char *s, uint64_t *ns, const char **err)
+{
+	const char *unit;
+	uint64_t v;
+
+	if (duration_parse(s, 1e3, &v, &unit, err))
+		return -1;
+	if (!v) {
+		*err = "0 is not a latency budget: every section exceeds it";
+		return -1;
+	}
+	if (v >= 1000000000ULL) {
+		if (unit && !strcmp(unit, "m"))
+			*err = "'m' is minutes, and a latency budget is under 1s: did you mean 'ms'?";
+		else if (!unit)
+			*err = "a bare number is microseconds, and a latency budget is under 1s";
+		else
+			*err = "a latency budget is under 1s: did you mean ms or us?";
+		return -1;
+	}
+	*ns = v;
 	return 0;
 }
 
@@ -317,6 +357,77 @@ int lh_write_fd(int fd, const char *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int lh_mkdir_p(const char *path, mode_t mode)
+{
+	char *p = lh_xstrdup(path), *s;
+	int err;
+
+	/* Each parent in turn ("/a", "/a/b"), then path itself. */
+	for (s = p + 1; (s = strchr(s, '/')); s++) {
+		while (s[1] == '/')
+			s++;
+		if (!s[1])
+			break;
+		*s = '\0';
+		if (mkdir(p, mode) && errno != EEXIST) {
+			err = errno;
+			free(p);
+			errno = err;
+			return -1;
+		}
+		*s = '/';
+	}
+	free(p);
+	if (!mkdir(path, mode))
+		return 1;
+	return errno == EEXIST ? 0 : -1;
+}
+
+int lh_open_dir(int dfd, const char *name)
+{
+	struct stat st;
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	/* With O_DIRECTORY, a link may be reported as ENOTDIR rather than ELOOP. */
+	if (fd < 0 && errno == ENOTDIR && !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISLNK(st.st_mode))
+		errno = ELOOP;
+	return fd;
+}
+
+int lh_check_trusted(int fd, bool dir, const char *what, const char *path,
+		     struct lh_diag *diag)
+{
+	const char *kind = dir ? "directory" : "file";
+	struct stat st;
+	char why[64];
+
+	if (fstat(fd, &st)) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot check %s '%s': %s", what, path,
+			    strerror(errno));
+		return -1;
+	}
+	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "refusing %s '%s': not a %s%s", what, path,
+			    dir ? "" : "regular ", kind);
+		return -1;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		snprintf(why, sizeof(why), "owned by uid %lu", (unsigned long)st.st_uid);
+	else if (st.st_mode & S_IWOTH)
+		snprintf(why, sizeof(why), "writable by others (mode %04o)", st.st_mode & 07777);
+	else if (st.st_mode & S_IWGRP)
+		snprintf(why, sizeof(why), "writable by its group (mode %04o)", st.st_mode & 07777);
+	else if (!dir && st.st_nlink > 1)
+		snprintf(why, sizeof(why), "a hard link (%lu names)", (unsigned long)st.st_nlink);
+	else
+		return 0;
+	lh_diag_add(diag, LH_DIAG_ERROR,
+		    "refusing %s '%s': it is %s, and only a %s root alone can write is trusted",
+		    what, path, why, kind);
+	return -1;
 }
 
 void *lh_xmalloc(size_t size)

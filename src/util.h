@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #define LH_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -26,11 +28,20 @@ extern int lh_quiet;
 
 /*
  * Durations: "250ns", "500us", "2ms", "1.5s", "90s", "10m", "12h": a decimal number (an
- * exponent allowed: "1e3us") and a unit. A bare number is microseconds, as in
- * tracing_thresh and cyclictest. Return: 0 and *ns (rounded to the nearest ns), or -1
- * with *err set to a static message saying what is wrong (*ns untouched).
+ * exponent allowed: "1e3us") and a unit. Two kinds, one parser each:
+ *
+ * lh_duration_parse(), for run lengths (-d, --slice, --checkpoint): a bare number is
+ * seconds, as in rtla and cyclictest ("-d 12" runs 12 seconds).
+ *
+ * lh_budget_parse(), for latency budgets and thresholds (--max, -T, a rule's 'min'): a bare
+ * number is microseconds, as in tracing_thresh; 0 and 1s or more are refused as no latency
+ * budget ("--max irqsoff=1m" is a minute: "did you mean 'ms'?").
+ *
+ * Return: 0 and *ns (rounded to the nearest ns), or -1 with *err set to a static message
+ * saying what is wrong (*ns untouched).
  */
 int lh_duration_parse(const char *s, uint64_t *ns, const char **err);
+int lh_budget_parse(const char *s, uint64_t *ns, const char **err);
 /* Formats ns as the shortest exact unit ("2ms", "1500us"). Return: buf. */
 char *lh_duration_format(uint64_t ns, char *buf, size_t len);
 
@@ -105,6 +116,30 @@ int lh_read_fd(int fd, char **buf, size_t *alloc, size_t *len, size_t max);
 
 /* Writes all of buf to fd, retrying on EINTR and short writes. Return: 0, or -1 with errno. */
 int lh_write_fd(int fd, const char *buf, size_t len);
+
+/*
+ * Creates directory path and the parents it lacks, as 'mkdir -p' (mode for each one, less the
+ * umask). Return: 1 when path itself was created, 0 when it was there, -1 with errno.
+ */
+int lh_mkdir_p(const char *path, mode_t mode);
+
+/*
+ * Opens directory name (relative to dfd, or AT_FDCWD) for *at() calls, never through a
+ * symbolic link as its last component. Return: the fd, or -1 with errno (ELOOP: a link is
+ * there; ENOTDIR: something else that is not a directory).
+ */
+int lh_open_dir(int dfd, const char *name);
+
+/*
+ * Whether lathound, running as root, may trust what it reads from the file or directory
+ * open at fd (opened without following a link) or write beside it: a regular file (a
+ * directory when dir), owned by root or by the user lathound runs as, not writable by group
+ * or others, and not a second hard link of a file. what and path name it in messages:
+ * "refusing state file '/run/lathound/state': it is owned by uid 65534, and only a file
+ * root alone can write is trusted". Return: 0, or -1 with the reason in diag.
+ */
+int lh_check_trusted(int fd, bool dir, const char *what, const char *path,
+		     struct lh_diag *diag);
 
 /*
  * malloc/calloc/strdup/asprintf that exit with a message on ENOMEM (as git's xmalloc): the

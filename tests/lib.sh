@@ -8,7 +8,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LATHOUND=${LATHOUND:-$TOP/lathound}
 DATA=$TOP/tests/data
 if [ -n "$LH_VALGRIND" ]; then
-	LATHOUND_RUN=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$LATHOUND")
+	LATHOUND_RUN=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+		--suppressions="$TOP/tests/valgrind.supp" "$LATHOUND")
 else
 	LATHOUND_RUN=("$LATHOUND")
 fi
@@ -70,6 +71,35 @@ tracefs_knob() {
 		v=$(( (BASH_REMATCH[1] * 1024 + 4079) / 4080 * 4080 / 1024 ))
 	fi
 	printf '%s' "$v"
+}
+
+# second_signal N: the shutdown under a second signal, N times. Each time sig2_start I starts
+# 'lathound record' in the background with -o $TMP/sig2-I and sets $pid once tracing is armed;
+# it gets SIGINT, then SIGTERM 1-50 ms later. Then sig2_state_ok must say tracefs is as found.
+# Prints the delays and exit statuses, then three TAP lines: exit 0 every time, report.json
+# written with end_reason SIGINT every time, tracefs as found every time.
+second_signal() {
+	local n=$1 i ms rcs= delays= bad_report=0 bad_state=0
+	for i in $(seq "$n"); do
+		sig2_start "$i"
+		ms=$((1 + RANDOM % 50))
+		delays+=" $ms"
+		kill -INT "$pid"
+		sleep "$(printf '0.%03d' $ms)"
+		kill -TERM "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		rcs+=" $?"
+		jq -e '.run.end_reason == "SIGINT"' "$TMP/sig2-$i/report.json" >/dev/null 2>&1 ||
+			bad_report=$((bad_report + 1))
+		sig2_state_ok || bad_state=$((bad_state + 1))
+		rm -rf "$TMP/sig2-$i"
+	done
+	echo "# SIGTERM after SIGINT, delays (ms):$delays; exit statuses:$rcs"
+	check "SIGINT then SIGTERM 1-50 ms later, $n random delays: exit 0 every time" \
+		test -z "$(tr ' ' '\n' <<<"$rcs" | grep -v '^0$' | grep .)"
+	check "... report.json written, end_reason SIGINT, every time ($bad_report missing)" \
+		test $bad_report = 0
+	check "... tracefs left as found every time ($bad_state changed)" test $bad_state = 0
 }
 
 finish() { exit $T_FAILED; }

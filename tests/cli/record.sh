@@ -94,6 +94,24 @@ expect_rc "a slice too short" 1
 rec -t irqsoff -d 1s stray
 expect_rc "an argument not after --" 1
 expect_in "it says where a command goes" "$err" "a command to run goes after '--'"
+# A stray word before '--' is refused and never run (GNU getopt used to move it after '--'),
+# nor is an operand after an option's value that reads '--'.
+printf '#!/bin/sh\ntouch "%s"\n' "$TMP/stray-ran" >"$TMP/stray"
+chmod +x "$TMP/stray"
+rec -t irqsoff -d 1s "$TMP/stray" -- echo hello
+expect_rc "a stray operand before --" 1
+expect_in "the stray operand is named" "$err" "unexpected argument '$TMP/stray'; a command to run goes after '--'"
+check "the stray operand was not run" test ! -e "$TMP/stray-ran"
+rec -t irqsoff -d 1s --output -- "$TMP/stray"
+expect_rc "an operand after a value that reads --" 1
+check "that operand was not run either" test ! -e "$TMP/stray-ran"
+rec -t irqsoff -T 1m -d 1s -o "$TMP/o-refused"
+expect_rc "-T 1m (a minute)" 1
+expect_in "-T 1m: did you mean" "$err" \
+	"invalid duration '1m' for --threshold: 'm' is minutes, and a latency budget is under 1s: did you mean 'ms'?"
+rec -t irqsoff -d 1s --max all=1m -o "$TMP/o-refused"
+expect_rc "record --max all=1m" 1
+expect_in "record --max all=1m: did you mean" "$err" "did you mean 'ms'?"
 rec -t irqsoff --disk-budget 12Q -d 1s
 expect_rc "a bad size" 1
 expect_in "the size error names the option" "$err" "invalid size '12Q' for --disk-budget"
@@ -111,6 +129,13 @@ expect_in "every error is printed" "$err" "$TMP/broken.rules:4"
 check "no state directory: tracefs was not touched" test ! -e "$ST"
 check "no output directory" test ! -e "$TMP/o-broken"
 expect_tree "refused options"
+# Run lengths: a bare number is seconds, as rtla's -d and cyclictest's -D ("-d 1" ran 1 us)
+rec -t irqsoff -d 1 --slice 1 --checkpoint 1 -o "$TMP/o-bare" -f json "${NORULES[@]}"
+expect_rc "-d 1 --slice 1 --checkpoint 1" 0
+echo "$out" >"$TMP/o-bare.json"
+expect_jq "-d 1 ran one second" "$TMP/o-bare.json" \
+	'.run.end_reason == "duration" and .run.duration_s >= 0.9 and .run.duration_s < 3'
+expect_tree "a bare -d"
 run record --help
 expect_rc "record --help" 0
 expect_in "help says the default tracers and why" "$out" "Default tracers: irqsoff,wakeup_rt"
@@ -356,5 +381,139 @@ check "holding the report" bash -c "jq -e .run '$TMP'/cwd/lathound-*/report.json
 rec -t irqsoff -d 300ms -q -o "$(echo "$TMP"/cwd/lathound-*)" "${NORULES[@]}"
 expect_rc "a directory that already holds a report is refused" 1
 expect_in "it says so" "$err" "already holds a report"
+
+# ---- fail closed: a failed workload fails the run ----
+mkfake
+rec -t irqsoff -o "$TMP/o-cmd3" "${NORULES[@]}" -- sh -c 'exit 3'
+expect_rc "a COMMAND that exits 3 makes the run an error" 1
+expect_in "it says why" "$err" "error: the command exited with status 3"
+J=$TMP/o-cmd3/report.json
+expect_jq "report.json: verdict error, naming the status; the status recorded" "$J" \
+	'.verdict == "error" and .error == "the command exited with status 3" and
+	 .run.command_status == 3 and .run.end_reason == "command"'
+check "report.txt: Verdict: ERROR with the reason" \
+	grep -q '^Verdict: ERROR: the command exited with status 3' "$TMP/o-cmd3/report.txt"
+expect_tree "a failed COMMAND"
+mkfake
+rec -t irqsoff -o "$TMP/o-segv" -f junit "${NORULES[@]}" -- sh -c 'kill -SEGV $$'
+expect_rc "a COMMAND killed by SIGSEGV makes the run an error" 1
+expect_in "it names the signal" "$err" "the command was killed by signal 11 (Segmentation fault)"
+expect_in "JUnit: the run testcase fails with the reason" "$out" \
+	'<failure message="the command was killed by signal 11 (Segmentation fault)"'
+check "JUnit: the XML is well-formed" python3 -c \
+	'import sys, xml.dom.minidom; xml.dom.minidom.parseString(sys.stdin.read())' <<<"$out"
+expect_jq "report.json: command_status 139 (128 + 11)" "$TMP/o-segv/report.json" \
+	'.verdict == "error" and .run.command_status == 139'
+mkfake
+rec -t irqsoff -o "$TMP/o-allow" -q "${NORULES[@]}" --allow-command-failure -- sh -c 'exit 3'
+expect_rc "--allow-command-failure accepts it" 0
+expect_jq "the status is still in the report, the verdict pass" "$TMP/o-allow/report.json" \
+	'.verdict == "pass" and .run.command_status == 3'
+mkfake
+rec -t irqsoff -o "$TMP/o-true" -q "${NORULES[@]}" -- true
+expect_rc "a COMMAND that succeeds" 0
+mkfake
+rec -t irqsoff -d 1s -o "$TMP/o-stopped" -q "${NORULES[@]}" -- sleep 30
+expect_rc "a COMMAND that lathound stops at the end of -d is not judged" 0
+expect_jq "it was stopped by SIGTERM (143)" "$TMP/o-stopped/report.json" \
+	'.run.command_status == 143 and .run.end_reason == "duration" and .verdict == "pass"'
+expect_tree "stopped COMMAND"
+# Ctrl-C: SIGINT to the whole process group, COMMAND included. The run ended by SIGINT.
+# (Job control on: a job of its own, whose SIGINT is not ignored as a script's '&' would.)
+mkfake
+set -m
+"$LATHOUND" record --tracefs "$F" --state-dir "$ST" -t irqsoff -o "$TMP/o-ctrlc" -q \
+	"${NORULES[@]}" -- sleep 30 >/dev/null 2>&1 &
+BG=$!
+set +m
+wait_armed irqsoff
+sleep 0.5
+kill -INT -- -$BG
+wait $BG
+rc=$?
+BG=
+expect_rc "Ctrl-C (SIGINT to lathound and COMMAND) ends the run cleanly" 0
+expect_jq "COMMAND died of that SIGINT (130): recorded, not judged" "$TMP/o-ctrlc/report.json" \
+	'.run.end_reason == "SIGINT" and .run.command_status == 130 and .verdict == "pass"'
+expect_tree "Ctrl-C"
+
+# ---- fail closed: a run that measured nothing says so, and cannot pass a gate ----
+mkfake
+rec -t irqsoff,wakeup_rt -d 1s -o "$TMP/o-short" "${NORULES[@]}"
+expect_rc "a short run without a gate passes" 0
+expect_in "it warns that wakeup_rt was never armed" "$err" \
+	"warning: wakeup_rt was not measured (never armed: the run ended before its turn)"
+expect_jq "report.json: run.not_measured says why, for both" "$TMP/o-short/report.json" \
+	'.run.not_measured == {"irqsoff": "armed less than one --slice, without a capture",
+	 "wakeup_rt": "never armed: the run ended before its turn"}'
+check "report.txt: a 'not measured' line" \
+	grep -qx '  not measured: wakeup_rt (never armed: the run ended before its turn)' \
+	"$TMP/o-short/report.txt"
+for gate in "--max all=1ms" "--max wakeup_rt=1ms"; do
+	mkfake
+	rec -t irqsoff,wakeup_rt -d 1s -o "$TMP/o-nm$RANDOM" -f json "${NORULES[@]}" $gate
+	expect_rc "$gate over a tracer never armed is an error" 1
+	expect_in "the error names the tracer and why" "$err" \
+		"wakeup_rt was not measured (never armed: the run ended before its turn)"
+	echo "$out" >"$TMP/nm.json"
+	expect_jq "verdict error, the reason in the report" "$TMP/nm.json" \
+		'.verdict == "error" and (.error | contains("--max budget cannot be judged"))'
+	expect_tree "$gate, not measured"
+done
+mkfake
+rec -t irqsoff -d 1s -o "$TMP/o-nottraced" -q "${NORULES[@]}" --max wakeup_dl=1ms
+expect_rc "--max for a tracer not in --tracer is an error" 1
+expect_jq "not_measured says so" "$TMP/o-nottraced/report.json" \
+	'.run.not_measured.wakeup_dl == "not in --tracer" and .verdict == "error"'
+mkfake
+( wait_armed irqsoff && sleep 0.3 && section "$IRQSOFF" 2002 ) &
+BG=$!
+rec -t irqsoff -d 1500ms -o "$TMP/o-measured" -q "${NORULES[@]}" --max irqsoff=5ms
+wait $BG
+expect_rc "a short run with a capture under its budget passes" 0
+expect_jq "nothing unmeasured" "$TMP/o-measured/report.json" '.run.not_measured == {}'
+rec --irq-only --max all=1ms -d 1s -o "$TMP/o-irqmax"
+expect_rc "--irq-only with --max is refused" 1
+expect_in "it says why" "$err" "--max has nothing to judge"
+
+# ---- a second signal during the shutdown: exit 0/1/2, report written, tracefs restored ----
+# The issue's case: SIGINT, then SIGTERM 1-50 ms later, with 1000 rules, many random delays.
+"$TOP/bench/rules-gen.sh" 1000 >"$TMP/1000.rules"
+sig2_start() {
+	mkfake
+	"$LATHOUND" record --tracefs "$F" --state-dir "$ST" -t irqsoff -o "$TMP/sig2-$1" -q \
+		-r "$TMP/1000.rules" >/dev/null 2>&1 &
+	pid=$!
+	BG=$pid
+	wait_armed irqsoff
+}
+sig2_state_ok() {
+	tree >"$TMP/tree.now"
+	cmp -s "$TMP/tree.before" "$TMP/tree.now"
+}
+second_signal 25
+BG=
+
+# A second signal does not wait for a COMMAND that ignores SIGTERM (5 s grace otherwise).
+mkfake
+"$LATHOUND" record --tracefs "$F" --state-dir "$ST" -t irqsoff -o "$TMP/o-sig2cmd" -q \
+	"${NORULES[@]}" -- sh -c 'trap "" TERM; sleep 30' >/dev/null 2>&1 &
+BG=$!
+wait_armed irqsoff
+sleep 0.3
+t0=$(date +%s%N)
+kill -INT $BG
+sleep 0.2
+kill -INT $BG
+wait $BG
+rc=$?
+t1=$(date +%s%N)
+BG=
+expect_rc "a second SIGINT with a COMMAND that ignores SIGTERM" 0
+check "it stopped at once: the COMMAND was killed without its grace period ($(((t1 - t0) / 1000000)) ms)" \
+	test $(((t1 - t0) / 1000000)) -lt 2500
+expect_jq "the COMMAND, killed by lathound, is recorded, not judged" \
+	"$TMP/o-sig2cmd/report.json" '.run.command_status == 137 and .verdict == "pass"'
+expect_tree "second SIGINT with a COMMAND"
 
 finish

@@ -3,9 +3,10 @@
 # 'lathound record' against this machine's REAL tracefs (root). The host kernel has no latency
 # tracer, so this covers: the "tracer not available" refusals, the IRQ statistics from real
 # interrupts (--irq-only), the restore of every knob on every way a run can end (duration,
-# error, SIGINT, SIGTERM, SIGHUP, a second SIGINT, SIGKILL then the next run or 'reset'), the
-# run lock, checkpoints, '-- COMMAND', a full output disk, and the status line. After each run
-# the knobs must be byte-identical to what they were before it.
+# error, SIGINT, SIGTERM, SIGHUP, a second SIGINT, a SIGTERM during the shutdown, SIGKILL then
+# the next run or 'reset'), the run lock, checkpoints, '-- COMMAND' and its failure, a full
+# output disk, and the status line. After each run the knobs must be byte-identical to what
+# they were before it.
 . "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
@@ -231,21 +232,17 @@ expect_knobs "SIGKILL then the next run"
 check "the next run removed the leftover instance lathound-$killed" \
 	test ! -e "$T/instances/lathound-$killed"
 
-if grep -q "not implemented" "$TOP/src/cmd-reset.c"; then
-	skip "SIGKILL then 'lathound reset'" "'lathound reset' is not implemented yet"
-else
-	start --irq-only -o "$TMP/c-kill2" -q
-	wait_instance $pid
-	kill -KILL $pid
-	finish_bg
-	killed=$pid
-	wait_lock
-	run reset
-	expect_rc "lathound reset after a SIGKILL" 0
-	expect_knobs "SIGKILL then reset"
-	check "reset removed the leftover instance lathound-$killed" \
-		test ! -e "$T/instances/lathound-$killed"
-fi
+start --irq-only -o "$TMP/c-kill2" -q
+wait_instance $pid
+kill -KILL $pid
+finish_bg
+killed=$pid
+wait_lock
+run reset
+expect_rc "lathound reset after a SIGKILL" 0
+expect_knobs "SIGKILL then reset"
+check "reset removed the leftover instance lathound-$killed" \
+	test ! -e "$T/instances/lathound-$killed"
 
 # ---- (d) a second concurrent run is refused, naming the first ----
 start --irq-only -d 20s -o "$TMP/d1" -q
@@ -279,17 +276,40 @@ expect_rc "checkpointed run" 0
 expect_jq "after the run: end_reason duration, duration ~5s" "$TMP/e/report.json" \
 	'.run.end_reason == "duration" and .run.duration_s >= 4.5 and .run.duration_s < 8'
 
-# ---- (f) -- COMMAND ends the run ----
+# ---- (f) -- COMMAND ends the run; a COMMAND that fails fails the run ----
 wait_lock
 t0=$(date +%s%N)
 run record --irq-only -o "$TMP/f" -q -f json -- sh -c 'sleep 1; exit 3'
 t1=$(date +%s%N)
-expect_rc "the run ends with the command" 0
+expect_rc "the run ends with the command, which failed: an error" 1
 check "it ended when the command did (< 4s)" test $(((t1 - t0) / 1000000)) -lt 4000
 echo "$out" >"$TMP/f.json"
 expect_jq "command and its status recorded" "$TMP/f.json" \
 	'.run.command == "sh -c '"'"'sleep 1; exit 3'"'"'" and .run.command_status == 3 and .run.end_reason == "command"'
+expect_jq "verdict error, naming the status" "$TMP/f.json" \
+	'.verdict == "error" and .error == "the command exited with status 3"'
 expect_knobs "-- COMMAND"
+wait_lock
+run record --irq-only -o "$TMP/f-segv" -q -- sh -c 'kill -SEGV $$'
+expect_rc "a COMMAND killed by SIGSEGV: an error" 1
+expect_in "it names the signal" "$err" "the command was killed by signal 11"
+wait_lock
+run record --irq-only -o "$TMP/f-allow" -q --allow-command-failure -- sh -c 'exit 3'
+expect_rc "--allow-command-failure accepts a failed COMMAND" 0
+expect_knobs "failed COMMANDs"
+
+# ---- (h) a second signal during the shutdown never kills lathound ----
+# SIGINT, then SIGTERM 1-50 ms later, with 1000 rules (it killed lathound with exit 143).
+"$TOP/bench/rules-gen.sh" 1000 >"$TMP/1000.rules"
+sig2_start() {
+	start --irq-only -o "$TMP/sig2-$1" -q -r "$TMP/1000.rules"
+	wait_instance $pid
+}
+sig2_state_ok() {
+	knobs >"$TMP/now"
+	cmp -s "$TMP/found" "$TMP/now"
+}
+second_signal 10
 
 # ---- (g) a full output disk ----
 mkdir -p "$TINY"

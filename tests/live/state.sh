@@ -71,8 +71,6 @@ fi
 
 HAS_LATENCY=
 grep -qwE 'irqsoff|preemptoff|wakeup|wakeup_rt' $T/available_tracers && HAS_LATENCY=1
-RECORD=1
-grep -q "not implemented yet" "$TOP/src/cmd-record.c" && RECORD=
 
 # ---- doctor ----
 run doctor
@@ -101,7 +99,7 @@ fi
 expect_in "doctor checks tracefs" "$out" "tracefs"
 
 # ---- the "not available" refusals ----
-if [ -n "$RECORD" ] && [ -z "$HAS_LATENCY" ]; then
+if [ -z "$HAS_LATENCY" ]; then
 	run record -t irqsoff -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
 	expect_rc "record -t irqsoff on a kernel without it" 1
 	expect_in "record names the missing option" "$err" \
@@ -121,26 +119,30 @@ if [ -n "$RECORD" ] && [ -z "$HAS_LATENCY" ]; then
 		skip "--kprobe without kprobe events" "this kernel has kprobe events"
 	fi
 else
-	skip "record refusals" "${RECORD:+this kernel has latency tracers}${RECORD:-cmd-record.c is a stub}"
+	skip "record refusals" "this kernel has latency tracers"
 fi
+
+# state_file PID TRACING_DIR KIND PATH VALUE...: a state file as lathound writes it (JSON).
+state_file() {
+	local pid=$1 dir=$2
+	shift 2
+	jq -n --argjson pid "$pid" --arg dir "$dir" \
+		'$ARGS.positional as $a | {format: "lathound-state", version: 2, pid: $pid,
+		 started_ns: (now * 1e9 | floor), tracing_dir: $dir,
+		 entries: [range(0; $a | length; 3) as $i
+			   | {kind: $a[$i], path: $a[$i + 1], value: $a[$i + 2]}]}' --args "$@"
+}
 
 # ---- reset: a killed run's state, planted, with the real knobs changed as it had ----
 mkdir -p "$TMP/killed"
-esc() { printf '%s\\n' "$1"; }
-{
-	echo "lathound-state 1"
-	echo "pid 4242"
-	echo "started $(date +%s)000000000"
-	echo "tracing-dir $T"
-	echo "value tracing_on $(esc "$(cat $T/tracing_on)")"
-	echo "value current_tracer $(esc "$ORIG_TRACER")"
-	echo "value tracing_thresh $(esc "$ORIG_THRESH")"
-	echo "value options/stacktrace $(esc "$ORIG_STACK")"
-	echo "value events/irq/irq_handler_entry/enable $(esc "$ORIG_ENTRY")"
-	echo "value events/irq/irq_handler_exit/enable $(esc "$ORIG_EXIT")"
-	echo "kprobe lathound/gone p:lathound/gone do_sys_open"
-	echo "end 7"
-} >"$TMP/killed/state"
+state_file 4242 "$T" \
+	value tracing_on "$(cat $T/tracing_on)"$'\n' \
+	value current_tracer "$ORIG_TRACER"$'\n' \
+	value tracing_thresh "$ORIG_THRESH"$'\n' \
+	value options/stacktrace "$ORIG_STACK"$'\n' \
+	value events/irq/irq_handler_entry/enable "$ORIG_ENTRY"$'\n' \
+	value events/irq/irq_handler_exit/enable "$ORIG_EXIT"$'\n' \
+	kprobe lathound/gone "p:lathound/gone do_sys_open" >"$TMP/killed/state"
 STALE=$T/instances/lathound-999999
 mkdir "$STALE" 2>/dev/null || STALE=
 echo 123 >$T/tracing_thresh
@@ -171,8 +173,7 @@ expect_in "reset says so" "$out" "nothing to restore"
 BUSY=$T/instances/lathound-999998
 if mkdir "$BUSY" 2>/dev/null; then
 	STALE=$BUSY
-	printf 'lathound-state 1\npid 4244\nvalue tracing_thresh %s\\n\nend 1\n' "$ORIG_THRESH" \
-		>"$TMP/killed/state"
+	state_file 4244 "$T" value tracing_thresh "$ORIG_THRESH"$'\n' >"$TMP/killed/state"
 	echo 77 >$T/tracing_thresh
 	exec 9<"$BUSY/trace"
 	run reset --state-dir "$TMP/killed"
@@ -190,11 +191,49 @@ else
 fi
 
 # a corrupt state file is kept, and reset fails
-printf 'lathound-state 1\npid 12\nvalue tracing_thresh 0\\n\n' >"$TMP/killed/state"
+state_file 12 "$T" value tracing_thresh 0$'\n' | head -c 150 >"$TMP/killed/state"
 run reset --state-dir "$TMP/killed"
 expect_rc "reset of a truncated state file" 1
-expect_in "reset says it is corrupt" "$err" "corrupt state file '$TMP/killed/state': line 3: truncated (no 'end' line)"
+expect_in "reset says it is corrupt" "$err" "corrupt state file '$TMP/killed/state': truncated (the JSON text ends early)"
 check "the corrupt state file is kept" test -e "$TMP/killed/state"
+rm -f "$TMP/killed/state"
+
+# ---- a state file is given back only to the tracefs it was saved from ----
+# One saved from a copy of the tree (a test run's) must not be restored into the real tracefs.
+FAKE=$TMP/fake-tracefs
+mkdir -p "$FAKE/options"
+for f in current_tracer tracing_on tracing_thresh available_tracers trace; do
+	cat "$T/$f" >"$FAKE/$f"
+done
+fake_tree() { (cd "$FAKE" && find . -type f | sort | xargs sha1sum); }
+fake_tree >"$TMP/fake.before"
+state_file 4245 "$FAKE" value tracing_thresh 4321$'\n' value current_tracer nop$'\n' \
+	>"$TMP/killed/state"
+run reset --state-dir "$TMP/killed"
+expect_rc "reset of a state file saved from a copied tree" 1
+expect_in "reset says which tracefs it was saved from" "$err" \
+	"state file '$TMP/killed/state' was saved from the tracefs at '$FAKE', not from the one in use now ('$T'): not restoring it there"
+snapshot >"$TMP/after-fake"
+if cmp -s "$TMP/before" "$TMP/after-fake"; then ok "the real tracefs was not touched"; else
+	not_ok "the real tracefs changed:"; diff "$TMP/before" "$TMP/after-fake" | sed 's/^/#   /'; fi
+check "the state file is kept" test -e "$TMP/killed/state"
+run record -t irqsoff -d 1s --state-dir "$TMP/killed" -o "$TMP/rec-fake"
+expect_rc "record over a state file saved from a copied tree" 1
+expect_in "record says so too" "$err" "was saved from the tracefs at '$FAKE'"
+# ...and one saved from the real tracefs is not restored into a copy.
+state_file 4246 "$T" value tracing_thresh 4321$'\n' >"$TMP/killed/state"
+run reset --tracefs "$FAKE" --state-dir "$TMP/killed"
+expect_rc "reset of the real tracefs's state file on a copied tree" 1
+expect_in "reset says which tracefs it was saved from" "$err" \
+	"was saved from the tracefs at '$T', not from the one in use now ('$FAKE')"
+check "the copied tree was not touched" cmp -s "$TMP/fake.before" <(fake_tree)
+# The copy's own state file goes back into the copy.
+state_file 4247 "$FAKE" value tracing_thresh 4321$'\n' >"$TMP/killed/state"
+run reset --tracefs "$FAKE" --state-dir "$TMP/killed"
+expect_rc "reset of a copied tree's state file on that tree" 0
+check "restored into the copy" test "$(cat "$FAKE/tracing_thresh")" = 4321
+snapshot >"$TMP/after-fake"
+check "the real tracefs was not touched" cmp -s "$TMP/before" "$TMP/after-fake"
 rm -f "$TMP/killed/state"
 
 # ---- the run lock, held by flock(1) as another lathound would ----
@@ -203,12 +242,10 @@ echo 4343 >"$TMP/locked/lock"
 flock "$TMP/locked/lock" sleep 30 &
 HOLDER=$!
 for _ in $(seq 50); do flock -n "$TMP/locked/lock" true || break; sleep 0.1; done
-if [ -n "$RECORD" ]; then
-	run record -t irqsoff -d 1s --state-dir "$TMP/locked" -o "$TMP/rec"
-	expect_rc "record while another lathound holds the lock" 1
-	expect_in "record names the holder" "$err" "another lathound (pid 4343) is using the latency tracers"
-fi
-printf 'lathound-state 1\nend 0\n' >"$TMP/locked/state"
+run record -t irqsoff -d 1s --state-dir "$TMP/locked" -o "$TMP/rec"
+expect_rc "record while another lathound holds the lock" 1
+expect_in "record names the holder" "$err" "another lathound (pid 4343) is using the latency tracers"
+state_file 4343 "$T" >"$TMP/locked/state"
 run reset --state-dir "$TMP/locked"
 expect_rc "reset while a lathound runs" 1
 expect_in "reset does not take a live state for a leftover" "$err" "another lathound (pid 4343) is using the latency tracers"
@@ -226,18 +263,16 @@ done
 if [ -n "$OTHER" ]; then
 	run doctor
 	expect_in "doctor sees another tool's tracer" "$out" "current_tracer is '$OTHER': another tool is using the tracer"
-	if [ -n "$RECORD" ]; then
-		run record -t irqsoff -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
-		expect_rc "record while current_tracer is in use" 1
-		expect_in "record names the tracer in use" "$err" \
-			"current_tracer is '$OTHER': another tool is using the tracer (use --force to take it over)"
-		check "record left current_tracer alone" test "$(cat $T/current_tracer)" = "$OTHER"
-		if [ -z "$HAS_LATENCY" ]; then
-			run record -t irqsoff --force -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
-			expect_rc "record --force on a kernel without the tracer" 1
-			expect_in "record --force says it takes the tracer over" "$err" "taking it over (--force)"
-			check "record --force gave current_tracer back" test "$(cat $T/current_tracer)" = "$OTHER"
-		fi
+	run record -t irqsoff -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
+	expect_rc "record while current_tracer is in use" 1
+	expect_in "record names the tracer in use" "$err" \
+		"current_tracer is '$OTHER': another tool is using the tracer (use --force to take it over)"
+	check "record left current_tracer alone" test "$(cat $T/current_tracer)" = "$OTHER"
+	if [ -z "$HAS_LATENCY" ]; then
+		run record -t irqsoff --force -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
+		expect_rc "record --force on a kernel without the tracer" 1
+		expect_in "record --force says it takes the tracer over" "$err" "taking it over (--force)"
+		check "record --force gave current_tracer back" test "$(cat $T/current_tracer)" = "$OTHER"
 	fi
 	echo nop >$T/current_tracer
 else

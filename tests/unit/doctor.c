@@ -274,18 +274,28 @@ START_TEST(leftovers)
 
 	snprintf(path, sizeof(path), "%s/%s", sdir, LH_STATE_FILE);
 	st->pid = 4242;
+	st->tracing_dir = strdup(tree);
 	lh_state_add(st, LH_STATE_VALUE, "tracing_thresh", "0\n");
-	ck_assert_int_eq(lh_state_write_file(st, path, &diag), 0);
+	fd = open(sdir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(lh_state_write_file(st, fd, LH_STATE_FILE, path, &diag), 0);
+	close(fd);
 	lh_state_free(st);
 	ck_assert(run(0));
 	ck_check("lathound state", LH_DOCTOR_WARN, "tracefs state left by a killed lathound (pid 4242)");
 	ck_assert_ptr_nonnull(strstr(check("lathound state")->remedy, "lathound reset"));
 
 	f = fopen(path, "w");
-	fputs("lathound-state 1\n", f);
+	fputs("{ \"format\": \"lathound-state\", \"version\": 2,\n", f);	/* cut short */
 	fclose(f);
 	run(0);
 	ck_check("lathound state", LH_DOCTOR_WARN, "corrupt state file");
+
+	/* one of an older lathound (version 1, text) is named as such, not guessed at */
+	f = fopen(path, "w");
+	fputs("lathound-state 1\npid 12\nend 0\n", f);
+	fclose(f);
+	run(0);
+	ck_check("lathound state", LH_DOCTOR_WARN, "in the text format of an older lathound (version 1)");
 
 	/* a running lathound holds the lock and writes its pid in it */
 	snprintf(path, sizeof(path), "%s/%s", sdir, LH_LOCK_FILE);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests of the output directory (src/output.c): atomic replacement, disk budget. */
 #include <check.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include "output.h"
 #include "check-main.h"
+#include "test-dir.h"
 
 static char base[64];
 static char dir[128];
@@ -70,6 +73,17 @@ static bool exists_in(const char *sub, const char *name)
 	return stat(path, &st) == 0;
 }
 
+/* Return: true when DIR/sub holds a file whose name starts with '.' (a temporary file). */
+static bool temp_in(const char *sub)
+{
+	char path[256];
+	int hidden;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	dir_entries(path, &hidden);
+	return hidden > 0;
+}
+
 static bool snap_exists(const char *name)
 {
 	return exists_in("snapshots", name);
@@ -108,7 +122,7 @@ START_TEST(replace_writes_and_leaves_no_temp)
 	ck_assert_str_eq(slurp(path), "{\"a\":1}\n");
 	ck_assert_int_eq(lh_output_replace(out, "report.json", write_text, "{\"a\":2}\n", &diag), 0);
 	ck_assert_str_eq(slurp(path), "{\"a\":2}\n");
-	ck_assert(!exists_in("", ".report.json.tmp"));
+	ck_assert(!temp_in(""));
 	ck_assert_uint_eq(diag.nr, 0);
 	lh_output_free(out);
 }
@@ -125,7 +139,7 @@ START_TEST(failed_replace_keeps_old_file)
 	ck_assert_int_eq(errno, ENOSPC);
 	snprintf(path, sizeof(path), "%s/report.json", dir);
 	ck_assert_str_eq(slurp(path), "old\n");
-	ck_assert(!exists_in("", ".report.json.tmp"));
+	ck_assert(!temp_in(""));
 	ck_assert(diag_has("cannot write '"));
 	ck_assert(diag_has("/report.json': No space left on device"));
 	lh_output_free(out);
@@ -163,7 +177,7 @@ START_TEST(real_enospc_on_tiny_tmpfs)
 	ck_assert(errno == ENOSPC);
 	snprintf(path, sizeof(path), "%s/report.json", dir);
 	ck_assert_str_eq(slurp(path), "old\n");
-	ck_assert(!exists_in("", ".report.json.tmp"));
+	ck_assert(!temp_in(""));
 	ck_assert(diag_has("No space left on device"));
 	/* A snapshot that cannot be written: counted as dropped, no partial file left. */
 	{
@@ -173,6 +187,7 @@ START_TEST(real_enospc_on_tiny_tmpfs)
 		ck_assert_uint_eq(lh_output_dropped(out), 1);
 		ck_assert_uint_eq(lh_output_kept(out), 0);
 		ck_assert(!snap_exists("s1.trace"));
+		ck_assert(!temp_in("snapshots"));
 	}
 	/* Space comes back: the next replacement works. */
 	snprintf(path, sizeof(path), "%s/filler", dir);
@@ -338,6 +353,76 @@ START_TEST(snapshot_content)
 }
 END_TEST
 
+/*
+ * An output directory is never reached through a symbolic link planted where it is named
+ * (another user's link to a root-only directory), nor is snapshots/ in it.
+ */
+START_TEST(open_refuses_a_link)
+{
+	struct lh_output_opts o = { .dir = dir, .disk_budget = 1000, .max_snapshots = 10 };
+	char target[128], path[256];
+	struct lh_output *out;
+
+	snprintf(target, sizeof(target), "%s/private", base);
+	ck_assert_int_eq(mkdir(target, 0700), 0);
+	ck_assert_int_eq(symlink(target, dir), 0);
+	ck_assert_int_eq(lh_output_open(&out, &o, &diag), -1);
+	ck_assert(diag_has("is a symbolic link: refusing to follow it"));
+	unlink(dir);
+
+	/* snapshots/ planted as a link in an existing directory */
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/snapshots", dir);
+	ck_assert_int_eq(symlink(target, path), 0);
+	out = open_out(1000, 10);
+	ck_assert_int_eq(snap(out, "s", 1, 10, false), -1);
+	ck_assert(diag_has("/snapshots' is a symbolic link: refusing to follow it"));
+	ck_assert_uint_eq(lh_output_dropped(out), 1);
+	/* a report file planted as a link is not written through either */
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	snprintf(target + strlen(target), sizeof(target) - strlen(target), "/secret");
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(lh_output_replace(out, "report.txt", write_text, "x\n", &diag), -1);
+	ck_assert(diag_has("report.txt': it is a symbolic link, and only a regular file is replaced"));
+	ck_assert_int_ne(access(target, F_OK), 0);
+	lh_output_free(out);
+}
+END_TEST
+
+/* Temporary files a killed run left are removed when the directory is used again. */
+START_TEST(open_removes_stale_temporary_files)
+{
+	char path[256], live[256];
+	struct lh_output *out;
+	int fd, held;
+
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/snapshots", dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/.report.json.lathound-Ab12Cd", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/snapshots/.capture-000001.trace.lathound-zz99ZZ", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* one still being written (held) stays */
+	snprintf(live, sizeof(live), "%s/.report.txt.lathound-L1ve00", dir);
+	held = open(live, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(held, 0);
+	ck_assert_int_eq(flock(held, LOCK_EX), 0);
+
+	out = open_out(1000, 10);
+	ck_assert(!exists_in("", ".report.json.lathound-Ab12Cd"));
+	ck_assert(exists_in("", ".report.txt.lathound-L1ve00"));
+	ck_assert_int_eq(snap(out, "s", 1, 10, false), 1);
+	ck_assert(!exists_in("snapshots", ".capture-000001.trace.lathound-zz99ZZ"));
+	lh_output_free(out);
+	close(held);
+}
+END_TEST
+
 static Suite *output_suite(void)
 {
 	Suite *s = suite_create("output");
@@ -353,6 +438,8 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, worst_moves_on_eviction);
 	tcase_add_test(tc, count_cap_and_oversize);
 	tcase_add_test(tc, snapshot_content);
+	tcase_add_test(tc, open_refuses_a_link);
+	tcase_add_test(tc, open_removes_stale_temporary_files);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,7 @@
 
 #include "report.h"
 #include "check-main.h"
+#include "test-dir.h"
 
 static const char test_rules[] =
 	"[raid-irq-held]\n"
@@ -930,12 +931,18 @@ START_TEST(junit_well_formed_and_escaped)
 	ck_assert_int_eq(lh_gate_parse_max(&g, "wakeup=1ms", &err), 0);
 	ck_assert(!lh_report_evaluate(rep, &g));
 	x = render(rep, LH_FORMAT_JUNIT);
-	/* all, irqsoff, wakeup budgets + 4 rules; irqsoff and raid-irq-held fail. */
+	/*
+	 * irqsoff and wakeup budgets, all= for preemptoff (read, without its own) + 4 rules;
+	 * irqsoff and raid-irq-held fail. Budget testcases are named by their tracer alone.
+	 */
 	ck_assert_int_eq(xml_count(x, "testcase"), 7);
 	ck_assert_int_eq(xml_count(x, "failure"), 2);
 	ck_assert_ptr_nonnull(strstr(x, "tests=\"7\" failures=\"2\""));
-	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"irqsoff&lt;=1ms\""));
-	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"all&lt;=10ms\""));
+	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"irqsoff\""));
+	ck_assert_ptr_nonnull(strstr(x, "<system-out>budget --max irqsoff=1ms; irqsoff: "));
+	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"wakeup\""));
+	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"preemptoff\""));
+	ck_assert_ptr_nonnull(strstr(x, "<system-out>budget --max all=10ms; preemptoff: "));
 	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.rules\" name=\"raid-irq-held\""));
 	ck_assert_ptr_nonnull(strstr(x, "(a&lt;b&gt;&amp;&quot;c&apos;-82 on CPU0)"));
 	ck_assert_ptr_null(strstr(x, "a<b>"));
@@ -1046,42 +1053,47 @@ END_TEST
 START_TEST(write_file_is_atomic)
 {
 	struct lh_report *rep = lh_report_alloc(NULL, NULL);
-	char dir[] = "/tmp/lh-report-XXXXXX", path[64], tmp[80], buf[64];
+	char dir[] = "/tmp/lh-report-XXXXXX", path[64], buf[64];
+	struct lh_diag diag = { 0 };
 	json_object *root;
 	struct stat st;
 	FILE *f;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/r.json", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(path, "w");
 	fputs("old", f);
 	fclose(f);
-	ck_assert_int_eq(lh_report_write_file(rep, LH_FORMAT_JSON, path), 0);
-	ck_assert_int_ne(stat(tmp, &st), 0);
+	ck_assert_int_eq(lh_report_write_file(rep, LH_FORMAT_JSON, path, &diag), 0);
+	ck_assert_int_eq(dir_entries(dir, NULL), 1);	/* no temporary file left */
 	root = json_object_from_file(path);
 	ck_assert_ptr_nonnull(root);
 	ck_assert_str_eq(js(root, "verdict"), "pass");
 	json_object_put(root);
+	ck_assert_uint_eq(diag.nr, 0);
 
 	/* A directory that does not exist: error, nothing left behind. */
 	snprintf(buf, sizeof(buf), "%s/no/such.json", dir);
 	errno = 0;
-	ck_assert_int_eq(lh_report_write_file(rep, LH_FORMAT_TEXT, buf), -1);
+	ck_assert_int_eq(lh_report_write_file(rep, LH_FORMAT_TEXT, buf, &diag), -1);
 	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_uint_eq(diag.errors, 1);
+	ck_assert_ptr_nonnull(strstr(diag.msgs[0].text, "cannot write report '"));
+	ck_assert_ptr_nonnull(strstr(diag.msgs[0].text, "/no/such.json': No such file or directory"));
 
-	/* A device is written in place, and a full one says so. */
+	/* A device is not a regular file: refused, and left as it is. */
 	if (!stat("/dev/full", &st)) {
 		errno = 0;
-		ck_assert_int_eq(lh_report_write_file(rep, LH_FORMAT_JSON, "/dev/full"), -1);
-		ck_assert_int_eq(errno, ENOSPC);
-		ck_assert(S_ISCHR(st.st_mode));
+		ck_assert_int_eq(lh_report_write_file(rep, LH_FORMAT_JSON, "/dev/full", &diag), -1);
+		ck_assert_int_eq(errno, EEXIST);
+		ck_assert_str_eq(diag.msgs[1].text,
+				 "cannot write report '/dev/full': it is a character device, and only a regular file is replaced");
 		ck_assert_int_eq(stat("/dev/full", &st), 0);
 		ck_assert(S_ISCHR(st.st_mode));
-		ck_assert_int_ne(stat("/dev/full.tmp", &st), 0);
 	}
 	unlink(path);
 	rmdir(dir);
+	lh_diag_release(&diag);
 	lh_report_free(rep);
 }
 END_TEST

@@ -18,11 +18,14 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <json-c/json.h>
 #include <tracefs.h>
 
+#include "lockfile.h"
 #include "session.h"
 #include "state.h"
 #include "check-main.h"
+#include "test-dir.h"
 #include "fake-tracefs.h"
 
 static struct lh_diag diag;
@@ -242,6 +245,7 @@ START_TEST(format_parse_roundtrip)
 {
 	struct lh_state *st = lh_state_alloc(), *back = NULL;
 	const char *odd = "a\\b\tc\nd\x01" "e\x7f" "f \xc3\xa9\n";
+	json_object *root, *v;
 	char *text;
 	size_t len, i;
 
@@ -261,10 +265,19 @@ START_TEST(format_parse_roundtrip)
 
 	text = lh_state_format(st, &len);
 	ck_assert_uint_eq(strlen(text), len);
-	ck_assert_ptr_nonnull(strstr(text, "lathound-state 1\npid 4242\n"));
-	ck_assert_ptr_nonnull(strstr(text, "value tracing_on 1\\n\n"));
-	ck_assert_ptr_nonnull(strstr(text, "list set_ftrace_filter a\\\\b\\tc\\nd\\x01e\\x7ff \xc3\xa9\\n\n"));
-	ck_assert_ptr_nonnull(strstr(text, "\nend 5\n"));
+	/* JSON that json-c reads back on its own: a format name, a version, the entries */
+	root = json_tokener_parse(text);
+	ck_assert_ptr_nonnull(root);
+	ck_assert(json_object_object_get_ex(root, "format", &v));
+	ck_assert_str_eq(json_object_get_string(v), "lathound-state");
+	ck_assert(json_object_object_get_ex(root, "version", &v));
+	ck_assert_int_eq(json_object_get_int(v), 2);
+	ck_assert(json_object_object_get_ex(root, "entries", &v));
+	ck_assert_uint_eq(json_object_array_length(v), 5);
+	v = json_object_array_get_idx(v, 3);
+	ck_assert(json_object_object_get_ex(v, "value", &v));
+	ck_assert_str_eq(json_object_get_string(v), odd);
+	json_object_put(root);
 
 	ck_assert_int_eq(lh_state_parse(text, len, "t", &back, &diag), 0);
 	ck_assert_int_eq(back->pid, 4242);
@@ -283,75 +296,169 @@ START_TEST(format_parse_roundtrip)
 }
 END_TEST
 
+#define HEAD	"{\"format\":\"lathound-state\",\"version\":2,\"pid\":12,\"started_ns\":1,"
+#define TDIR	"\"tracing_dir\":\"/sys/kernel/tracing\","
+#define ENTRY(k, p, v)	"{\"kind\":\"" k "\",\"path\":\"" p "\",\"value\":\"" v "\"}"
+
 static const struct {
 	const char	*text;
 	const char	*msg;
 } corrupt_cases[] = {
-	{ "", "line 1: empty or not a lathound state file" },
-	{ "pid 12\nend 0\n", "line 1: not a lathound state file" },
-	{ "lathound-state 2\nend 0\n", "line 1: unsupported state file version" },
-	{ "lathound-state 1\npid 12\nvalue tracing_on 1\\n\n", "line 3: truncated (no 'end' line)" },
-	{ "lathound-state 1\nvalue tracing_on 1\\n\nend 2\n", "line 3: entry count does not match" },
-	{ "lathound-state 1\nvalue tracing_on 1\\q\nend 1\n", "line 2: bad escape in value" },
-	{ "lathound-state 1\nvalue tracing_on 1\\x0\nend 1\n", "line 2: bad escape in value" },
-	{ "lathound-state 1\nvalue tracing_on 1\\x00\nend 1\n", "line 2: bad escape in value" },
-	{ "lathound-state 1\nfrobnicate x\nend 0\n", "line 2: unknown keyword" },
-	{ "lathound-state 1\nvalue tracing_on\nend 1\n", "line 2: entry without a value" },
-	{ "lathound-state 1\nvalue /etc/passwd x\nend 1\n", "line 2: bad or repeated path" },
-	{ "lathound-state 1\nvalue a 1\nvalue a 2\nend 2\n", "line 3: bad or repeated path" },
-	{ "lathound-state 1\npid -3\nend 0\n", "line 2: bad pid" },
-	{ "lathound-state 1\nend 0\nvalue a 1\n", "line 3: text after 'end'" },
-	{ "lathound-state 1\nend 0", "line 2: truncated (no newline at the end)" },
+	{ "", "corrupt state file '/run/lathound/state': truncated" },
+	{ HEAD TDIR "\"entries\":[" ENTRY("value", "tracing_on", "1\\n"),
+	  "corrupt state file '/run/lathound/state': truncated" },
+	{ "{}", "corrupt state file '/run/lathound/state': not a lathound state file" },
+	{ "[1, 2]", "corrupt state file '/run/lathound/state': not a lathound state file" },
+	{ "{\"format\":\"other\",\"version\":2}", "not a lathound state file" },
+	{ "{'format':'lathound-state'}", "corrupt state file '/run/lathound/state': not JSON" },
+	{ "{\"format\":\"lathound-state\"}", "corrupt state file '/run/lathound/state': no version" },
+	{ "{\"format\":\"lathound-state\",\"version\":3,\"future\":1}",
+	  "state file '/run/lathound/state' has version 3, and this lathound reads version 2 only" },
+	{ "lathound-state 1\npid 12\nvalue tracing_on 1\\n\nend 1\n",
+	  "state file '/run/lathound/state' is in the text format of an older lathound (version 1), and this lathound reads version 2 only" },
+	{ HEAD TDIR "\"entries\":[]} x", "not JSON: unexpected character at byte" },
+	{ HEAD TDIR "\"entries\":[],\"extra\":1}", "unknown key 'extra'" },
+	{ "{\"format\":\"lathound-state\",\"version\":2,\"pid\":-3,\"started_ns\":1," TDIR
+	  "\"entries\":[]}", "bad pid" },
+	{ "{\"format\":\"lathound-state\",\"version\":2,\"pid\":\"12\",\"started_ns\":1," TDIR
+	  "\"entries\":[]}", "bad pid" },
+	{ "{\"format\":\"lathound-state\",\"version\":2,\"pid\":12,\"started_ns\":-1," TDIR
+	  "\"entries\":[]}", "bad start time" },
+	{ HEAD "\"entries\":[]}", "no tracing_dir (an absolute path)" },
+	{ HEAD "\"tracing_dir\":\"tracing\",\"entries\":[]}", "no tracing_dir (an absolute path)" },
+	{ HEAD TDIR "\"entries\":{}}", "no entries" },
+	{ HEAD TDIR "\"entries\":[1]}", "entry 1 is not an object" },
+	{ HEAD TDIR "\"entries\":[" ENTRY("value", "a", "1") "," ENTRY("toggle", "b", "1") "]}",
+	  "entry 2: unknown kind 'toggle'" },
+	{ HEAD TDIR "\"entries\":[{\"kind\":\"value\",\"path\":\"a\"}]}",
+	  "entry 1: 'kind', 'path' and 'value' must be strings" },
+	{ HEAD TDIR "\"entries\":[{\"kind\":\"value\",\"path\":\"a\",\"value\":1}]}",
+	  "entry 1: 'kind', 'path' and 'value' must be strings" },
+	{ HEAD TDIR "\"entries\":[" ENTRY("value", "a", "1\\u0000x") "]}",
+	  "entry 1: 'kind', 'path' and 'value' must be strings" },
+	{ HEAD TDIR "\"entries\":[{\"kind\":\"value\",\"path\":\"a\",\"value\":\"1\",\"x\":2}]}",
+	  "entry 1: unknown key 'x'" },
+	{ HEAD TDIR "\"entries\":[" ENTRY("value", "/etc/passwd", "x") "]}",
+	  "entry 1: bad or repeated path" },
+	{ HEAD TDIR "\"entries\":[" ENTRY("value", "../up", "x") "]}",
+	  "entry 1: bad or repeated path" },
+	{ HEAD TDIR "\"entries\":[" ENTRY("value", "a", "1") "," ENTRY("list", "a", "2") "]}",
+	  "entry 2: bad or repeated path" },
 };
 
 START_TEST(parse_corrupt)
 {
 	struct lh_state *st = (void *)1;
 	const char *text = corrupt_cases[_i].text;
-	char want[160];
 
 	ck_assert_int_eq(lh_state_parse(text, strlen(text), "/run/lathound/state", &st, &diag), -1);
 	ck_assert_ptr_null(st);
-	snprintf(want, sizeof(want), "corrupt state file '/run/lathound/state': %s",
-		 corrupt_cases[_i].msg);
-	ck_diag(want);
+	ck_assert_uint_eq(diag.errors, 1);
+	ck_diag("state file '/run/lathound/state'");
+	if (!diag_has(corrupt_cases[_i].msg))
+		dump_diag();
+	ck_diag(corrupt_cases[_i].msg);
 }
 END_TEST
 
 START_TEST(parse_nul_byte)
 {
 	struct lh_state *st;
-	static const char text[] = "lathound-state 1\n\0end 0\n";
+	static const char text[] = HEAD TDIR "\"entries\":[]}\0";
 
 	ck_assert_int_eq(lh_state_parse(text, sizeof(text) - 1, "s", &st, &diag), -1);
 	ck_diag("binary data");
 }
 END_TEST
 
+static int sdir_fd(void)
+{
+	int fd = open(sdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
 START_TEST(write_read_file)
 {
 	struct lh_state *st = lh_state_alloc(), *back;
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
+	int dfd = sdir_fd();
 
 	lh_state_add(st, LH_STATE_VALUE, "tracing_thresh", "100\n");
-	ck_assert_int_eq(lh_state_read_file(state_file, &back, &diag), 0);
-	ck_assert_int_eq(lh_state_write_file(st, state_file, &diag), 0);
+	/* no tracing dir: nothing that could be restored anywhere */
+	ck_assert_int_eq(lh_state_write_file(st, dfd, LH_STATE_FILE, state_file, &diag), -1);
+	ck_diag("no tracing directory");
+	st->tracing_dir = strdup(tree);
+	ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag), 0);
+	ck_assert_int_eq(lh_state_write_file(st, dfd, LH_STATE_FILE, state_file, &diag), 0);
 	/* atomic: no temporary file left next to it */
-	d = opendir(sdir);
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	ck_assert_int_eq(n, 1);
-	ck_assert_int_eq(lh_state_read_file(state_file, &back, &diag), 1);
+	ck_assert_int_eq(dir_entries(sdir, NULL), 1);
+	ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag), 1);
 	ck_assert_str_eq(lh_state_find(back, "tracing_thresh")->value, "100\n");
+	ck_assert_str_eq(back->tracing_dir, tree);
 	lh_state_free(back);
-	/* a directory that does not exist */
-	ck_assert_int_eq(lh_state_write_file(st, "/nonexistent-lh/state", &diag), -1);
-	ck_diag("cannot create state file in '/nonexistent-lh'");
+	/* also by path, as doctor reads it */
+	ck_assert_int_eq(lh_state_read_file(AT_FDCWD, state_file, state_file, &back, &diag), 1);
+	lh_state_free(back);
 	lh_state_free(st);
+	close(dfd);
+}
+END_TEST
+
+/*
+ * The values of a state file are written into tracefs as root: one that is not a regular
+ * file, or that someone else could have written, is refused (and a FIFO does not hang).
+ */
+START_TEST(read_file_refuses_untrusted)
+{
+	struct lh_state *st = lh_state_alloc(), *back = (void *)1;
+	char other[256];
+	int dfd = sdir_fd();
+
+	st->tracing_dir = strdup(tree);
+	lh_state_add(st, LH_STATE_VALUE, "tracing_thresh", "100\n");
+	ck_assert_int_eq(lh_state_write_file(st, dfd, LH_STATE_FILE, state_file, &diag), 0);
+	snprintf(other, sizeof(other), "%s/other", top);
+	ck_assert_int_eq(rename(state_file, other), 0);
+
+	ck_assert_int_eq(symlink(other, state_file), 0);
+	ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag), -1);
+	ck_assert_ptr_null(back);
+	ck_diag("refusing state file");
+	ck_diag("it is a symbolic link");
+	/* writing refuses it too, and leaves the link's target alone */
+	ck_assert_int_eq(lh_state_write_file(st, dfd, LH_STATE_FILE, state_file, &diag), -1);
+	ck_diag("it is a symbolic link, and only a regular file is replaced");
+	unlink(state_file);
+
+	ck_assert_int_eq(mkfifo(state_file, 0600), 0);
+	ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag), -1);
+	ck_diag("not a regular file");
+	unlink(state_file);
+
+	ck_assert_int_eq(link(other, state_file), 0);
+	ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag), -1);
+	ck_diag("it is a hard link (2 names)");
+	unlink(other);
+
+	ck_assert_int_eq(chmod(state_file, 0646), 0);
+	ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag), -1);
+	ck_diag("it is writable by others (mode 0646)");
+	ck_assert_int_eq(chmod(state_file, 0664), 0);
+	ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag), -1);
+	ck_diag("it is writable by its group (mode 0664)");
+	ck_assert_int_eq(chmod(state_file, 0644), 0);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(state_file, 65534, 65534), 0);
+		ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag),
+				 -1);
+		ck_diag("it is owned by uid 65534, and only a file root alone can write is trusted");
+		ck_assert_int_eq(chown(state_file, 0, 0), 0);
+	}
+	ck_assert_int_eq(lh_state_read_file(dfd, LH_STATE_FILE, state_file, &back, &diag), 1);
+	lh_state_free(back);
+	lh_state_free(st);
+	close(dfd);
 }
 END_TEST
 
@@ -470,7 +577,7 @@ START_TEST(session_leaves_tree_identical)
 	ck_assert_uint_eq(lh_session_tracers(s), o.tracers);
 
 	/* the state file is on disk and holds what was there before */
-	ck_assert_int_eq(lh_state_read_file(state_file, &st, &diag), 1);
+	ck_assert_int_eq(lh_state_read_file(AT_FDCWD, state_file, state_file, &st, &diag), 1);
 	ck_assert_int_eq(st->pid, getpid());
 	ck_assert_str_eq(st->tracing_dir, tree);
 	for (i = 0; i < st->nr; i++) {
@@ -645,11 +752,14 @@ START_TEST(tracers_missing)
 }
 END_TEST
 
-static void plant_state(pid_t pid)
+/* Writes the state file of a killed run that saved from tracing dir from, and changes. */
+static void plant_state_from(pid_t pid, const char *from)
 {
 	struct lh_state *st = lh_state_alloc();
+	int dfd = sdir_fd();
 
 	st->pid = pid;
+	st->tracing_dir = strdup(from);
 	lh_state_add(st, LH_STATE_VALUE, "tracing_on", "1\n");
 	lh_state_add(st, LH_STATE_VALUE, "current_tracer", "nop\n");
 	lh_state_add(st, LH_STATE_VALUE, "tracing_thresh", "0\n");
@@ -657,7 +767,8 @@ static void plant_state(pid_t pid)
 	lh_state_add(st, LH_STATE_VALUE, "options/function-trace", "1\n");
 	/* its kprobe is gone already (no kprobe_events here): nothing to remove */
 	lh_state_add(st, LH_STATE_KPROBE, "lathound/old", "p:lathound/old do_sys_open");
-	ck_assert_int_eq(lh_state_write_file(st, state_file, &diag), 0);
+	ck_assert_int_eq(lh_state_write_file(st, dfd, LH_STATE_FILE, state_file, &diag), 0);
+	close(dfd);
 	lh_state_free(st);
 	/* what the killed run had changed */
 	put("tracing_on", "1");
@@ -665,6 +776,11 @@ static void plant_state(pid_t pid)
 	put("tracing_thresh", "500");
 	put("events/irq/irq_handler_entry/enable", "1");
 	put("options/function-trace", "0");
+}
+
+static void plant_state(pid_t pid)
+{
+	plant_state_from(pid, tree);
 }
 
 START_TEST(recover_killed_run)
@@ -714,10 +830,11 @@ START_TEST(corrupt_state_file)
 	put("tracing_thresh", "500\n");
 	before = snapshot(NULL);
 	f = fopen(state_file, "w");
-	fputs("lathound-state 1\npid 12\nvalue tracing_thresh 0\\n\n", f);	/* cut short */
+	fputs(HEAD TDIR "\"entries\":[" ENTRY("value", "tracing_thresh", "0\\n"), f);	/* cut short */
 	fclose(f);
+	ck_assert_int_eq(chmod(state_file, 0644), 0);
 	ck_assert_int_eq(lh_session_create(&s, &o, &diag), -1);
-	ck_diag("truncated (no 'end' line)");
+	ck_diag("truncated (the JSON text ends early)");
 	ck_diag("cannot recover the tracefs state left in");
 	ck_unchanged(before, NULL);
 	ck_assert(exists(state_file));
@@ -726,6 +843,180 @@ START_TEST(corrupt_state_file)
 	ck_diag("corrupt state file");
 	ck_assert(exists(state_file));
 	snap_free(before);
+}
+END_TEST
+
+/*
+ * A state file saved from another tracefs (a test's copy, a tree that is gone) is not
+ * written into the one in use: it is kept, and recovery fails saying why.
+ */
+START_TEST(recover_only_into_the_tracefs_it_names)
+{
+	struct lh_session_opts o = base_opts();
+	char other[160], want[1024];
+	struct snap *before, *orig = snapshot(NULL);
+	struct lh_session *s;
+
+	snprintf(other, sizeof(other), "%s/other-tracing", top);
+	ck_assert_int_eq(mkdir(other, 0755), 0);
+	plant_state_from(4242, other);
+	before = snapshot(NULL);
+	ck_assert_int_eq(lh_session_recover(sdir, &diag), -1);
+	snprintf(want, sizeof(want), "state file '%s' was saved from the tracefs at '%s', not from the one in use now ('%s'): not restoring it there",
+		 state_file, other, tree);
+	ck_diag(want);
+	ck_unchanged(before, NULL);
+	ck_assert(exists(state_file));
+	/* a run refuses to start over it too */
+	lh_diag_release(&diag);
+	ck_assert_int_eq(lh_session_create(&s, &o, &diag), -1);
+	ck_diag(want);
+	ck_unchanged(before, NULL);
+
+	/* a tree that is gone is named with the reason */
+	ck_assert_int_eq(rmdir(other), 0);
+	lh_diag_release(&diag);
+	ck_assert_int_eq(lh_session_recover(sdir, &diag), -1);
+	snprintf(want, sizeof(want), "saved from the tracefs at '%s' (No such file or directory)",
+		 other);
+	ck_diag(want);
+	ck_assert(exists(state_file));
+	snap_free(before);
+
+	/* the same tree by another path is the same tracefs */
+	unlink(state_file);
+	snprintf(other, sizeof(other), "%s/tracing-link", top);
+	ck_assert_int_eq(symlink(tree, other), 0);
+	plant_state_from(4343, other);
+	lh_diag_release(&diag);
+	ck_assert_int_eq(lh_session_recover(sdir, &diag), 1);
+	ck_unchanged(orig, NULL);
+	snap_free(orig);
+}
+END_TEST
+
+/*
+ * What another user could plant in a state directory is written into tracefs as root: the
+ * directory and the lock must be root's (the test's user's) alone, and not links.
+ */
+START_TEST(state_dir_must_be_trusted)
+{
+	struct lh_session_opts o = base_opts();
+	char lock[200], target[200], want[300];
+	struct snap *before;
+	struct lh_session *s;
+	FILE *f;
+
+	plant_state(4242);
+	before = snapshot(NULL);
+	snprintf(lock, sizeof(lock), "%s/%s", sdir, LH_LOCK_FILE);
+	snprintf(target, sizeof(target), "%s/precious", top);
+
+	ck_assert_int_eq(chmod(sdir, 01777), 0);
+	ck_assert_int_eq(lh_session_create(&s, &o, &diag), -1);
+	snprintf(want, sizeof(want), "refusing state directory '%s': it is writable by others (mode 1777), and only a directory root alone can write is trusted",
+		 sdir);
+	ck_diag(want);
+	ck_assert_int_eq(lh_session_recover(sdir, &diag), -1);
+	ck_assert(!exists(lock));
+	ck_assert_int_eq(chmod(sdir, 0775), 0);
+	lh_diag_release(&diag);
+	ck_assert_int_eq(lh_session_recover(sdir, &diag), -1);
+	ck_diag("it is writable by its group (mode 0775)");
+	ck_assert_int_eq(chmod(sdir, 0755), 0);
+	ck_unchanged(before, NULL);
+
+	/* the lock planted as a link: not followed, its target not truncated */
+	f = fopen(target, "w");
+
+	fputs("precious\n", f);
+	fclose(f);
+	ck_assert_int_eq(symlink(target, lock), 0);
+	lh_diag_release(&diag);
+	ck_assert_int_eq(lh_session_create(&s, &o, &diag), -1);
+	snprintf(want, sizeof(want), "refusing lock file '%s': it is a symbolic link", lock);
+	ck_diag(want);
+	ck_assert_ptr_null(lh_session_lock(sdir, &diag));
+	unlink(lock);
+	f = fopen(target, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(want, sizeof(want), f));
+	fclose(f);
+	ck_assert_str_eq(want, "precious\n");
+	/* ...or as a file others may write */
+	ck_assert_int_eq(close(open(lock, O_CREAT | O_WRONLY, 0600)), 0);
+	ck_assert_int_eq(chmod(lock, 0666), 0);
+	lh_diag_release(&diag);
+	ck_assert_int_eq(lh_session_create(&s, &o, &diag), -1);
+	ck_diag("refusing lock file");
+	ck_diag("it is writable by others (mode 0666)");
+	ck_unchanged(before, NULL);
+
+	/* the state directory itself as a link */
+	ck_assert_int_eq(chmod(lock, 0644), 0);
+	snprintf(want, sizeof(want), "%s/run-link", top);
+	ck_assert_int_eq(symlink(sdir, want), 0);
+	o.state_dir = want;
+	lh_diag_release(&diag);
+	ck_assert_int_eq(lh_session_create(&s, &o, &diag), -1);
+	ck_diag("it is a symbolic link");
+	ck_unchanged(before, NULL);
+
+	/* all in order: the planted state is restored */
+	o.state_dir = sdir;
+	lh_diag_release(&diag);
+	ck_assert_int_eq(lh_session_create(&s, &o, &diag), 0);
+	ck_diag("restored tracefs state left by lathound pid 4242");
+	ck_assert_int_eq(lh_session_destroy(s, &diag), 0);
+	snap_free(before);
+}
+END_TEST
+
+/* A run killed while it wrote the state file left a temporary file: the next one removes it. */
+START_TEST(stale_state_temporary_files)
+{
+	struct lh_session_opts o = base_opts();
+	struct lh_session_lock *l;
+	struct lh_session *s;
+	char stale[256];
+	int fd;
+
+	snprintf(stale, sizeof(stale), "%s/.%s%sQw3rTy", sdir, LH_STATE_FILE, LH_LOCKFILE_MARK);
+	fd = open(stale, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(lh_session_create(&s, &o, &diag), 0);
+	ck_assert(!exists(stale));
+	ck_assert_int_eq(lh_session_destroy(s, &diag), 0);
+	/* and taking the lock alone ('lathound reset') does too */
+	fd = open(stale, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	close(fd);
+	l = lh_session_lock(sdir, &diag);
+	ck_assert_ptr_nonnull(l);
+	ck_assert(!exists(stale));
+	lh_session_unlock(l);
+	lh_session_unlock(NULL);
+}
+END_TEST
+
+/* A board without /run: the state directory's parents are made, the directory is 0755. */
+START_TEST(state_dir_parents_created)
+{
+	struct lh_session_opts o = base_opts();
+	struct lh_session *s;
+	char deep[200];
+	struct stat st;
+	mode_t mask = umask(0);
+
+	snprintf(deep, sizeof(deep), "%s/no/run/yet/lathound", top);
+	o.state_dir = deep;
+	if (lh_session_create(&s, &o, &diag))
+		dump_diag();
+	umask(mask);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(stat(deep, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0755);
+	ck_assert_int_eq(lh_session_destroy(s, &diag), 0);
 }
 END_TEST
 
@@ -835,7 +1126,8 @@ START_TEST(kprobes)
 		ck_assert_ptr_nonnull(strstr(k, "p:lathound/myread vfs_read $arg1"));
 		free(k);
 		ck_file("events/lathound/do_sys_open/enable", "1");
-		ck_assert_int_eq(lh_state_read_file(state_file, &st, &diag), 1);
+		ck_assert_int_eq(lh_state_read_file(AT_FDCWD, state_file, state_file, &st, &diag),
+				 1);
 		ck_assert_str_eq(lh_state_find(st, "lathound/myread")->value,
 				 "p:lathound/myread vfs_read $arg1");
 		lh_state_free(st);
@@ -962,6 +1254,7 @@ static Suite *state_suite(void)
 	tcase_add_loop_test(tc, parse_corrupt, 0, LH_ARRAY_SIZE(corrupt_cases));
 	tcase_add_test(tc, parse_nul_byte);
 	tcase_add_test(tc, write_read_file);
+	tcase_add_test(tc, read_file_refuses_untrusted);
 	tcase_add_test(tc, save_list_normalizes);
 	tcase_add_test(tc, restore_values);
 	tcase_add_test(tc, restore_order);
@@ -978,6 +1271,10 @@ static Suite *state_suite(void)
 	tcase_add_test(tc, recover_killed_run);
 	tcase_add_test(tc, create_recovers_first);
 	tcase_add_test(tc, corrupt_state_file);
+	tcase_add_test(tc, recover_only_into_the_tracefs_it_names);
+	tcase_add_test(tc, state_dir_must_be_trusted);
+	tcase_add_test(tc, stale_state_temporary_files);
+	tcase_add_test(tc, state_dir_parents_created);
 	tcase_add_test(tc, filter_problems);
 	tcase_add_test(tc, buffer_sizes_differ);
 	tcase_add_test(tc, kprobes);

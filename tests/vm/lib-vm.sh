@@ -62,11 +62,18 @@ vm_lhx() {
 	LHX_KO=$TMP/lhx/lhx.ko
 }
 
-# vm_initramfs OUT SCENARIO...: an initramfs with lathound, the modules and the scenarios.
+# vm_initramfs OUT SCENARIO...: an initramfs with lathound, the modules and the scenarios,
+# and the programs they name on a '# lhvm-program: PATH' line (e.g. /usr/bin/trace-cmd),
+# when this machine has them: a scenario checks for its program and says when it is missing.
 vm_initramfs() {
-	local out=$1 s args=()
+	local out=$1 s p args=()
 	shift
-	for s in "$@"; do args+=(-s "$VM/scenarios/$s.sh"); done
+	for s in "$@"; do
+		args+=(-s "$VM/scenarios/$s.sh")
+		for p in $(sed -n 's/^# lhvm-program: //p' "$VM/scenarios/$s.sh"); do
+			[ -x "$p" ] && args+=(-b "$p")
+		done
+	done
 	"$VM/mkinitramfs.sh" -o "$out" -l "$TOP/lathound" -r "$TOP/rules" -m "$LHX_KO" \
 		-m "$KDIR/modules/preemptirq_delay_test.ko" "${args[@]}"
 }

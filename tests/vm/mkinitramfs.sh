@@ -1,30 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Builds the test guest's initramfs: busybox-static, lathound with the shared libraries ldd
-# lists and the dynamic loader, the repo's rules/, kernel modules, the scenario scripts and
-# tests/vm/guest/{init,lib.sh,lhx-inject}. Needs no root (the archive's files are root-owned
-# through cpio -R; /init opens /dev/console itself once devtmpfs is mounted).
+# lists and the dynamic loader, the repo's rules/, kernel modules, the scenario scripts,
+# tests/vm/guest/{init,lib.sh,lhx-inject} and other programs a scenario runs (-b, e.g.
+# /usr/bin/trace-cmd, with their libraries too). Needs no root (the archive's files are
+# root-owned through cpio -R; /init opens /dev/console itself once devtmpfs is mounted).
 #
 # usage: mkinitramfs.sh -o OUT.cpio.gz [-l LATHOUND] [-r RULES_DIR] [-m MODULE.ko]...
-#                       [-s SCENARIO.sh]...
+#                       [-s SCENARIO.sh]... [-b PROGRAM]...
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 out= lathound=$TOP/lathound rules=$TOP/rules
-modules=() scenarios=()
+modules=() scenarios=() programs=()
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 
-while getopts o:l:r:m:s: opt; do
+while getopts o:l:r:m:s:b: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	l) lathound=$OPTARG ;;
 	r) rules=$OPTARG ;;
 	m) modules+=("$OPTARG") ;;
 	s) scenarios+=("$OPTARG") ;;
-	*) die "usage: mkinitramfs.sh -o OUT [-l LATHOUND] [-r RULES] [-m KO]... [-s SCRIPT]..." ;;
+	b) programs+=("$OPTARG") ;;
+	*) die "usage: mkinitramfs.sh -o OUT [-l LATHOUND] [-r RULES] [-m KO]... [-s SCRIPT]... [-b PROGRAM]..." ;;
 	esac
 done
 [ -n "$out" ] || die "no output given (-o OUT.cpio.gz)"
@@ -44,13 +46,24 @@ for applet in $("$BUSYBOX" --list); do
 	[ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
 done
 
+# copy_libs PROGRAM: the libraries ldd lists and the loader, each at the path the loader
+# looks for it.
+copy_libs() {
+	local lib
+	while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done < <(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+}
+
 cp "$lathound" "$root/opt/lathound/lathound"
 ln -s /opt/lathound/lathound "$root/usr/bin/lathound"
-# The libraries and the loader, each at the path the loader looks for it.
-while read -r lib; do
-	mkdir -p "$root$(dirname "$lib")"
-	cp -L "$lib" "$root$lib"
-done < <(ldd "$lathound" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+copy_libs "$lathound"
+for p in "${programs[@]}"; do
+	[ -x "$p" ] || die "cannot run '$p'"
+	cp -L "$p" "$root/usr/bin/"
+	copy_libs "$p"
+done
 [ -d "$rules" ] && cp -r "$rules" "$root/opt/lathound/rules"
 mkdir -p "$root/opt/lathound/rules"
 echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"

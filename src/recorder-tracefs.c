@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The recorder's real kernel: struct lh_recorder_ops over the tracefs session (session.c),
+ * the watch on tracing_max_latency (capture.c) and lathound's IRQ instance (irqtrace.c),
+ * with the monotonic and wall clocks, waiting in ppoll() on the watch and the caller's fd.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <tracefs.h>
+
+#include "capture.h"
+#include "irqtrace.h"
+#include "recorder.h"
+
+struct lh_recorder_tracefs {
+	struct lh_session	*session;
+	struct lh_irqtrace	*irqtrace;
+	struct lh_capture	*capture;
+	int			event_fd;
+};
+
+static uint64_t tfs_now(void *ctx)
+{
+	return lh_now_ns();
+}
+
+static uint64_t tfs_wall(void *ctx)
+{
+	return lh_wall_ns();
+}
+
+static int tfs_wait(void *ctx, uint64_t deadline)
+{
+	struct lh_recorder_tracefs *t = ctx;
+	struct pollfd p[2] = {
+		{ .fd = t->capture ? lh_capture_fd(t->capture) : -1, .events = POLLIN },
+		{ .fd = t->event_fd, .events = POLLIN },
+	};
+	uint64_t now = lh_now_ns(), wait = deadline > now ? deadline - now : 0;
+	struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000ULL),
+			       .tv_nsec = (long)(wait % 1000000000ULL) };
+	int n;
+
+	n = ppoll(p, 2, deadline == UINT64_MAX ? NULL : &ts, NULL);
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	return (p[0].revents & POLLIN ? LH_RECORDER_WAKE_NOTIFY : 0) |
+	       (p[1].revents ? LH_RECORDER_WAKE_EVENT : 0);
+}
+
+static int tfs_arm(void *ctx, enum lh_tracer tracer, struct lh_diag *diag)
+{
+	struct lh_recorder_tracefs *t = ctx;
+
+	if (lh_session_arm(t->session, tracer, diag))
+		return -1;
+	lh_capture_rearm(t->capture);
+	return 0;
+}
+
+static long tfs_pending(void *ctx, struct lh_diag *diag)
+{
+	return lh_capture_pending(((struct lh_recorder_tracefs *)ctx)->capture, diag);
+}
+
+static int tfs_read(void *ctx, char **buf, size_t *alloc, size_t *len, bool final,
+		    struct lh_diag *diag)
+{
+	return lh_capture_read(((struct lh_recorder_tracefs *)ctx)->capture, buf, alloc, len,
+			       final, diag);
+}
+
+static void tfs_captured(void *ctx)
+{
+	lh_capture_captured(((struct lh_recorder_tracefs *)ctx)->capture);
+}
+
+static unsigned long tfs_notifications(void *ctx)
+{
+	return lh_capture_counts(((struct lh_recorder_tracefs *)ctx)->capture)->notifications;
+}
+
+static uint64_t tfs_poll_interval(void *ctx)
+{
+	return lh_capture_poll_interval(((struct lh_recorder_tracefs *)ctx)->capture);
+}
+
+static long tfs_irq_read(void *ctx, bool sync_lost, struct lh_diag *diag)
+{
+	return lh_irqtrace_read(((struct lh_recorder_tracefs *)ctx)->irqtrace, sync_lost, diag);
+}
+
+static uint64_t tfs_irq_interval(void *ctx, uint64_t min_ns, uint64_t max_ns)
+{
+	return lh_irqtrace_interval(((struct lh_recorder_tracefs *)ctx)->irqtrace, min_ns,
+				    max_ns);
+}
+
+const struct lh_recorder_ops lh_recorder_tracefs_ops = {
+	.now		= tfs_now,
+	.wall		= tfs_wall,
+	.wait		= tfs_wait,
+	.arm		= tfs_arm,
+	.pending	= tfs_pending,
+	.read		= tfs_read,
+	.captured	= tfs_captured,
+	.notifications	= tfs_notifications,
+	.poll_interval	= tfs_poll_interval,
+	.irq_read	= tfs_irq_read,
+	.irq_interval	= tfs_irq_interval,
+};
+
+/* Watches tracing_max_latency; 'trace' lives next to it, in the top-level instance. */
+static int capture_open(struct lh_recorder_tracefs *t, const struct lh_recorder_tracefs_opts *o,
+			struct lh_diag *diag)
+{
+	const char *max = lh_session_max_latency_path(t->session);
+	const char *slash = strrchr(max, '/');
+	struct lh_capture_opts co = {
+		.max_latency = max, .threshold = o->session.threshold_ns != 0, .poll = o->poll,
+	};
+	char *trace;
+	int ret;
+
+	trace = lh_xasprintf("%.*strace", slash ? (int)(slash - max + 1) : 0, max);
+	co.trace = trace;
+	ret = lh_capture_open(&t->capture, &co, diag);
+	free(trace);
+	return ret;
+}
+
+/* The IRQ instance; with tracers, a run goes on without it. Return: 0, or -1. */
+static int irqtrace_create(struct lh_recorder_tracefs *t,
+			   const struct lh_recorder_tracefs_opts *o, struct lh_diag *diag)
+{
+	struct lh_diag d = { 0 };
+	size_t i;
+
+	/* A run killed with SIGKILL left its instance; with the lock held, none is live. */
+	if (lh_irqtrace_remove_stale(diag) > 0)
+		lh_diag_add(diag, LH_DIAG_WARNING,
+			    "removed the tracefs instance of a lathound that was killed");
+	if (!lh_irqtrace_create(&t->irqtrace, o->irqstat, &d))
+		return 0;
+	if (o->session.no_tracer) {
+		for (i = 0; i < d.nr; i++)
+			lh_diag_add(diag, d.msgs[i].level, "%s", d.msgs[i].text);
+		lh_diag_release(&d);
+		return -1;
+	}
+	/* The latency sections matter more than the statistics. */
+	lh_diag_add(diag, LH_DIAG_WARNING, "%s; IRQ handler statistics are not collected",
+		    d.nr ? d.msgs[0].text : "cannot create the IRQ event instance");
+	lh_diag_release(&d);
+	return 0;
+}
+
+int lh_recorder_tracefs_create(struct lh_recorder_tracefs **tp,
+			       const struct lh_recorder_tracefs_opts *o, struct lh_diag *diag)
+{
+	struct lh_recorder_tracefs *t = lh_xcalloc(1, sizeof(*t));
+
+	*tp = NULL;
+	t->event_fd = o->event_fd;
+	if (o->tracefs && tracefs_set_tracing_dir((char *)o->tracefs)) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot use '%s' as tracefs: %s", o->tracefs,
+			    strerror(errno));
+		free(t);
+		return -1;
+	}
+	if (lh_session_create(&t->session, &o->session, diag)) {
+		free(t);
+		return -1;
+	}
+	if (irqtrace_create(t, o, diag) ||
+	    (!o->session.no_tracer && capture_open(t, o, diag))) {
+		lh_recorder_tracefs_destroy(t, diag);
+		return -1;
+	}
+	*tp = t;
+	return 0;
+}
+
+int lh_recorder_tracefs_destroy(struct lh_recorder_tracefs *t, struct lh_diag *diag)
+{
+	int ret = 0;
+
+	if (!t)
+		return 0;
+	lh_capture_close(t->capture);
+	if (lh_irqtrace_destroy(t->irqtrace, diag))
+		ret = -1;
+	if (lh_session_destroy(t->session, diag))
+		ret = -1;
+	free(t);
+	return ret;
+}
+
+unsigned int lh_recorder_tracefs_tracers(const struct lh_recorder_tracefs *t)
+{
+	return lh_session_tracers(t->session);
+}
+
+bool lh_recorder_tracefs_irq_stats(const struct lh_recorder_tracefs *t)
+{
+	return t->irqtrace != NULL;
+}
+
+const char *lh_recorder_tracefs_method(const struct lh_recorder_tracefs *t)
+{
+	return t->capture ? lh_capture_method(t->capture) : NULL;
+}

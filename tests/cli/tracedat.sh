@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# lathound analyze on trace-cmd's trace.dat files, read through libtracecmd: real files that
+# 'trace-cmd record' wrote in the test guest (tests/data/README.md), known by their magic
+# whatever their name, checked against what 'trace-cmd report' prints of them; a flyrecord
+# (no latency data) and damaged copies, which must give a clear error, never a crash.
+. "$(dirname "$0")/../lib.sh"
+
+DAT=$DATA/vm-tracecmd-irqsoff.dat
+FLY=$DATA/vm-tracecmd-flyrecord.dat
+TEXT=$DATA/vm-irqsoff-fakeraid.trace
+NORULES=(-r "$TMP/none.rules")
+echo '# no rules' >"$TMP/none.rules"
+
+# report_latency FILE: the '# latency: N us' that trace-cmd report prints for FILE.
+report_latency() {
+	trace-cmd report "$1" 2>/dev/null | sed -n 's/^# latency: \([0-9]*\) us.*/\1/p' | head -1
+}
+
+# json_ok DESC: the last run's standard output is one valid JSON document.
+json_ok() {
+	if jq -e . "$TMP/out" >/dev/null 2>&1; then ok "$1"; else
+		not_ok "$1: stdout is not JSON:"; head -c 300 "$TMP/out" | sed 's/^/#   /'; fi
+}
+
+# ---- a latency trace.dat (trace-cmd 3.1's default: file version 7, zstd) ----
+run analyze "${NORULES[@]}" -f json "$DAT"
+expect_rc "a trace.dat of 'trace-cmd record -p irqsoff'" 0
+echo "$out" >"$TMP/dat.json"
+expect_jq "trace.dat: one irqsoff section, source named after the file" "$TMP/dat.json" \
+	".tracers.irqsoff.count == 1 and (.records[0].source | startswith(\"$DAT:\"))"
+expect_jq "trace.dat: the fakeraid handler named in the section's irqs" "$TMP/dat.json" \
+	'.records[0].irqs | any(.name == "fakeraid" and .irq == 24)'
+if command -v trace-cmd >/dev/null; then
+	tc=$(report_latency "$DAT")
+	expect_jq "trace.dat: latency is trace-cmd report's ($tc us)" "$TMP/dat.json" \
+		".tracers.irqsoff.max_us == ${tc:-null}"
+	# trace-cmd report prints "cpus=N", then the latency text: the same records from both
+	trace-cmd report "$DAT" 2>/dev/null | sed 1d >"$TMP/report.trace"
+	run analyze "${NORULES[@]}" -f json "$TMP/report.trace"
+	echo "$out" >"$TMP/text.json"
+	check "trace.dat: the same record as from trace-cmd report's text" \
+		cmp -s <(jq -S '.records | map(del(.source))' "$TMP/dat.json") \
+		<(jq -S '.records | map(del(.source))' "$TMP/text.json")
+	# file version 6, uncompressed: what trace-cmd 2.x on a board writes
+	if trace-cmd convert -i "$DAT" -o "$TMP/v6.dat" --file-version 6 >/dev/null 2>&1; then
+		run analyze "${NORULES[@]}" -f json "$TMP/v6.dat"
+		expect_rc "trace.dat version 6 (trace-cmd convert --file-version 6)" 0
+		echo "$out" >"$TMP/v6.json"
+		expect_jq "trace.dat version 6: latency is trace-cmd report's ($tc us)" \
+			"$TMP/v6.json" ".tracers.irqsoff.max_us == ${tc:-null}"
+	else
+		not_ok "trace-cmd convert --file-version 6 of $DAT failed"
+	fi
+else
+	skip "trace.dat against trace-cmd report" "no trace-cmd here (apt-get install trace-cmd)"
+fi
+run analyze -r "$TOP/rules" "$DAT"
+expect_rc "trace.dat with the shipped rules: fakeraid's rule fails the gate" 2
+expect_in "trace.dat: rule lhx-fakeraid-irq fired" "$out" "lhx-fakeraid-irq"
+
+# ---- the magic decides, not the name; standard input too ----
+cp "$DAT" "$TMP/board42.trace"
+run analyze "${NORULES[@]}" -f json "$TMP/board42.trace"
+expect_rc "a trace.dat named *.trace is read as a trace.dat" 0
+expect_in "a trace.dat named *.trace: its section" "$out" '"tracer": "irqsoff"'
+cp "$TEXT" "$TMP/text.dat"
+run analyze "${NORULES[@]}" -f json "$TMP/text.dat"
+expect_rc "trace text named *.dat is read as text" 0
+expect_in "trace text named *.dat: its section" "$out" '"tracer": "irqsoff"'
+"${LATHOUND_RUN[@]}" analyze "${NORULES[@]}" -f json <"$DAT" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_rc "a trace.dat on standard input (a file)" 0
+json_ok "a trace.dat on standard input: JSON report"
+cat "$DAT" | "${LATHOUND_RUN[@]}" analyze "${NORULES[@]}" -f json >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_rc "a trace.dat on standard input (a pipe)" 0
+expect_in "a trace.dat through a pipe: its section" "$(cat "$TMP/out")" '"tracer": "irqsoff"'
+
+# ---- a flyrecord of events: no latency data, an error ----
+run analyze "${NORULES[@]}" "$FLY"
+expect_rc "a flyrecord trace.dat (trace-cmd record -e irq) is an error" 1
+expect_in "flyrecord: says it holds no latency data" "$err" \
+	"cannot read trace.dat '$FLY': no latency data in it, only a flyrecord of events"
+expect_in "flyrecord: says how to record latency data" "$err" "trace-cmd record -p irqsoff"
+expect_in "flyrecord: the text report's verdict is an error" "$out" \
+	"Verdict: ERROR: 1 of 1 input could not be read"
+run analyze "${NORULES[@]}" -f json "$TEXT" "$FLY"
+expect_rc "a flyrecord beside a latency trace: still an error" 1
+echo "$out" >"$TMP/mixed.json"
+expect_jq "flyrecord beside a latency trace: the report covers the trace, verdict error" \
+	"$TMP/mixed.json" '.verdict == "error" and .tracers.irqsoff.count == 1 and
+	(.error | contains("1 of 2 inputs could not be read"))'
+
+# ---- damaged files: a clear error, no crash, the report still whole ----
+size=$(stat -c %s "$DAT")
+cut_err="cannot read trace.dat '$TMP/cut.dat': libtracecmd"
+for n in 10 16 100 4096 $((size / 2)) 21500; do
+	head -c "$n" "$DAT" >"$TMP/cut.dat"
+	run analyze "${NORULES[@]}" -f json "$TMP/cut.dat"
+	expect_rc "trace.dat cut at $n of $size bytes" 1
+	expect_in "trace.dat cut at $n bytes: a clear error" "$err" \
+		"$cut_err cannot read it (truncated, corrupt"
+	json_ok "trace.dat cut at $n bytes: JSON report still whole"
+done
+# libtracecmd 1.3 dies of a NULL pointer on a version 6 flyrecord cut inside its CPU data,
+# after printing "File possibly truncated" on standard output: neither reaches lathound's.
+head -c $(($(stat -c %s "$FLY") - 100)) "$FLY" >"$TMP/cut.dat"
+run analyze "${NORULES[@]}" -f json "$TMP/cut.dat"
+expect_rc "flyrecord cut inside its CPU data" 1
+expect_in "flyrecord cut inside its CPU data: a clear error" "$err" "$cut_err"
+json_ok "flyrecord cut inside its CPU data: JSON report still whole"
+expect_not_in "flyrecord cut inside its CPU data: nothing of libtracecmd's on stdout" "$out" \
+	"File possibly truncated"
+# Bytes overwritten through the file (headers, event formats, the compressed latency data)
+bad=0
+for ((off = 10; off < size; off += size / 16)); do
+	cp "$DAT" "$TMP/bad.dat"
+	printf '\377\377\377\377\377\377\377\377' |
+		dd of="$TMP/bad.dat" bs=1 seek=$off conv=notrunc status=none
+	run analyze "${NORULES[@]}" -f json "$TMP/bad.dat"
+	if [ "$rc" -gt 2 ] || ! jq -e . "$TMP/out" >/dev/null 2>&1; then
+		bad=$((bad + 1))
+		echo "#   overwritten at $off: exit $rc; $(head -c 200 "$TMP/err")"
+	fi
+done
+check "trace.dat overwritten at 16 places: exit 0, 1 or 2 and a whole report each time" \
+	test "$bad" = 0
+printf '\027\010Dtracing' >"$TMP/magic.dat"
+run analyze "${NORULES[@]}" "$TMP/magic.dat"
+expect_rc "nothing but trace-cmd's magic" 1
+expect_in "nothing but the magic: a clear error" "$err" "cannot read trace.dat"
+
+finish

@@ -1,0 +1,1108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the run engine (src/recorder.c) against a scripted kernel and clock: the
+ * fake ops below play a latency tracer (a section is recorded only while its tracer is armed
+ * and, without a threshold, only when it beats the running maximum, which arming resets;
+ * its snapshot overwrites the last one; its notification comes a little later) and a clock
+ * that jumps to the next deadline or happening. Slices, checkpoints, end reasons, the read
+ * delay, loss accounting per tracer and what a run could not measure are checked in
+ * simulated seconds, in a few milliseconds, without a kernel.
+ */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "check-main.h"
+#include "recorder.h"
+
+#define MS	(1000 * 1000ULL)
+#define S	(1000 * MS)
+
+struct fake_section {
+	uint64_t	at;		/* when the section ends (the kernel records it) */
+	enum lh_tracer	tracer;
+	unsigned int	us;
+	uint64_t	notify_after;	/* from at to the notification */
+	bool		happened;
+	bool		recorded;	/* the kernel kept it (armed, above max or threshold) */
+	bool		delivered;	/* its notification is waiting */
+	bool		counted;	/* ... and was read, or counted by a final read */
+};
+
+struct fake {
+	uint64_t		now;
+	enum lh_tracer		armed;
+	unsigned int		max_us;		/* tracing_max_latency without a threshold */
+	unsigned int		threshold_us;
+	struct fake_section	sec[256];
+	size_t			nr_sec;
+	int			snap;		/* the section whose snapshot 'trace' shows, -1 */
+	bool			unread;
+	bool			garbage;	/* 'trace' holds no section at all */
+	unsigned long		notifications;
+	uint64_t		poll;		/* 0: wait() wakes on notifications */
+
+	uint64_t		event_at;	/* UINT64_MAX: none */
+	const char		*event_reason;	/* what on_event() answers */
+	const char		*(*event_fn)(void);	/* or what this does */
+	uint64_t		wait_fails_at;	/* UINT64_MAX: never */
+	size_t			arm_fails;	/* fail the arm of this number (from 1); 0: none */
+	bool			irq_fails;
+
+	struct { uint64_t at; enum lh_tracer t; } arms[64];
+	size_t			nr_arms;
+	uint64_t		reads_at[64];
+	size_t			nr_reads;
+	unsigned long		final_reads;
+	unsigned long		pendings;
+	unsigned long		irq_reads;
+	unsigned long		irq_syncs;
+	uint64_t		irq_sync_at[8];	/* the first ones */
+	unsigned long		captured;
+};
+
+static struct fake k;
+static char dir[64];
+static struct lh_output *out;
+static struct lh_diag diag;
+static char *said[64];
+static enum lh_recorder_say said_level[64];
+static size_t nr_said;
+static unsigned long statuses;
+
+/* ---- the fake kernel and clock ---- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t alloc = 0;
+	ssize_t n;
+
+	ck_assert_msg(f, "cannot open %s", path);
+	n = getdelim(&buf, &alloc, '\0', f);
+	ck_assert_int_gt(n, 0);
+	fclose(f);
+	return buf;
+}
+
+/* Return: s with every from replaced by to (malloc'd). */
+static char *replace(const char *s, const char *from, const char *to)
+{
+	size_t fl = strlen(from), tl = strlen(to), n = 0;
+	const char *p;
+	char *r, *w;
+
+	for (p = s; (p = strstr(p, from)); p += fl)
+		n++;
+	w = r = malloc(strlen(s) + n * tl + 1);
+	for (p = s; *p;) {
+		if (!strncmp(p, from, fl)) {
+			w = stpcpy(w, to);
+			p += fl;
+		} else {
+			*w++ = *p++;
+		}
+	}
+	*w = '\0';
+	return r;
+}
+
+/* A real snapshot of tracer t (from tests/data), its latency set to us. */
+static char *snapshot(enum lh_tracer t, unsigned int us)
+{
+	bool wakeup = lh_tracer_is_wakeup(t);
+	char *text = slurp(wakeup ? LH_TEST_DATA "/handmade-wakeup_rt-6.1.trace" :
+				    LH_TEST_DATA "/pidt-irqsoff-nofunc.trace");
+	char num[32], *a, *b;
+
+	snprintf(num, sizeof(num), "latency: %u us", us);
+	a = replace(text, wakeup ? "latency: 64 us" : "latency: 2002 us", num);
+	b = replace(a, wakeup ? "wakeup_rt" : "irqsoff", lh_tracer_name(t));
+	free(text);
+	free(a);
+	return b;
+}
+
+static void section(double at_s, enum lh_tracer t, unsigned int us, double notify_ms)
+{
+	struct fake_section *s = &k.sec[k.nr_sec++];
+
+	ck_assert_uint_lt(k.nr_sec, LH_ARRAY_SIZE(k.sec));
+	*s = (struct fake_section){
+		.at = (uint64_t)(at_s * S), .tracer = t, .us = us,
+		.notify_after = (uint64_t)(notify_ms * MS),
+	};
+}
+
+static void happen(void)
+{
+	struct fake_section *s;
+	unsigned int over;
+
+	for (s = k.sec; s < k.sec + k.nr_sec; s++) {
+		if (s->happened || s->at > k.now)
+			continue;
+		s->happened = true;
+		over = k.threshold_us ? k.threshold_us : k.max_us;
+		if (s->tracer != k.armed || s->us <= over)
+			continue;
+		s->recorded = true;
+		if (!k.threshold_us)
+			k.max_us = s->us;
+		k.snap = (int)(s - k.sec);
+		k.unread = true;
+	}
+}
+
+static uint64_t f_now(void *ctx)
+{
+	return k.now;
+}
+
+static uint64_t f_wall(void *ctx)
+{
+	return 1800000000ULL * S + k.now;
+}
+
+static int f_wait(void *ctx, uint64_t deadline)
+{
+	uint64_t next = deadline;
+	struct fake_section *s;
+	int wake = 0;
+
+	for (s = k.sec; s < k.sec + k.nr_sec; s++) {
+		if (!s->happened && s->at < next)
+			next = s->at;
+		if (s->recorded && !s->delivered && !s->counted && s->at + s->notify_after < next)
+			next = s->at + s->notify_after;
+	}
+	if (k.event_at < next)
+		next = k.event_at;
+	if (k.wait_fails_at < next)
+		next = k.wait_fails_at;
+	ck_assert_msg(next != UINT64_MAX, "the recorder would wait forever");
+	if (next > k.now)
+		k.now = next;
+	if (k.now >= k.wait_fails_at) {
+		errno = EBADF;
+		return -1;
+	}
+	happen();
+	for (s = k.sec; s < k.sec + k.nr_sec; s++) {
+		if (s->recorded && !s->delivered && !s->counted &&
+		    s->at + s->notify_after <= k.now) {
+			s->delivered = true;
+			if (!k.poll)
+				wake |= LH_RECORDER_WAKE_NOTIFY;
+		}
+	}
+	if (k.event_at <= k.now) {
+		k.event_at = UINT64_MAX;
+		wake |= LH_RECORDER_WAKE_EVENT;
+	}
+	return wake;
+}
+
+static int f_arm(void *ctx, enum lh_tracer t, struct lh_diag *d)
+{
+	ck_assert_uint_lt(k.nr_arms, LH_ARRAY_SIZE(k.arms));
+	k.arms[k.nr_arms].at = k.now;
+	k.arms[k.nr_arms].t = t;
+	if (++k.nr_arms == k.arm_fails) {
+		lh_diag_add(d, LH_DIAG_ERROR, "cannot set current_tracer to '%s': Device busy",
+			    lh_tracer_name(t));
+		return -1;
+	}
+	k.armed = t;
+	k.max_us = 0;
+	k.unread = false;
+	k.snap = -1;
+	return 0;
+}
+
+static long f_pending(void *ctx, struct lh_diag *d)
+{
+	struct fake_section *s;
+	long n = 0;
+
+	k.pendings++;
+	happen();
+	for (s = k.sec; s < k.sec + k.nr_sec; s++) {
+		/* Polling finds a change of value as soon as the kernel made it. */
+		if (k.poll && s->recorded && !s->counted && s->at <= k.now)
+			s->delivered = true;
+		if (s->delivered && !s->counted) {
+			s->counted = true;
+			n++;
+		}
+	}
+	k.notifications += (unsigned long)n;
+	return n;
+}
+
+static int f_read(void *ctx, char **buf, size_t *alloc, size_t *len, bool final,
+		  struct lh_diag *d)
+{
+	struct fake_section *s;
+	char *text;
+
+	ck_assert_uint_lt(k.nr_reads, LH_ARRAY_SIZE(k.reads_at));
+	k.reads_at[k.nr_reads++] = k.now;
+	k.final_reads += final;
+	happen();
+	if (!k.unread)
+		return 0;
+	k.unread = false;
+	text = k.garbage ? strdup("# tracer: nop\n#\n") : snapshot(k.sec[k.snap].tracer,
+								  k.sec[k.snap].us);
+	*len = strlen(text);
+	if (*alloc < *len + 1) {
+		*alloc = *len + 1;
+		*buf = realloc(*buf, *alloc);
+	}
+	memcpy(*buf, text, *len + 1);
+	free(text);
+	/* A section taken before its notification came: counted now, not again later. */
+	s = k.garbage ? NULL : &k.sec[k.snap];
+	if (final && s && !s->counted && !s->delivered) {
+		s->counted = true;
+		k.notifications++;
+	}
+	return 1;
+}
+
+static void f_captured(void *ctx)
+{
+	k.captured++;
+}
+
+static unsigned long f_notifications(void *ctx)
+{
+	return k.notifications;
+}
+
+static uint64_t f_poll_interval(void *ctx)
+{
+	return k.poll;
+}
+
+static long f_irq_read(void *ctx, bool sync_lost, struct lh_diag *d)
+{
+	k.irq_reads++;
+	if (sync_lost && k.irq_syncs < LH_ARRAY_SIZE(k.irq_sync_at))
+		k.irq_sync_at[k.irq_syncs] = k.now;
+	k.irq_syncs += sync_lost;
+	if (k.irq_fails) {
+		lh_diag_add(d, LH_DIAG_ERROR, "cannot read the IRQ events: Input/output error");
+		return -1;
+	}
+	return 10;
+}
+
+static uint64_t f_irq_interval(void *ctx, uint64_t min_ns, uint64_t max_ns)
+{
+	return max_ns;
+}
+
+static const struct lh_recorder_ops fake_ops = {
+	.now = f_now, .wall = f_wall, .wait = f_wait, .arm = f_arm, .pending = f_pending,
+	.read = f_read, .captured = f_captured, .notifications = f_notifications,
+	.poll_interval = f_poll_interval, .irq_read = f_irq_read, .irq_interval = f_irq_interval,
+};
+
+/* ---- the caller's side ---- */
+
+static void on_message(void *arg, enum lh_recorder_say level, const char *text)
+{
+	ck_assert_uint_lt(nr_said, LH_ARRAY_SIZE(said));
+	said_level[nr_said] = level;
+	said[nr_said++] = strdup(text);
+}
+
+static void on_status(void *arg, const struct lh_recorder *rec, uint64_t now)
+{
+	statuses++;
+}
+
+static const char *on_event(void *arg)
+{
+	return k.event_fn ? k.event_fn() : k.event_reason;
+}
+
+static const struct lh_recorder_hooks hooks = {
+	.message = on_message, .status = on_status, .event = on_event,
+};
+
+static bool said_has(enum lh_recorder_say level, const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < nr_said; i++)
+		if (said_level[i] == level && strstr(said[i], needle))
+			return true;
+	return false;
+}
+
+static const unsigned int IRQSOFF = 1u << LH_TRACER_IRQSOFF;
+static const unsigned int WAKEUP_RT = 1u << LH_TRACER_WAKEUP_RT;
+
+/* Options of a two-tracer run of 35 s: 10 s slices, checkpoints every 60 s. */
+static struct lh_recorder_opts opts(unsigned int tracers, uint64_t duration)
+{
+	return (struct lh_recorder_opts){
+		.tracers = tracers, .wanted = tracers, .slice_ns = 10 * S,
+		.duration_ns = duration, .checkpoint_ns = 60 * S, .keep = 100, .out = out,
+	};
+}
+
+static struct lh_recorder *rec_alloc(const struct lh_recorder_opts *o)
+{
+	static const struct lh_run_info info = { .mode = "record", .command_status = -1 };
+	struct lh_recorder_opts copy = *o;
+
+	copy.info = &info;
+	k.threshold_us = (unsigned int)(o->threshold_ns / 1000);
+	return lh_recorder_alloc(&fake_ops, NULL, &copy, &hooks);
+}
+
+/* start, run, stop (drain), finish. Return: why it ended. */
+static enum lh_recorder_end run_all(struct lh_recorder *rec)
+{
+	enum lh_recorder_end e;
+
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	e = lh_recorder_run(rec);
+	lh_recorder_stop(rec, true);
+	return e;
+}
+
+/* Return: the report in format f (malloc'd). */
+static char *report_text(struct lh_recorder *rec, enum lh_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(lh_report_write(lh_recorder_report(rec), f, m), 0);
+	fclose(m);
+	return buf;
+}
+
+/* Return: the JSON report, parsed (put it). */
+static json_object *report_json(struct lh_recorder *rec)
+{
+	char *text = report_text(rec, LH_FORMAT_JSON);
+	json_object *j = json_tokener_parse(text);
+
+	ck_assert_ptr_nonnull(j);
+	free(text);
+	return j;
+}
+
+/* Return: the value at a path like "run.not_measured.wakeup_rt" (borrowed from j), or NULL. */
+static json_object *jget(json_object *j, const char *path)
+{
+	char *copy = strdup(path), *save, *key;
+
+	for (key = strtok_r(copy, ".", &save); key && j; key = strtok_r(NULL, ".", &save))
+		if (!json_object_object_get_ex(j, key, &j))
+			j = NULL;
+	free(copy);
+	return j;
+}
+
+static const char *jstr(json_object *j, const char *path)
+{
+	json_object *v = jget(j, path);
+
+	return v ? json_object_get_string(v) : NULL;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void setup(void)
+{
+	struct lh_output_opts oo = { .disk_budget = 1 << 20, .max_snapshots = 100 };
+	char path[96];
+
+	memset(&k, 0, sizeof(k));
+	k.snap = -1;
+	k.event_at = UINT64_MAX;
+	k.wait_fails_at = UINT64_MAX;
+	memset(&diag, 0, sizeof(diag));
+	nr_said = 0;
+	statuses = 0;
+	snprintf(dir, sizeof(dir), "/tmp/lh-recorder-test.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out", dir);
+	oo.dir = path;
+	ck_assert_int_eq(lh_output_open(&out, &oo, &diag), 0);
+}
+
+static void teardown(void)
+{
+	size_t i;
+
+	lh_output_free(out);
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	lh_diag_release(&diag);
+	for (i = 0; i < nr_said; i++)
+		free(said[i]);
+}
+
+/* ---- slices ---- */
+
+START_TEST(slices_rotate_tracers)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 35 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+	const struct lh_recorder_stats *st = lh_recorder_stats(rec);
+
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(k.now, 35 * S);
+	ck_assert_uint_eq(k.nr_arms, 4);
+	ck_assert_uint_eq(k.arms[0].at, 0);
+	ck_assert_int_eq(k.arms[0].t, LH_TRACER_IRQSOFF);
+	ck_assert_uint_eq(k.arms[1].at, 10 * S);
+	ck_assert_int_eq(k.arms[1].t, LH_TRACER_WAKEUP_RT);
+	ck_assert_uint_eq(k.arms[2].at, 20 * S);
+	ck_assert_int_eq(k.arms[2].t, LH_TRACER_IRQSOFF);
+	ck_assert_uint_eq(k.arms[3].at, 30 * S);
+	ck_assert_int_eq(k.arms[3].t, LH_TRACER_WAKEUP_RT);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].armed_ns, 20 * S);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_WAKEUP_RT].armed_ns, 15 * S);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].arms, 2);
+	ck_assert_int_eq(st->armed, LH_TRACER_UNKNOWN);
+	/* Each slice ends with a last read, and so does the run. */
+	ck_assert_uint_eq(k.final_reads, 4);
+	lh_recorder_finish(rec);
+	ck_assert_str_eq(lh_recorder_info(rec)->end_reason, "duration");
+	ck_assert_uint_eq(lh_recorder_info(rec)->armed_ns[LH_TRACER_WAKEUP_RT], 15 * S);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(one_tracer_is_armed_once)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 35 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(k.nr_arms, 1);
+	ck_assert_uint_eq(lh_recorder_stats(rec)->tracer[LH_TRACER_IRQSOFF].armed_ns, 35 * S);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(no_tracer_irq_statistics_only)
+{
+	struct lh_irqstat *st = lh_irqstat_alloc();
+	struct lh_recorder_opts o = opts(0, 3500 * MS);
+	struct lh_recorder *rec;
+
+	o.irqstat = st;
+	rec = rec_alloc(&o);
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(k.nr_arms, 0);
+	ck_assert_uint_eq(k.nr_reads, 0);
+	ck_assert_uint_eq(k.pendings, 0);
+	/* Every second (LH_RECORDER_IRQ_MAX), then once more at the end with the losses. */
+	ck_assert_uint_eq(k.irq_reads, 4);
+	ck_assert_uint_eq(k.irq_syncs, 1);
+	lh_recorder_free(rec);
+	lh_irqstat_free(st);
+}
+END_TEST
+
+/* ---- deadlines: checkpoints, status, the end ---- */
+
+START_TEST(checkpoints_on_time)
+{
+	struct lh_irqstat *ist = lh_irqstat_alloc();
+	struct lh_recorder_opts o = opts(IRQSOFF, 200 * S);
+	struct lh_recorder *rec;
+	json_object *j;
+	char path[128], *text;
+
+	o.irqstat = ist;
+	o.status_ns = S;
+	rec = rec_alloc(&o);
+	section(70, LH_TRACER_IRQSOFF, 150, 1);
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_DURATION);
+	/* At 60, 120 and 180 s; each one syncs the IRQ losses first. */
+	ck_assert_uint_eq(lh_recorder_stats(rec)->checkpoints, 3);
+	ck_assert_uint_eq(k.irq_syncs, 3);
+	ck_assert_uint_eq(k.irq_sync_at[0], 60 * S);
+	ck_assert_uint_eq(k.irq_sync_at[1], 120 * S);
+	ck_assert_uint_eq(k.irq_sync_at[2], 180 * S);
+	ck_assert_uint_eq(statuses, 200);
+	snprintf(path, sizeof(path), "%s/out/report.json", dir);
+	text = slurp(path);
+	j = json_tokener_parse(text);
+	ck_assert_ptr_nonnull(j);
+	/* The last checkpoint (180 s): the run is not over, the section is in. */
+	ck_assert_ptr_null(jget(j, "run.end_reason"));
+	ck_assert_int_eq(json_object_get_int(jget(j, "tracers.irqsoff.max_us")), 150);
+	ck_assert_int_eq(json_object_get_int(jget(j, "run.duration_s")), 180);
+	json_object_put(j);
+	free(text);
+	lh_recorder_stop(rec, true);
+	lh_recorder_free(rec);
+	lh_irqstat_free(ist);
+}
+END_TEST
+
+/* The test's hand in the middle of a run: the directory in the way is gone. */
+static const char *remove_dir_event(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/out/report.json", dir);
+	rmdir(path);
+	return NULL;
+}
+
+START_TEST(checkpoint_failure_said_once_and_recovery)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 250 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+	char path[128];
+
+	/* report.json is a directory: every checkpoint fails until it is gone. */
+	snprintf(path, sizeof(path), "%s/out/report.json", dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	k.event_at = 130 * S;
+	k.event_fn = remove_dir_event;
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(lh_recorder_stats(rec)->checkpoints, 4);
+	ck_assert_uint_eq(nr_said, 2);
+	ck_assert(said_has(LH_RECORDER_WARNING, "the report is kept in memory"));
+	ck_assert(said_has(LH_RECORDER_INFO, "checkpoint written again"));
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(event_ends_run)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 0);
+	struct lh_recorder *rec = rec_alloc(&o);
+
+	k.event_at = 12500 * MS;
+	k.event_reason = "SIGINT";
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_EVENT);
+	ck_assert_uint_eq(k.now, 12500 * MS);
+	ck_assert(lh_recorder_ended(rec));
+	ck_assert(!lh_recorder_failed(rec));
+	lh_recorder_finish(rec);
+	ck_assert_str_eq(lh_recorder_info(rec)->end_reason, "SIGINT");
+	ck_assert_uint_eq(lh_recorder_stats(rec)->tracer[LH_TRACER_WAKEUP_RT].armed_ns,
+			  2500 * MS);
+	/* Ended: running again returns at once. */
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_EVENT);
+	ck_assert_uint_eq(k.now, 12500 * MS);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(event_that_does_not_end)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 5 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+
+	k.event_at = 2 * S;
+	k.event_reason = NULL;
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(k.now, 5 * S);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(wait_error_fails_the_run)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 60 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+	json_object *j;
+
+	k.wait_fails_at = 3 * S;
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_ERROR);
+	ck_assert(lh_recorder_failed(rec));
+	ck_assert(said_has(LH_RECORDER_ERROR, "cannot wait: Bad file descriptor"));
+	lh_recorder_finish(rec);
+	j = report_json(rec);
+	ck_assert_str_eq(jstr(j, "verdict"), "error");
+	ck_assert_str_eq(jstr(j, "error"), "cannot wait: Bad file descriptor");
+	ck_assert_str_eq(jstr(j, "run.end_reason"), "error");
+	json_object_put(j);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(arm_error_at_a_slice_fails_the_run)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 60 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+	char *text;
+
+	k.arm_fails = 2;
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_ERROR);
+	ck_assert_uint_eq(k.now, 10 * S);
+	ck_assert(said_has(LH_RECORDER_ERROR, "cannot set current_tracer to 'wakeup_rt'"));
+	lh_recorder_finish(rec);
+	text = report_text(rec, LH_FORMAT_JUNIT);
+	ck_assert_ptr_nonnull(strstr(text, "classname=\"lathound.run\" name=\"run\""));
+	ck_assert_ptr_nonnull(strstr(text, "<failure message=\"cannot set current_tracer"));
+	free(text);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(arm_error_at_start)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 60 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+
+	k.arm_fails = 1;
+	ck_assert_int_eq(lh_recorder_start(rec), -1);
+	ck_assert(lh_recorder_failed(rec));
+	lh_recorder_free(rec);
+}
+END_TEST
+
+/* ---- captures and what they lose ---- */
+
+START_TEST(running_max_burst_read_once_at_its_largest)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 5 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+	const struct lh_recorder_stats *st = lh_recorder_stats(rec);
+
+	section(1.000, LH_TRACER_IRQSOFF, 100, 1);
+	section(1.005, LH_TRACER_IRQSOFF, 200, 1);
+	section(1.010, LH_TRACER_IRQSOFF, 300, 1);
+	section(1.015, LH_TRACER_IRQSOFF, 250, 1);	/* not a new maximum: not recorded */
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	/* Read LH_RECORDER_TAKE_DELAY after the first notification, then at the end. */
+	ck_assert_uint_eq(k.nr_reads, 2);
+	ck_assert_uint_eq(k.reads_at[0], 1001 * MS + LH_RECORDER_TAKE_DELAY);
+	ck_assert_uint_eq(st->captures, 1);
+	ck_assert_uint_eq(st->notifications, 3);
+	ck_assert_uint_eq(st->lost, 2);
+	ck_assert_uint_eq(k.captured, 1);
+	ck_assert_uint_eq(lh_report_worst_us(lh_recorder_report(rec), LH_TRACER_IRQSOFF), 300);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(threshold_reads_each_section_at_once)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 5 * S);
+	struct lh_recorder *rec;
+	char path[160];
+
+	o.threshold_ns = 50 * 1000;
+	rec = rec_alloc(&o);
+	section(1, LH_TRACER_IRQSOFF, 80, 2);
+	section(2, LH_TRACER_IRQSOFF, 60, 2);
+	section(3, LH_TRACER_IRQSOFF, 40, 2);	/* under the threshold: never recorded */
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(k.reads_at[0], 1002 * MS);
+	ck_assert_uint_eq(k.reads_at[1], 2002 * MS);
+	ck_assert_uint_eq(lh_recorder_stats(rec)->captures, 2);
+	ck_assert_uint_eq(lh_recorder_stats(rec)->lost, 0);
+	ck_assert_uint_eq(lh_report_records(lh_recorder_report(rec)), 2);
+	/* Both raw snapshots kept, named after their capture. */
+	snprintf(path, sizeof(path), "%s/out/snapshots/capture-000002-irqsoff-60us.trace", dir);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(loss_accounted_per_tracer)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 20 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+	const struct lh_recorder_stats *st = lh_recorder_stats(rec);
+
+	/* irqsoff's slice: the second section overwrites the first before the read. */
+	section(1.000, LH_TRACER_IRQSOFF, 100, 0.5);
+	section(1.001, LH_TRACER_IRQSOFF, 200, 0.5);
+	/* wakeup_rt is not armed yet: the kernel records nothing, nothing is lost. */
+	section(5, LH_TRACER_WAKEUP_RT, 500, 0.5);
+	section(12, LH_TRACER_WAKEUP_RT, 64, 0.5);
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].notifications, 2);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].captures, 1);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_WAKEUP_RT].notifications, 1);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_WAKEUP_RT].captures, 1);
+	ck_assert_uint_eq(st->lost, 1);
+	lh_recorder_finish(rec);
+	ck_assert_uint_eq(lh_recorder_info(rec)->sections_lost, 1);
+	ck_assert_uint_eq(lh_recorder_info(rec)->captures, 2);
+	ck_assert_uint_eq(lh_report_worst_us(lh_recorder_report(rec), LH_TRACER_WAKEUP_RT), 64);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(section_at_slice_end_belongs_to_its_tracer)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 15 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+	const struct lh_recorder_stats *st = lh_recorder_stats(rec);
+
+	/* Recorded just before the switch; its notification would come after it. */
+	section(9.999, LH_TRACER_IRQSOFF, 700, 5);
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].captures, 1);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].notifications, 1);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_WAKEUP_RT].notifications, 0);
+	ck_assert_uint_eq(st->lost, 0);
+	ck_assert_uint_eq(lh_report_worst_us(lh_recorder_report(rec), LH_TRACER_IRQSOFF), 700);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(snapshot_without_a_section_is_lost)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 5 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+
+	k.garbage = true;
+	section(1, LH_TRACER_IRQSOFF, 100, 1);
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(lh_recorder_stats(rec)->captures, 0);
+	ck_assert_uint_eq(lh_recorder_stats(rec)->lost, 1);
+	ck_assert_uint_eq(k.captured, 0);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(polling_finds_sections)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 3 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+
+	k.poll = 100 * MS;
+	section(1.05, LH_TRACER_IRQSOFF, 100, 1);
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	/* Seen at the poll of 1.1 s, read LH_RECORDER_TAKE_DELAY later. */
+	ck_assert_uint_eq(k.reads_at[0], 1100 * MS + LH_RECORDER_TAKE_DELAY);
+	ck_assert_uint_eq(lh_recorder_stats(rec)->captures, 1);
+	ck_assert_uint_ge(k.pendings, 30);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(stop_with_and_without_drain)
+{
+	int drain;
+
+	for (drain = 0; drain < 2; drain++) {
+		struct lh_recorder_opts o;
+		struct lh_recorder *rec;
+
+		setup();
+		o = opts(IRQSOFF, 5 * S);
+		rec = rec_alloc(&o);
+		/* Ends as the run ends; its notification would come later. */
+		section(4.999, LH_TRACER_IRQSOFF, 900, 5);
+		ck_assert_int_eq(lh_recorder_start(rec), 0);
+		ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_DURATION);
+		lh_recorder_stop(rec, drain);
+		lh_recorder_stop(rec, true);	/* again: nothing more */
+		ck_assert_uint_eq(lh_recorder_stats(rec)->captures, (unsigned long)drain);
+		ck_assert_int_eq(lh_recorder_stats(rec)->armed, LH_TRACER_UNKNOWN);
+		lh_recorder_free(rec);
+		teardown();
+	}
+}
+END_TEST
+
+START_TEST(irq_failure_said_once_per_streak)
+{
+	struct lh_irqstat *ist = lh_irqstat_alloc();
+	struct lh_recorder_opts o = opts(0, 5500 * MS);
+	struct lh_recorder *rec;
+	char *text;
+
+	o.irqstat = ist;
+	rec = rec_alloc(&o);
+	k.irq_fails = true;
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(k.irq_reads, 6);
+	ck_assert_uint_eq(nr_said, 1);
+	ck_assert(said_has(LH_RECORDER_WARNING, "cannot read the IRQ events"));
+	ck_assert(!lh_recorder_failed(rec));
+	/* Every failure is in the report. */
+	lh_recorder_finish(rec);
+	text = report_text(rec, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(text, "6 warnings"));
+	free(text);
+	lh_recorder_free(rec);
+	lh_irqstat_free(ist);
+}
+END_TEST
+
+/* ---- settling before the workload ---- */
+
+START_TEST(settle_waits_for_quiet)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 0);
+	struct lh_recorder *rec = rec_alloc(&o);
+	int i;
+
+	/* A flurry of rising maxima after arming, one every 50 ms for 400 ms. */
+	for (i = 0; i <= 8; i++)
+		section(0.05 * i + 0.01, LH_TRACER_IRQSOFF, 10 + i, 1);
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	ck_assert_int_eq(lh_recorder_settle(rec), 0);
+	/* The last notification at 411 ms, then LH_RECORDER_SETTLE_QUIET without one. */
+	ck_assert_uint_ge(k.now, 411 * MS + LH_RECORDER_SETTLE_QUIET);
+	ck_assert_uint_lt(k.now, 411 * MS + 2 * LH_RECORDER_SETTLE_QUIET);
+	ck_assert_uint_ge(lh_recorder_stats(rec)->captures, 1);
+	ck_assert(!lh_recorder_ended(rec));
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(settle_gives_up)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 0);
+	struct lh_recorder *rec = rec_alloc(&o);
+	int i;
+
+	for (i = 0; i < 100; i++)
+		section(0.05 * i + 0.01, LH_TRACER_IRQSOFF, 10 + i, 1);
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	ck_assert_int_eq(lh_recorder_settle(rec), 0);
+	ck_assert_uint_ge(k.now, LH_RECORDER_SETTLE_MAX);
+	ck_assert_uint_lt(k.now, LH_RECORDER_SETTLE_MAX + LH_RECORDER_SETTLE_QUIET);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(settle_ended_by_an_event)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 0);
+	struct lh_recorder *rec = rec_alloc(&o);
+	int i;
+
+	for (i = 0; i < 100; i++)
+		section(0.05 * i + 0.01, LH_TRACER_IRQSOFF, 10 + i, 1);
+	k.event_at = 300 * MS;
+	k.event_reason = "SIGTERM";
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	ck_assert_int_eq(lh_recorder_settle(rec), 0);
+	ck_assert(lh_recorder_ended(rec));
+	ck_assert_uint_eq(k.now, 300 * MS);
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_EVENT);
+	ck_assert_uint_eq(k.now, 300 * MS);
+	lh_recorder_stop(rec, true);
+	lh_recorder_finish(rec);
+	ck_assert_str_eq(lh_recorder_info(rec)->end_reason, "SIGTERM");
+	lh_recorder_free(rec);
+}
+END_TEST
+
+/* ---- a run that measured nothing says so ---- */
+
+START_TEST(short_run_not_measured_is_said)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 5 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+	json_object *j;
+	char *text;
+
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert(lh_recorder_finish(rec));
+	ck_assert(!lh_recorder_failed(rec));
+	ck_assert_str_eq(lh_recorder_info(rec)->not_measured[LH_TRACER_WAKEUP_RT],
+			 "never armed: the run ended before its turn");
+	ck_assert_str_eq(lh_recorder_info(rec)->not_measured[LH_TRACER_IRQSOFF],
+			 "armed less than one --slice, without a capture");
+	j = report_json(rec);
+	ck_assert_str_eq(jstr(j, "verdict"), "pass");
+	ck_assert_str_eq(jstr(j, "run.not_measured.wakeup_rt"),
+			 "never armed: the run ended before its turn");
+	ck_assert_str_eq(jstr(j, "run.not_measured.irqsoff"),
+			 "armed less than one --slice, without a capture");
+	json_object_put(j);
+	text = report_text(rec, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(text,
+		"  not measured: wakeup_rt (never armed: the run ended before its turn)\n"));
+	free(text);
+	text = report_text(rec, LH_FORMAT_JUNIT);
+	ck_assert_ptr_nonnull(strstr(text,
+		"wakeup_rt not measured (never armed: the run ended before its turn)"));
+	ck_assert_ptr_null(strstr(text, "<failure"));
+	free(text);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(gate_over_what_was_not_measured_is_an_error)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 5 * S);
+	struct lh_recorder *rec;
+	struct lh_gate g;
+	const char *err;
+	json_object *j;
+	char *text;
+
+	lh_gate_init(&g);
+	ck_assert_int_eq(lh_gate_parse_max(&g, "all=1ms", &err), 0);
+	o.gate = &g;
+	rec = rec_alloc(&o);
+	section(1, LH_TRACER_IRQSOFF, 100, 1);
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	lh_recorder_finish(rec);
+	ck_assert(lh_recorder_failed(rec));
+	ck_assert_ptr_null(lh_recorder_info(rec)->not_measured[LH_TRACER_IRQSOFF]);
+	j = report_json(rec);
+	ck_assert_str_eq(jstr(j, "verdict"), "error");
+	ck_assert_str_eq(jstr(j, "error"),
+		"wakeup_rt was not measured (never armed: the run ended before its turn): its --max budget cannot be judged");
+	json_object_put(j);
+	text = report_text(rec, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(text, "Verdict: ERROR: wakeup_rt was not measured"));
+	free(text);
+	text = report_text(rec, LH_FORMAT_JUNIT);
+	ck_assert_ptr_nonnull(strstr(text, "<failure message=\"wakeup_rt was not measured"));
+	free(text);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(what_a_budget_needs_but_the_run_lacks)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 15 * S);
+	struct lh_recorder *rec;
+	struct lh_gate g;
+	const char *err;
+
+	lh_gate_init(&g);
+	ck_assert_int_eq(lh_gate_parse_max(&g, "wakeup_dl=1ms", &err), 0);
+	o.gate = &g;
+	o.wanted = IRQSOFF | (1u << LH_TRACER_PREEMPTOFF);	/* the kernel lacks preemptoff */
+	rec = rec_alloc(&o);
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	lh_recorder_finish(rec);
+	/* Armed a full slice: no section is a measurement. */
+	ck_assert_ptr_null(lh_recorder_info(rec)->not_measured[LH_TRACER_IRQSOFF]);
+	ck_assert_str_eq(lh_recorder_info(rec)->not_measured[LH_TRACER_PREEMPTOFF],
+			 "not available in this kernel");
+	ck_assert_str_eq(lh_recorder_info(rec)->not_measured[LH_TRACER_WAKEUP_DL],
+			 "not in --tracer");
+	/* Only the budget's tracer fails the run; preemptoff has none. */
+	ck_assert(lh_recorder_failed(rec));
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(measured_under_budget_passes)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 5 * S);
+	struct lh_recorder *rec;
+	struct lh_gate g;
+	const char *err;
+
+	lh_gate_init(&g);
+	ck_assert_int_eq(lh_gate_parse_max(&g, "irqsoff=1ms", &err), 0);
+	o.gate = &g;
+	rec = rec_alloc(&o);
+	section(1, LH_TRACER_IRQSOFF, 100, 1);
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert(lh_recorder_finish(rec));
+	ck_assert(!lh_recorder_failed(rec));
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(caller_failure_is_the_verdict)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 5 * S);
+	struct lh_recorder *rec = rec_alloc(&o);
+	json_object *j;
+
+	section(1, LH_TRACER_IRQSOFF, 100, 1);
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	lh_recorder_fail(rec, "the command exited with status 3");
+	lh_recorder_fail(rec, "a second reason");
+	lh_recorder_finish(rec);
+	ck_assert(lh_recorder_failed(rec));
+	j = report_json(rec);
+	ck_assert_str_eq(jstr(j, "verdict"), "error");
+	ck_assert_str_eq(jstr(j, "error"), "the command exited with status 3");
+	json_object_put(j);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+static Suite *recorder_suite(void)
+{
+	Suite *s = suite_create("recorder");
+	TCase *tc = tcase_create("slices");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, slices_rotate_tracers);
+	tcase_add_test(tc, one_tracer_is_armed_once);
+	tcase_add_test(tc, no_tracer_irq_statistics_only);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("deadlines");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, checkpoints_on_time);
+	tcase_add_test(tc, checkpoint_failure_said_once_and_recovery);
+	tcase_add_test(tc, event_ends_run);
+	tcase_add_test(tc, event_that_does_not_end);
+	tcase_add_test(tc, wait_error_fails_the_run);
+	tcase_add_test(tc, arm_error_at_a_slice_fails_the_run);
+	tcase_add_test(tc, arm_error_at_start);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("captures");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, running_max_burst_read_once_at_its_largest);
+	tcase_add_test(tc, threshold_reads_each_section_at_once);
+	tcase_add_test(tc, loss_accounted_per_tracer);
+	tcase_add_test(tc, section_at_slice_end_belongs_to_its_tracer);
+	tcase_add_test(tc, snapshot_without_a_section_is_lost);
+	tcase_add_test(tc, polling_finds_sections);
+	tcase_add_test(tc, irq_failure_said_once_per_streak);
+	suite_add_tcase(s, tc);
+
+	/* Sets up each round itself. */
+	tc = tcase_create("stop");
+	tcase_add_test(tc, stop_with_and_without_drain);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("settle");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, settle_waits_for_quiet);
+	tcase_add_test(tc, settle_gives_up);
+	tcase_add_test(tc, settle_ended_by_an_event);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("measured");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, short_run_not_measured_is_said);
+	tcase_add_test(tc, gate_over_what_was_not_measured_is_an_error);
+	tcase_add_test(tc, what_a_budget_needs_but_the_run_lacks);
+	tcase_add_test(tc, measured_under_budget_passes);
+	tcase_add_test(tc, caller_failure_is_the_verdict);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+LH_CHECK_MAIN(recorder_suite)
