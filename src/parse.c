@@ -166,14 +166,16 @@ static const bool sym_char[256] = {
 };
 
 /*
- * What a name may hold as read from a trace: symbol characters, and control bytes and bytes
- * beyond ASCII, which are damage but must not cut a name short unseen (the record gets them
- * escaped).
+ * What a name may hold as read from a trace (see scan_name()): NAME_SYM, symbol characters;
+ * NAME_ODD, control bytes and bytes beyond ASCII, which are damage but must not cut a name
+ * short unseen (the record gets them escaped); NAME_ESC, the '\\' of a markdown "\\_".
  */
-static const bool name_char[256] = {
-	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true,
-	['_'] = true, ['.'] = true, ['$'] = true,
-	[0x00 ... 0x08] = true, [0x0a ... 0x1f] = true, [0x7f ... 0xff] = true,
+enum { NAME_END, NAME_SYM, NAME_ODD, NAME_ESC };
+static const unsigned char name_class[256] = {
+	['a' ... 'z'] = NAME_SYM, ['A' ... 'Z'] = NAME_SYM, ['0' ... '9'] = NAME_SYM,
+	['_'] = NAME_SYM, ['.'] = NAME_SYM, ['$'] = NAME_SYM,
+	[0x00 ... 0x08] = NAME_ODD, [0x0a ... 0x1f] = NAME_ODD, [0x7f ... 0xff] = NAME_ODD,
+	['\\'] = NAME_ESC,
 };
 
 static inline bool is_digit(char c)
@@ -195,6 +197,8 @@ static inline int xval(char c)
 {
 	return is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
 }
+
+#define likely(x)	__builtin_expect(!!(x), 1)
 
 #define HAS_PREFIX(s, len, lit) \
 	((size_t)(len) >= sizeof(lit) - 1 && !memcmp((s), (lit), sizeof(lit) - 1))
@@ -406,23 +410,20 @@ static void add_func(struct lh_parser *p, const char *name, size_t len)
  * kernel symbol holds a backslash) stands for '_' and control bytes are kept, to be escaped.
  * Return: its end; *esc tells whether name_text() must rewrite it.
  */
-static const char *scan_name(const char *s, const char *e, bool *esc)
+static inline const char *scan_name(const char *s, const char *e, bool *esc)
 {
 	const char *n = s;
 
 	*esc = false;
 	for (;;) {
-		while (n < e && sym_char[(unsigned char)*n])
+		while (n < e && name_class[(unsigned char)*n] == NAME_SYM)
 			n++;
-		if (n < e && name_char[(unsigned char)*n]) {
-			*esc = true;
-			n++;
-		} else if (e - n >= 2 && n[0] == '\\' && n[1] == '_') {
-			*esc = true;
-			n += 2;
-		} else {
+		if (n >= e || name_class[(unsigned char)*n] == NAME_END)
 			return n;
-		}
+		if (name_class[(unsigned char)*n] == NAME_ESC && (e - n < 2 || n[1] != '_'))
+			return n;
+		*esc = true;
+		n += name_class[(unsigned char)*n] == NAME_ESC ? 2 : 1;
 	}
 }
 
@@ -431,13 +432,13 @@ static const char *scan_name(const char *s, const char *e, bool *esc)
  * p->namebuf with "\_" as '_' and any other byte than a symbol's as "\xHH" (no kernel symbol
  * holds one). Return: it, its length in *len.
  */
-static const char *name_text(struct lh_parser *p, const char *s, const char *n, bool esc,
-			     size_t *len)
+static inline const char *name_text(struct lh_parser *p, const char *s, const char *n,
+				    bool esc, size_t *len)
 {
 	static const char hex[] = "0123456789abcdef";
 	char *d = p->namebuf;
 
-	if (!esc) {
+	if (likely(!esc)) {
 		*len = (size_t)(n - s);
 		return s;
 	}
@@ -960,6 +961,7 @@ static bool header_line(struct lh_parser *p, const struct line *l, const char *h
 }
 
 /* The first line of the body ends the header. */
+static bool body_entry(struct lh_parser *p, const struct line *l);
 static void body_line(struct lh_parser *p, const struct line *l);
 
 static void first_body_line(struct lh_parser *p, const struct line *l)
@@ -970,7 +972,8 @@ static void first_body_line(struct lh_parser *p, const struct line *l)
 	}
 	p->header_done = true;
 	p->state = ST_BODY;
-	body_line(p, l);
+	if (!body_entry(p, l))
+		body_line(p, l);
 }
 
 
@@ -991,7 +994,7 @@ static inline bool is_mark(char c)
  * " 1234: " for counter clocks; the -rt patch's v1.1.x marks irq and syscall returns with
  * '<' and syscall entries with '>' where others have ':' ("  21µs < (0)").
  */
-static bool time_at(const char *line, const char *c, const char *e, struct ts *t)
+static inline bool time_at(const char *line, const char *c, const char *e, struct ts *t)
 {
 	const char *q = c, *d;
 	bool dot = false, usec = false;
@@ -1020,7 +1023,7 @@ static bool time_at(const char *line, const char *c, const char *e, struct ts *t
 }
 
 /* Return: the ':' that ends the time column of line[0..e), or NULL. */
-static const char *find_time(const char *line, const char *e, struct ts *t)
+static inline const char *find_time(const char *line, const char *e, struct ts *t)
 {
 	const char *s = line, *c;
 
@@ -1383,7 +1386,7 @@ static void entry(struct lh_parser *p, unsigned int weight)
 }
 
 /* A timed entry at c: its task starts a wakeup's waker when the tracer prints no '+' line. */
-static void timed_entry(struct lh_parser *p, const struct line *l, const char *c,
+static inline void timed_entry(struct lh_parser *p, const struct line *l, const char *c,
 			const struct ts *t)
 {
 	const char *e = l->e, *comm, *comm_e;
@@ -1442,33 +1445,50 @@ static void other_line(struct lh_parser *p, const char *s, const char *e)
 		p->prose = true;
 }
 
-static void body_line(struct lh_parser *p, const struct line *l)
+/*
+ * The lines of a body that are its entries and frames. Return: false when l is none of them
+ * (no such line starts a snapshot: body_line() is tried before start_line()).
+ */
+static bool body_entry(struct lh_parser *p, const struct line *l)
 {
 	const char *s = l->t, *e = l->e, *c;
 	unsigned int w;
+	struct ts t;
+
+	if (s >= e)
+		return false;
+	if (*s == '=' && e - s >= 2 && s[1] == '>') {
+		frame(p, s + 2, e);
+		return true;
+	}
+	if (p->layout != LAYOUT_LAT && p->layout != LAYOUT_ABS && is_digit(*s) &&
+	    (w = graph_line(p, s, e))) {
+		p->stack = -1;
+		entry(p, w);
+		return true;
+	}
+	c = find_time(l->s, e, &t);
+	/* seconds in a latency-format snapshot: trace_pipe text after it, not its entries */
+	if (c && !(p->layout == LAYOUT_LAT && t.abs)) {
+		p->stack = -1;
+		timed_entry(p, l, c, &t);
+		return true;
+	}
+	return false;
+}
+
+/* A line of the body that body_entry() did not take. */
+static void body_line(struct lh_parser *p, const struct line *l)
+{
+	const char *s = l->t, *e = l->e, *c;
 	struct ts t;
 
 	if (s >= e) {
 		p->after_entry = false;
 		return;
 	}
-	if (*s == '=' && e - s >= 2 && s[1] == '>') {
-		frame(p, s + 2, e);
-		return;
-	}
 	p->stack = -1;
-	if (p->layout != LAYOUT_LAT && p->layout != LAYOUT_ABS && is_digit(*s) &&
-	    (w = graph_line(p, s, e))) {
-		entry(p, w);
-		return;
-	}
-	c = find_time(l->s, e, &t);
-	/* seconds in a latency-format snapshot: trace_pipe text after it, not its entries */
-	if (c && !(p->layout == LAYOUT_LAT && t.abs)) {
-		timed_entry(p, l, c, &t);
-		return;
-	}
-	if (!c && p->layout != LAYOUT_ABS && (c = find_time_rt(l->s, e, &t))) {
+	if (p->layout != LAYOUT_ABS && (c = find_time_rt(l->s, e, &t))) {
 		timed_entry(p, l, c, &t);
 		return;
 	}
@@ -1529,11 +1549,13 @@ static bool entry_like(const struct line *l)
 /* Lines */
 
 /* Splits the quote marks ('>' runs, blanks between them) off s[0..e). */
-static void split_line(struct line *l, const char *s, const char *e)
+static inline void split_line(struct line *l, const char *s, const char *e)
 {
 	const char *q = s, *after = s;
 	unsigned int depth = 0;
 
+	while (q < e && *q == ' ')	/* the common indent first */
+		q++;
 	while (q < e && (is_blank(*q) || *q == '>')) {
 		if (*q == '>') {
 			depth++;
@@ -1606,6 +1628,9 @@ static void logical_line(struct lh_parser *p, const char *s, const char *e, unsi
 
 	p->cur = n;
 	split_line(&l, s, e);
+	/* the hot path: an entry of the body, which can be no other line */
+	if (p->state == ST_BODY && l.depth == p->depth && !l.hash && body_entry(p, &l))
+		return;
 	if (p->lat_wrapped && p->state == ST_HEADER && latency_end(p, &l))
 		return;
 	if (start_line(p, &l) || p->stopped)
