@@ -39,6 +39,15 @@ while IFS= read -r file; do
 		not_ok "$file: $ngot records, $nwant snapshots expected"
 		file_ok=0
 	fi
+	# the report's counters agree with its records: every snapshot read, none skipped, and
+	# as many incomplete as the elided or cut bodies expected
+	nincomplete=$(cut -f 15 "$TMP/want" | grep -cv '^complete$')
+	counts=$(jq -r '.input | "\(.snapshots) \(.skipped) \(.incomplete)"' "$TMP/out" 2>&1)
+	if [ "$counts" != "$nwant 0 $nincomplete" ]; then
+		not_ok "$file: input counters (snapshots skipped incomplete) '$counts'," \
+		       "expected '$nwant 0 $nincomplete'"
+		file_ok=0
+	fi
 	i=0
 	while IFS= read -r want; do
 		snaps=$((snaps + 1))
