@@ -773,6 +773,9 @@ static bool header_latency(struct lh_parser *p, const char *s, const char *e)
 		    num_ends(m, e)) {
 			r->entries = (unsigned long)v;
 			r->entries_total = (unsigned long)w;
+		} else if (m < e && is_digit(*m)) {
+			warn(p, p->cur, "cannot read the entries ('#N/M') of snapshot '%s'",
+			     snap_name(p));
 		}
 	}
 	switch (keyed_int(q, e, "CPU#", &n)) {
@@ -813,11 +816,18 @@ unread:
 	return false;
 }
 
+/* "uid:0" in the '| task:' line's parentheses: *v, or unknown and warned when unreadable. */
+static void task_int(struct lh_parser *p, const char *s, const char *e, const char *key, int *v)
+{
+	if (keyed_int(s, e, key, v) < 0)
+		warn(p, p->cur, "cannot read '%s' of the task of snapshot '%s'", key, snap_name(p));
+}
+
 /* "task: irq_test-82 (uid:0 nice:0 policy:0 rt_prio:0)": comm may hold '-', ' ' and '('. */
 static void header_task(struct lh_parser *p, const char *s, const char *e)
 {
 	struct lh_task *t = &p->rec->task;
-	const char *paren = NULL, *q, *d, *dash = NULL;
+	const char *paren = NULL, *q, *d, *n, *dash = NULL;
 	int v;
 
 	s = skip_blanks(s, e);
@@ -832,23 +842,25 @@ static void header_task(struct lh_parser *p, const char *s, const char *e)
 		if (*d == '-')
 			dash = d;
 	d = dash ? dash + 1 : q;
-	if (dash && parse_int(&d, q, &v) && d == q) {
-		t->pid = v;
+	for (n = d; n < q && is_digit(*n); n++)
+		;
+	if (dash && d < q && n == q) {
 		/* "| task: -0": a task without a comm */
 		t->comm = dash > s ? rec_strdup(p, s, dash) : NULL;
+		if (parse_int(&d, q, &v))
+			t->pid = v;
+		else
+			warn(p, p->cur, "cannot read the pid of the task of snapshot '%s' "
+			     "(beyond what a kernel prints)", snap_name(p));
 	} else if (q > s) {
 		t->comm = rec_strdup(p, s, q);
 	}
 	if (!paren)
 		return;
-	if (keyed_int(paren, e, "uid:", &v) > 0)
-		t->uid = v;
-	if (keyed_int(paren, e, "nice:", &v) > 0)
-		t->nice = v;
-	if (keyed_int(paren, e, "policy:", &v) > 0)
-		t->policy = v;
-	if (keyed_int(paren, e, "rt_prio:", &v) > 0)
-		t->rt_prio = v;
+	task_int(p, paren, e, "uid:", &t->uid);
+	task_int(p, paren, e, "nice:", &t->nice);
+	task_int(p, paren, e, "policy:", &t->policy);
+	task_int(p, paren, e, "rt_prio:", &t->rt_prio);
 }
 
 /* "NAME latency trace v1.1.5 on KERNEL": NAME's end, or NULL when h is not such a line. */

@@ -27,6 +27,17 @@ no_raw() {
 	fi
 }
 
+# xml_ok WHAT FILE: FILE is well-formed XML for libxml2's strict parser (xmllint).
+xml_ok() {
+	if ! command -v xmllint >/dev/null; then
+		skip "$1: JUnit checked by xmllint" "xmllint is not installed (libxml2-utils)"
+	elif xmllint --noout "$2" 2>"$TMP/xmllint.err"; then
+		ok "$1: the JUnit report is well-formed XML (xmllint)"
+	else
+		not_ok "$1: xmllint refuses the JUnit report"; sed 's/^/#   /' "$TMP/xmllint.err"
+	fi
+}
+
 "$LATHOUND" analyze "${NORULES[@]}" --max irqsoff=1ms "$hostile" >"$TMP/text" 2>"$TMP/text.err"
 rc=$?
 expect_rc "hostile comm: the gate fails on it" 2
@@ -51,11 +62,33 @@ expect_jq "hostile comm: the JSON report parses, the comm escaped" "$TMP/h.json"
 
 "$LATHOUND" analyze "${NORULES[@]}" --max irqsoff=1ms -f junit -o "$TMP/h.xml" "$hostile" \
 	2>/dev/null
-if xmllint --noout "$TMP/h.xml" 2>"$TMP/xmllint.err"; then
-	ok "hostile comm: the JUnit report is well-formed XML (xmllint)"
+xml_ok "hostile comm" "$TMP/h.xml"
+
+# Every byte value in a comm, a site and a frame (one snapshot per byte, LF and CR aside: they
+# end lines): every report stays valid, nothing reaches the terminal raw.
+for ((b = 0; b < 256; b++)); do
+	[ $b = 10 ] || [ $b = 13 ] || printf -v "c" '\\x%02x' "$b"
+	[ $b = 10 ] || [ $b = 13 ] ||
+		sed "s/irq_test-82/x${c}x-82/; s/execute_preemptirqtest/f${c}g/; s/=> kthread/=> k${c}t/" \
+		"$BASE"
+done >"$TMP/bytes.trace"
+"$LATHOUND" analyze "${NORULES[@]}" --keep 300 -f json "$TMP/bytes.trace" >"$TMP/bytes.json" \
+	2>"$TMP/bytes.err"
+no_raw "every byte: stderr holds no raw control byte" "$TMP/bytes.err"
+if iconv -f UTF-8 -t UTF-8 "$TMP/bytes.json" >/dev/null 2>&1; then
+	ok "every byte: the JSON report is valid UTF-8"
 else
-	not_ok "hostile comm: xmllint refuses the JUnit report"; sed 's/^/#   /' "$TMP/xmllint.err"
+	not_ok "every byte: the JSON report is not valid UTF-8"
 fi
+expect_jq "every byte: JSON parses, 254 records, each comm escaped or kept" "$TMP/bytes.json" \
+	'(.records | length) == 254 and
+	 ([.records[].task.comm | select(test("^x(\\\\x[0-9a-f]{2}|[ -~]|[^\\u0000-\\u007f])x$"))]
+	  | length) == 254'
+"$LATHOUND" analyze "${NORULES[@]}" --keep 300 "$TMP/bytes.trace" >"$TMP/bytes.text" 2>&1
+no_raw "every byte: the text report holds no raw control byte" "$TMP/bytes.text"
+"$LATHOUND" analyze "${NORULES[@]}" --keep 300 -f junit --max irqsoff=1ms "$TMP/bytes.trace" \
+	>"$TMP/bytes.xml" 2>/dev/null
+xml_ok "every byte" "$TMP/bytes.xml"
 
 # A latency no kernel prints (more than 2^64 ns): refused, the same way in every format.
 for lat in 9223372036854775808 18446744073709552; do
@@ -92,6 +125,14 @@ tr '\n' '\r' <"$DATA/handmade-multi.trace" >"$TMP/cr.trace"
 got=$("$LATHOUND" analyze "${NORULES[@]}" -f json "$TMP/cr.trace" |
 	jq -c '[.records[] | del(.source)]')
 check "CR-only line endings read as LF" [ "$ref" = "$got" ]
+# CR-only text that is no trace: said so, one line, no raw CR on the terminal
+printf 'line one\rline two\r\x1b[2Jline three\r' >"$TMP/cr-prose.trace"
+run analyze "${NORULES[@]}" "$TMP/cr-prose.trace"
+expect_rc "CR-only prose: nothing to analyze (error)" 1
+printf '%s' "$err" >"$TMP/cr-prose.err"
+no_raw "CR-only prose: the messages hold no raw CR or ESC" "$TMP/cr-prose.err"
+expect_in "CR-only prose: the message points at one line" "$err" "cr-prose.trace:3: expected"
+expect_not_in "CR-only prose: no message quotes the whole file" "$err" "line one"
 
 # Endless or huge input: memory bounded (a line is read up to 64 KiB, the rest skipped).
 if [ -x /usr/bin/time ]; then
@@ -109,6 +150,19 @@ if [ -x /usr/bin/time ]; then
 		>/dev/null 2>&1
 	rss=$(tail -1 "$TMP/rss")
 	check "analyze /dev/zero runs in bounded memory (max RSS ${rss} kB < 50 MB)" \
+		[ "$rss" -lt 51200 ]
+	# about 110 MB of real snapshots (every published and test trace, 200 times) through a
+	# pipe: read as a stream, every snapshot counted, memory that does not grow with it
+	cat "$DATA"/published/*.trace "$DATA"/*.trace >"$TMP/mix.trace"
+	"$LATHOUND" analyze "${NORULES[@]}" -f json "$TMP/mix.trace" >"$TMP/mix1.json" 2>/dev/null
+	n1=$(jq .input.snapshots "$TMP/mix1.json")
+	for ((i = 0; i < 200; i++)); do cat "$TMP/mix.trace"; done |
+		/usr/bin/time -f '%M' -o "$TMP/rss" "$LATHOUND" analyze "${NORULES[@]}" -f json - \
+		>"$TMP/mix.json" 2>/dev/null
+	rss=$(tail -1 "$TMP/rss")
+	expect_jq "a 110 MB stream of snapshots: all $((n1 * 200)) read" "$TMP/mix.json" \
+		".input.snapshots == $((n1 * 200)) and $n1 > 40"
+	check "a 110 MB stream of snapshots in bounded memory (max RSS ${rss} kB < 50 MB)" \
 		[ "$rss" -lt 51200 ]
 else
 	skip "memory bounds" "/usr/bin/time is not installed (Debian package time)"

@@ -1759,6 +1759,54 @@ START_TEST(test_layout_huge_latency)
 }
 END_TEST
 
+/*
+ * Other numbers beyond what a kernel prints (a pid, a task's rt_prio, the entries, a CPU):
+ * the field is unknown (null) and warned about, never wrapped to another value, and the
+ * name before a pid stays the comm.
+ */
+START_TEST(test_layout_huge_fields)
+{
+	static const struct {
+		const char	*header;	/* the '# latency:' and '| task:' lines */
+		const char	*warning;
+	} cases[] = {
+		{ "# latency: 5 us, #1/1, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:1)\n"
+		  "#    | task: t-9223372036854775808 (uid:0 nice:0 policy:1 rt_prio:99)\n",
+		  "cannot read the pid" },
+		{ "# latency: 5 us, #1/1, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:1)\n"
+		  "#    | task: t-1 (uid:0 nice:0 policy:1 rt_prio:4294967296)\n",
+		  "cannot read 'rt_prio:'" },
+		{ "# latency: 5 us, #18446744073709551616/1, CPU#0 | (M:preempt VP:0, KP:0, SP:0 "
+		  "HP:0 #P:1)\n#    | task: t-1 (uid:0 nice:0 policy:1 rt_prio:99)\n",
+		  "cannot read the entries" },
+		{ "# latency: 5 us, #1/1, CPU#4294967296 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:1)\n"
+		  "#    | task: t-1 (uid:0 nice:0 policy:1 rt_prio:99)\n",
+		  "cannot read the CPU" },
+	};
+	struct result res = { 0 };
+	const struct lh_record *r;
+	char *text;
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(cases); i++) {
+		ck_assert_int_ge(asprintf(&text, "# tracer: irqsoff\n%s" LEGEND
+					  "       t-1       0d.... 1us : b <-x\n", cases[i].header), 0);
+		parse_str(&res, text);
+		ck_assert_uint_eq(res.nr, 1);
+		r = res.r[0];
+		ck_assert_msg(has_warning(&res, cases[i].warning), "case %zu", i);
+		ck_assert_str_eq(r->task.comm, "t");
+		ck_assert_int_eq(r->task.pid, i == 0 ? -1 : 1);
+		ck_assert_int_eq(r->task.rt_prio, i == 1 ? -1 : 99);
+		ck_assert_uint_eq(r->entries, i == 2 ? 0 : 1);
+		ck_assert_int_eq(r->cpu, i == 3 ? -1 : 0);
+		ck_assert_uint_eq(r->latency_us, 5);
+		result_free(&res);
+		free(text);
+	}
+}
+END_TEST
+
 /* What the parser says when an input gives no record, in terms of what it saw. */
 START_TEST(test_layout_why_empty)
 {
@@ -1893,6 +1941,7 @@ static Suite *parse_suite(void)
 	tcase_add_test(tc, test_layout_odd_bytes);
 	tcase_add_test(tc, test_layout_caps);
 	tcase_add_test(tc, test_layout_huge_latency);
+	tcase_add_test(tc, test_layout_huge_fields);
 	tcase_add_test(tc, test_layout_why_empty);
 	tcase_add_test(tc, test_layout_pieces);
 	suite_add_tcase(s, tc);
