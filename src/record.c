@@ -221,27 +221,20 @@ void lh_record_add_frame(struct lh_record *r, size_t stack, const char *s, size_
 	lh_record_add_frame_off(r, stack, s, len, NULL, 0);
 }
 
-/* Return: the length of the valid UTF-8 character at s (at most n bytes), 0 when none. */
+/*
+ * Return: the length of the valid, printable UTF-8 character at s (at most n bytes, not
+ * NUL-terminated), 0 when none: lh_utf8_printable(), less U+FFFE and U+FFFF (XML refuses them).
+ */
 static size_t utf8_char(const unsigned char *s, size_t n)
 {
-	uint32_t cp;
-	size_t len, i;
+	unsigned char tail[5] = { 0 };
+	size_t len;
 
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;	/* ASCII is not asked for; 0x80-0xc1 never start a character */
-	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	if (n < len)
+	if (n < 4)	/* lh_utf8_printable() reads at most 4 bytes, or up to a NUL */
+		s = memcpy(tail, s, n);
+	len = lh_utf8_printable(s);
+	if (len == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
 		return 0;
-	cp = s[0] & (0x7f >> len);
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;	/* overlong, or beyond Unicode */
-	if ((cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0 || cp == 0xfffe || cp == 0xffff)
-		return 0;	/* surrogates, C1 controls, what XML refuses */
 	return len;
 }
 
