@@ -14,6 +14,19 @@
 #include "report.h"
 #include "rules.h"
 
+/* Why the report written to stdout failed, when it did (lh_report_stdout()). */
+static int stdout_errno;
+
+int lh_report_stdout(struct lh_report *rep, enum lh_format f)
+{
+	errno = 0;
+	if (!lh_report_write(rep, f, stdout))
+		return 0;
+	if (!stdout_errno)
+		stdout_errno = errno ? errno : EIO;
+	return -1;
+}
+
 int lh_finish_stdout(int code)
 {
 	int err;
@@ -21,7 +34,7 @@ int lh_finish_stdout(int code)
 	/* errno after a failed fflush() says why; an error flagged earlier may not. */
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		err = errno ? errno : EIO;
+		err = stdout_errno ? stdout_errno : errno ? errno : EIO;
 		fclose(stdout);
 	} else {
 		err = fclose(stdout) ? (errno ? errno : EIO) : 0;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "opts.h"
+#include "report.h"
 #include "util.h"
 
 /* Exit codes, as rtla: 0 passed, 1 error, 2 gate failed. */
@@ -23,6 +24,12 @@
  * left on device"), as git does at exit. Return: code, or LH_EXIT_ERROR when it failed.
  */
 int lh_finish_stdout(int code);
+
+/*
+ * Writes rep to standard output in format f; why a write failed is kept for
+ * lh_finish_stdout() to report. Return: 0, or -1 when writing failed.
+ */
+int lh_report_stdout(struct lh_report *rep, enum lh_format f);
 
 /*
  * The rule directory used when no --rules is given: ./rules in a source tree, else the

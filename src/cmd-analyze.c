@@ -229,7 +229,7 @@ int lh_cmd_analyze(int argc, char **argv)
 			failed = true;
 		}
 		lh_diag_release(&wd);
-	} else if (lh_report_write(rep, a.format, stdout)) {
+	} else if (lh_report_stdout(rep, a.format)) {
 		failed = true;
 	}
 	if (!passed && (a.output || a.format != LH_FORMAT_TEXT))

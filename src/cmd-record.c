@@ -654,7 +654,7 @@ static int finish(struct run *r)
 		failed = true;
 	}
 	lh_diag_release(&d);
-	if (lh_report_write(rep, o->format, stdout))
+	if (lh_report_stdout(rep, o->format))
 		failed = true;
 	if (!passed && o->format != LH_FORMAT_TEXT)
 		for (v = 0; v < lh_report_nr_violations(rep); v++)
