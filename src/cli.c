@@ -14,11 +14,20 @@
 #include "report.h"
 #include "rules.h"
 
-/* Why the report written to stdout failed, when it did (lh_report_stdout()). */
+/* Why the report written to stdout failed, when it did (lh_report_output()). */
 static int stdout_errno;
 
-int lh_report_stdout(struct lh_report *rep, enum lh_format f)
+int lh_report_output(struct lh_report *rep, enum lh_format f, const char *path)
 {
+	struct lh_diag d = { 0 };
+	int ret;
+
+	if (path) {
+		ret = lh_report_write_file(rep, f, path, &d);
+		lh_print_diag(&d, LH_DIAG_KEEP, false);
+		lh_diag_release(&d);
+		return ret;
+	}
 	errno = 0;
 	if (!lh_report_write(rep, f, stdout))
 		return 0;

@@ -26,10 +26,11 @@
 int lh_finish_stdout(int code);
 
 /*
- * Writes rep to standard output in format f; why a write failed is kept for
- * lh_finish_stdout() to report. Return: 0, or -1 when writing failed.
+ * Writes rep in format f to the file at path, atomically (problems printed), or to standard
+ * output when path is NULL (why a write failed is kept for lh_finish_stdout() to report).
+ * Return: 0, or -1 when writing failed.
  */
-int lh_report_stdout(struct lh_report *rep, enum lh_format f);
+int lh_report_output(struct lh_report *rep, enum lh_format f, const char *path);
 
 /*
  * The rule directory used when no --rules is given: ./rules in a source tree, else the

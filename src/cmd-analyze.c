@@ -221,17 +221,8 @@ int lh_cmd_analyze(int argc, char **argv)
 		failed = true;
 	}
 
-	if (a.output) {
-		struct lh_diag wd = { 0 };
-
-		if (lh_report_write_file(rep, a.format, a.output, &wd)) {
-			lh_print_diag(&wd, LH_DIAG_KEEP, false);
-			failed = true;
-		}
-		lh_diag_release(&wd);
-	} else if (lh_report_stdout(rep, a.format)) {
+	if (lh_report_output(rep, a.format, a.output))
 		failed = true;
-	}
 	if (!passed && (a.output || a.format != LH_FORMAT_TEXT))
 		for (v = 0; v < lh_report_nr_violations(rep); v++)
 			lh_info("gate failed: %s", lh_report_violation(rep, v));

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -172,6 +173,8 @@ struct run {
 	unsigned int			tracers;	/* available, 1 << enum lh_tracer */
 	bool				irq_stats;	/* the IRQ instance was created */
 	char				kernel[65];
+	char				host[65];
+	char				run_id[33];	/* 128 random bits in hex */
 	char				*command;
 
 	pid_t				child;
@@ -602,12 +605,29 @@ static void say_start(const struct run *r, bool with_command)
 		__builtin_popcount(r->tracers) > 1 ? " in turn" : "", dur, lh_output_dir(r->out));
 }
 
+/* A run's id, unique among runs, for telling reports of one run from reports of two. */
+static void make_run_id(char *buf, size_t len)
+{
+	unsigned char b[16];
+	size_t i;
+
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
+		uint64_t x = lh_wall_ns() ^ ((uint64_t)getpid() << 32) ^ lh_now_ns();
+
+		for (i = 0; i < sizeof(b); i++, x = x * 6364136223846793005ULL + 1)
+			b[i] = (unsigned char)(x >> 56);
+	}
+	for (i = 0; i < sizeof(b) && 2 * i + 2 < len; i++)
+		snprintf(buf + 2 * i, len - 2 * i, "%02x", b[i]);
+}
+
 /* The engine over the tracefs just borrowed; notes (the session's warnings) go in its report. */
 static void recorder_alloc(struct run *r, struct lh_rules *rules, struct lh_diag *notes)
 {
 	const struct record_opts *o = r->o;
 	struct lh_run_info info = {
 		.mode = "record", .command_status = -1, .kernel = r->kernel,
+		.host = r->host[0] ? r->host : NULL, .run_id = r->run_id,
 		.command = r->command, .wait_method = lh_recorder_tracefs_method(r->tracefs),
 	};
 	struct lh_recorder_opts ro = {
@@ -654,7 +674,7 @@ static int finish(struct run *r)
 		failed = true;
 	}
 	lh_diag_release(&d);
-	if (lh_report_stdout(rep, o->format))
+	if (lh_report_output(rep, o->format, NULL))
 		failed = true;
 	if (!passed && o->format != LH_FORMAT_TEXT)
 		for (v = 0; v < lh_report_nr_violations(rep); v++)
@@ -729,8 +749,11 @@ static int record(struct record_opts *o, char **command)
 		goto out_rules;
 	}
 	r.irqstat = lh_irqstat_alloc();
-	if (!uname(&uts))
+	if (!uname(&uts)) {
 		snprintf(r.kernel, sizeof(r.kernel), "%s", uts.release);
+		snprintf(r.host, sizeof(r.host), "%s", uts.nodename);
+	}
+	make_run_id(r.run_id, sizeof(r.run_id));
 	r.command = command ? join_argv(command) : NULL;
 	/* From here to the exit of the process, signals are read, never delivered. */
 	if (signals_catch(&r))

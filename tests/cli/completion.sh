@@ -28,7 +28,7 @@ check "every command completes ($got)" [ "$got" = "$want" ]
 check "--help and --version complete" [ "$(comp --| tr '\n' ' ')" = "--help --version " ]
 
 # Every option of every command, as its --help declares it.
-for c in analyze record doctor reset; do
+for c in analyze record report doctor reset; do
 	want=$(help_options "$c")
 	n=$(wc -l <<<"$want")
 	check "$c: --help lists options ($n)" [ -n "$want" ]
