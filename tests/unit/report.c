@@ -429,6 +429,65 @@ START_TEST(kept_records_are_copies)
 }
 END_TEST
 
+START_TEST(per_cpu_views_and_histograms)
+{
+	struct lh_report *rep = lh_report_alloc(rules, NULL);
+	json_object *root, *tr, *cpus, *c, *h;
+	uint64_t lat[] = { 150, 2002, 900, 40 };
+	char *text, *line;
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(lat); i++) {
+		/* CPUs 1, 0, 1, unknown */
+		struct lh_record *r = mk(LH_TRACER_IRQSOFF, lat[i], i == 3 ? -1 : (int)(i + 1) % 2,
+					 i == 1 ? "worst" : "t", 7, "a", "b", NULL);
+
+		lh_report_add(rep, r, NULL);
+		lh_record_free(r);
+	}
+	root = render_json(rep);
+	tr = jk(jk(root, "tracers"), "irqsoff");
+	h = jk(tr, "histogram");
+	ck_assert_int_eq(ji(h, "count"), 4);
+	ck_assert_str_eq(js(h, "unit"), "us");
+	ck_assert(json_object_get_double(jk(h, "min")) == 40.0);
+	ck_assert(json_object_get_double(jk(h, "max")) == 2002.0);
+	ck_assert(json_object_get_double(jk(jk(h, "percentiles"), "p50")) == 160.0);
+	ck_assert(json_object_get_double(jk(jk(h, "percentiles"), "p99")) == 2002.0);
+	ck_assert(json_object_get_double(jk(jk(h, "resolution"), "p99")) == 2.0);
+	ja(h, "buckets", 4);
+	ck_assert_str_eq(js(jk(jk(tr, "worst"), "task"), "comm"), "worst");
+	/* known CPUs in order, the unknown one last */
+	cpus = ja(tr, "cpus", 3);
+	c = at(cpus, 0);
+	ck_assert_int_eq(ji(c, "cpu"), 0);
+	ck_assert_int_eq(ji(c, "count"), 1);
+	ck_assert_int_eq(ji(c, "max_us"), 2002);
+	c = at(cpus, 1);
+	ck_assert_int_eq(ji(c, "cpu"), 1);
+	ck_assert_int_eq(ji(c, "count"), 2);
+	ck_assert_int_eq(ji(c, "max_us"), 900);
+	ck_assert_int_eq(ji(jk(c, "histogram"), "count"), 2);
+	ck_assert(jnull(at(cpus, 2), "cpu"));
+	json_object_put(root);
+
+	/* text: one row per 1-2-5 step, every row within 80 columns */
+	text = render(rep, LH_FORMAT_TEXT);
+	ck_assert_msg(strstr(text, "Latency distribution"), "%s", text);
+	ck_assert_msg(strstr(text, "irqsoff, every section in the input: 4, min 40us"), "%s", text);
+	ck_assert_msg(strstr(text, "    CPU1       900 us         2"), "%s", text);
+	line = strstr(text, "Latency distribution");
+	for (; line && *line && strncmp(line, "\nTop offenders", 14); line = strchr(line + 1, '\n')) {
+		char *end = strchr(line + 1, '\n');
+
+		ck_assert_msg(!end || end - line - 1 <= 80, "longer than 80 columns: %.*s",
+			      (int)(end - line), line);
+	}
+	free(text);
+	lh_report_free(rep);
+}
+END_TEST
+
 START_TEST(progression_of_maxima)
 {
 	struct lh_report *rep = lh_report_alloc(NULL, NULL);
@@ -761,7 +820,9 @@ START_TEST(json_run_and_irq_stats)
 	ck_assert_msg(strstr(text, "armed: irqsoff 12.0 s"), "%s", text);
 	ck_assert_msg(strstr(text, "command: cyclictest -D 12 (exit status 0)"), "%s", text);
 	ck_assert_msg(strstr(text, "IRQ handlers: 10 runs accounted, 3 events lost, 0 dropped"), "%s", text);
-	ck_assert_msg(strstr(text, "    24  fakeraid     0          10   2000.000 us"), "%s", text);
+	ck_assert_msg(strstr(text, "   IRQ  NAME      CPU      COUNT        MAX       MEAN        P99      RES\n"
+				   "    24  fakeraid    0         10   2000.000   2000.000   2000.000    0.000\n"),
+		      "%s", text);
 	free(text);
 	lh_report_free(rep);
 	lh_irqstat_free(st);
@@ -1127,6 +1188,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, keep_is_bounded);
 	tcase_add_test(tc, keep_zero_keeps_none);
 	tcase_add_test(tc, kept_records_are_copies);
+	tcase_add_test(tc, per_cpu_views_and_histograms);
 	tcase_add_test(tc, progression_of_maxima);
 	tcase_add_test(tc, progression_is_capped);
 	tcase_add_test(tc, json_record_fields);
