@@ -133,7 +133,7 @@ int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, stru
 int lh_opt_format(const struct lh_option *opt, const char *arg)
 {
 	if (lh_format_parse(arg, opt->value))
-		return lh_error("invalid --format '%s': expected text, json or junit", arg);
+		return lh_error("invalid --format '%s': expected text, json, junit or html", arg);
 	return 0;
 }
 

@@ -145,7 +145,7 @@ int lh_cmd_analyze(int argc, char **argv)
 				lh_opt_list),
 		LH_OPT_GROUP("report"),
 		LH_OPT_CALLBACK('f', "format", &a.format, "FORMAT",
-				"text (default), json or junit", lh_opt_format),
+				"text (default), json, junit or html", lh_opt_format),
 		LH_OPT_STRING('o', "output", &a.output, "FILE",
 			      "write the report to FILE (atomically), not standard output"),
 		LH_OPT_UINT(0, "keep", &a.keep, "N",

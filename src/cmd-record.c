@@ -667,6 +667,7 @@ static int finish(struct run *r)
 	/* Both are tried: one that cannot be written does not stop the other. */
 	ret = lh_recorder_write(r->rec, "report.json", LH_FORMAT_JSON, &d);
 	ret |= lh_recorder_write(r->rec, "report.txt", LH_FORMAT_TEXT, &d);
+	ret |= lh_recorder_write(r->rec, "report.html", LH_FORMAT_HTML, &d);
 	if (ret) {
 		print_diag(r, &d);
 		lh_error("the final report could not be written in full; what was written before is kept in '%s'",
@@ -680,8 +681,8 @@ static int finish(struct run *r)
 		for (v = 0; v < lh_report_nr_violations(rep); v++)
 			lh_info("gate failed: %s", lh_report_violation(rep, v));
 	if (!ret)
-		lh_info("report: '%s/report.json', '%s/report.txt'%s", lh_output_dir(r->out),
-			lh_output_dir(r->out),
+		lh_info("report: '%s/report.json', '%s/report.txt', '%s/report.html'%s",
+			lh_output_dir(r->out), lh_output_dir(r->out), lh_output_dir(r->out),
 			lh_output_kept(r->out) ? ", raw snapshots in 'snapshots/'" : "");
 	/* The report's own verdict too: a rule a gate depends on that could not be evaluated. */
 	if (failed || lh_recorder_failed(r->rec) || lh_report_error(rep))
@@ -817,7 +818,7 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_UINT(0, "max-snapshots", &o.max_snapshots, "N",
 			    "raw snapshots kept at most (default 1000)"),
 		LH_OPT_CALLBACK('f', "format", &o.format, "FORMAT",
-				"report printed at the end: text (default), json or junit",
+				"report printed at the end: text (default), json, junit or html",
 				lh_opt_format),
 		LH_OPT_UINT(0, "keep", &o.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),

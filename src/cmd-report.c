@@ -31,7 +31,7 @@ static const char report_epilogue[] =
 	"       failed, the report not written\n"
 	"    2  a gate failed\n"
 	"\nexamples:\n"
-	"    lathound report --format junit -o board42.xml board42/report.json\n"
+	"    lathound report --format html -o board42.html board42/report.json\n"
 	"    lathound report --max irqsoff=100us night1/report.json night2/report.json\n";
 
 struct report_args {
@@ -58,7 +58,7 @@ int lh_cmd_report(int argc, char **argv)
 	const struct lh_option options[] = {
 		LH_OPT_GROUP("report"),
 		LH_OPT_CALLBACK('f', "format", &a.format, "FORMAT",
-				"text (default), json or junit", lh_opt_format),
+				"text (default), json, junit or html", lh_opt_format),
 		LH_OPT_STRING('o', "output", &a.output, "FILE",
 			      "write the report to FILE (atomically), not standard output"),
 		LH_OPT_UINT(0, "keep", &a.keep, "N",

@@ -216,31 +216,6 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-static bool utf8_char(const unsigned char *s, size_t len, size_t *n)
-{
-	uint32_t cp;
-	size_t k, need;
-
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return false;
-	need = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	if (len < need)
-		return false;
-	cp = s[0] & (0x7f >> need);
-	for (k = 1; k < need; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return false;
-		cp = cp << 6 | (s[k] & 0x3f);
-	}
-	/* overlong, surrogates, beyond U+10FFFF, C1 controls, noncharacters FFFE/FFFF */
-	if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f) ||
-	    (cp & 0xfffe) == 0xfffe)
-		return false;
-	*n = need;
-	return true;
-}
-
 /*
  * Return: s[0..len) made inert, in arena a: printable ASCII and valid UTF-8 as they are,
  * every other byte as "\xHH", as the parser does with a trace's text.
@@ -254,7 +229,7 @@ static char *inert(struct lh_arena *a, const char *s, size_t len)
 	while (i < len) {
 		if (u[i] >= 0x20 && u[i] < 0x7f) {
 			*p++ = (char)u[i++];
-		} else if (u[i] >= 0x80 && utf8_char(u + i, len - i, &n)) {
+		} else if ((n = lh_utf8_printable(u + i, len - i))) {
 			memcpy(p, u + i, n);
 			p += n;
 			i += n;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's insides, shared by report.c (aggregation, gate) and its writers
- * (report-text.c, report-json.c, report-junit.c). Not for other modules.
+ * (report-text.c, report-json.c, report-junit.c, report-html.c). Not for other modules.
  */
 #ifndef LH_REPORT_PRIV_H
 #define LH_REPORT_PRIV_H
@@ -204,6 +204,9 @@ uint64_t lh_report_run_duration_ns(const struct lh_report *rep);
  */
 char *lh_report_sections_caption(const struct lh_report *rep, char *buf, size_t len);
 
+/* "--fail-on critical, --max irqsoff=1ms, --max all=5ms": the gates judged by. Return: buf. */
+char *lh_report_gates_text(const struct lh_report *rep, char *buf, size_t len);
+
 /* Return: the kept records, most important first (free the array, not the records). */
 struct lh_report_kept **lh_report_kept_sorted(const struct lh_report *rep);
 /* Return: indices of the offenders, worst first (free it). */
@@ -253,5 +256,6 @@ int lh_report_stream_status(FILE *out);
 int lh_report_write_text(struct lh_report *rep, FILE *out);
 int lh_report_write_json(struct lh_report *rep, FILE *out);
 int lh_report_write_junit(struct lh_report *rep, FILE *out);
+int lh_report_write_html(struct lh_report *rep, FILE *out);
 
 #endif /* LH_REPORT_PRIV_H */

@@ -622,23 +622,16 @@ static void print_irqstat(const struct lh_report *rep, FILE *out)
 
 static void print_verdict(const struct lh_report *rep, FILE *out)
 {
-	char buf[32];
+	char buf[512];
 	int t;
 
 	if (rep->error)
-		fprintf(out, "\nVerdict: ERROR: %s\nGates, for what was read: %s (--fail-on %s",
-			rep->error, rep->passed ? "pass" : "FAIL", lh_gate_fail_on_name(&rep->gate));
+		fprintf(out, "\nVerdict: ERROR: %s\nGates, for what was read: %s (%s)\n",
+			rep->error, rep->passed ? "pass" : "FAIL",
+			lh_report_gates_text(rep, buf, sizeof(buf)));
 	else
-		fprintf(out, "\nVerdict: %s (--fail-on %s", rep->passed ? "PASS" : "FAIL",
-			lh_gate_fail_on_name(&rep->gate));
-	for (t = 1; t < LH_TRACER_NR; t++)
-		if (rep->gate.has_max[t])
-			fprintf(out, ", --max %s=%s", lh_tracer_name(t),
-				lh_duration_format(rep->gate.max_ns[t], buf, sizeof(buf)));
-	if (rep->gate.has_max[LH_TRACER_UNKNOWN])
-		fprintf(out, ", --max all=%s",
-			lh_duration_format(rep->gate.max_ns[LH_TRACER_UNKNOWN], buf, sizeof(buf)));
-	fprintf(out, ")\n");
+		fprintf(out, "\nVerdict: %s (%s)\n", rep->passed ? "PASS" : "FAIL",
+			lh_report_gates_text(rep, buf, sizeof(buf)));
 	for (t = 0; (size_t)t < rep->nr_violations; t++)
 		fprintf(out, "  - %s\n", rep->violations[t]);
 }

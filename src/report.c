@@ -17,6 +17,7 @@ int lh_format_parse(const char *name, enum lh_format *f)
 {
 	static const char *const names[] = {
 		[LH_FORMAT_TEXT] = "text", [LH_FORMAT_JSON] = "json", [LH_FORMAT_JUNIT] = "junit",
+		[LH_FORMAT_HTML] = "html",
 	};
 	size_t i;
 
@@ -753,6 +754,8 @@ int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
 		return lh_report_write_json(rep, out);
 	case LH_FORMAT_JUNIT:
 		return lh_report_write_junit(rep, out);
+	case LH_FORMAT_HTML:
+		return lh_report_write_html(rep, out);
 	case LH_FORMAT_TEXT:
 	default:
 		return lh_report_write_text(rep, out);
@@ -831,6 +834,24 @@ void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
 	e->kind = lh_arena_strdup(&rep->arena, kind);
 	e->cpu = cpu;
 	lh_histogram_copy(&e->h, h);
+}
+
+char *lh_report_gates_text(const struct lh_report *rep, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "--fail-on %s", lh_gate_fail_on_name(&rep->gate));
+	char d[32];
+	int t;
+
+	/* the tracers' own budgets first, then 'all' (LH_TRACER_UNKNOWN) */
+	for (t = 1; t <= LH_TRACER_NR && n < len; t++) {
+		int k = t % LH_TRACER_NR;
+
+		if (rep->gate.has_max[k])
+			n += (size_t)snprintf(buf + n, len - n, ", --max %s=%s",
+					      k ? lh_tracer_name(k) : "all",
+					      lh_duration_format(rep->gate.max_ns[k], d, sizeof(d)));
+	}
+	return buf;
 }
 
 uint64_t lh_report_run_duration_ns(const struct lh_report *rep)

@@ -515,3 +515,26 @@ bool lh_under_valgrind(void)
 	return false;
 #endif
 }
+
+size_t lh_utf8_printable(const unsigned char *s, size_t len)
+{
+	uint32_t cp;
+	size_t k, need;
+
+	if (!len || s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	need = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (len < need)
+		return 0;
+	cp = s[0] & (0x7f >> need);
+	for (k = 1; k < need; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[k] & 0x3f);
+	}
+	if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f) ||
+	    (cp & 0xfffe) == 0xfffe)
+		return 0;
+	return need;
+}

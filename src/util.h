@@ -190,4 +190,12 @@ bool lh_under_valgrind(void);
 uint64_t lh_now_ns(void);
 uint64_t lh_wall_ns(void);
 
+/*
+ * Return: the length of the valid UTF-8 sequence of one printable character at s[0..len)
+ * (s[0] >= 0x80), or 0 for a byte that is not one: overlong, surrogate, beyond U+10FFFF,
+ * a C1 control, a noncharacter U+xFFFE/U+xFFFF, or cut short. What text from a trace, a
+ * rule file or a saved report may show as it is.
+ */
+size_t lh_utf8_printable(const unsigned char *s, size_t len);
+
 #endif /* LH_UTIL_H */

@@ -6,7 +6,7 @@
 PKGS=(gcc make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libpcre2-dev
       libjson-c-dev check libsubunit-dev zlib1g-dev jq clang libxml2-utils trace-cmd
       qemu-system-x86 busybox-static linux-source-6.1 flex bison bc libelf-dev libssl-dev
-      cpio xz-utils kmod)
+      cpio xz-utils kmod chromium)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
