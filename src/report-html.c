@@ -32,7 +32,7 @@ static const char style[] =
 	"h3{font-size:15px;margin:18px 0 6px}"
 	"table{border-collapse:collapse;margin:6px 0}td,th{padding:2px 8px;text-align:left;"
 	"vertical-align:top}th{background:#f0f0f0}tr:nth-child(even) td{background:#fafafa}"
-	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+	"td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
 	"code,pre{font:12px ui-monospace,monospace}pre{margin:2px 0;white-space:pre-wrap}"
 	".verdict{display:inline-block;padding:4px 14px;border-radius:4px;color:#fff;"
 	"font-weight:bold;font-size:18px}.pass{background:#2ca02c}.fail{background:#d62728}"
