@@ -38,8 +38,7 @@ int lh_escape_xml(FILE *out, const char *s)
 		default:
 			if (*p >= 0x20 && *p < 0x7f) {
 				putc(*p, out);
-			} else if ((n = lh_utf8_printable(p, 4))) {
-				/* 4: it reads no further than a byte that is not a continuation, the NUL */
+			} else if ((n = lh_utf8_printable(p))) {
 				fwrite(p, 1, n, out);
 				p += n - 1;
 			} else {

@@ -339,7 +339,7 @@ static void write_distributions(const struct lh_report *rep, FILE *out)
 			if (!tr->cpus[slot].count)
 				continue;
 			s[n].name = cpu_name(lh_report_slot_cpu(slot), names[n], sizeof(names[n]));
-			s[n++].h = &tr->cpus[slot].hist;
+			s[n++].h = &tr->cpus[slot].dist;
 		}
 		fprintf(out, "<h3>%s</h3>\n", lh_tracer_name(t));
 		snprintf(title, sizeof(title), "%s: latency histogram%s", lh_tracer_name(t),
@@ -360,10 +360,10 @@ static void write_distributions(const struct lh_report *rep, FILE *out)
 			if (!tr->cpus[slot].count)
 				continue;
 			one.name = cpu_name(lh_report_slot_cpu(slot), cpu, sizeof(cpu));
-			one.h = &tr->cpus[slot].hist;
+			one.h = &tr->cpus[slot].dist;
 			snprintf(title, sizeof(title), "%s on %s", lh_tracer_name(t), one.name);
 			fputs("<div class=\"small\">", out);
-			put(out, "%s: %lu, max %llu us", one.name, tr->cpus[slot].count,
+			put(out, "%s: %llu, max %llu us", one.name, (unsigned long long)tr->cpus[slot].count,
 			    (unsigned long long)tr->cpus[slot].worst->latency_us);
 			hist_chart(out, "hist cpu", title, &one, 1, has, budget, SMALL_W, SMALL_H);
 			fputs("</div>\n", out);

@@ -269,7 +269,7 @@ static json_object *cpus_json(const struct lh_report_tracer *tr)
 		add(e, "count", juint(c->count));
 		add(e, "max_us", juint(c->worst ? c->worst->latency_us : 0));
 		add(e, "worst", where_json(c->worst));
-		add(e, "histogram", hist_json(&c->hist));
+		add(e, "histogram", hist_json(&c->dist));
 		json_object_array_add(a, e);
 	}
 	return a;
@@ -502,7 +502,7 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 	add(root, "lathound", jstr(LH_VERSION));
 	add(root, "report_version", jint(LH_REPORT_VERSION));
 	add(root, "mode", jstr(rep->has_run && rep->run.mode ? rep->run.mode : "analyze"));
-	add(root, "verdict", jstr(rep->error ? "error" : rep->passed ? "pass" : "fail"));
+	add(root, "verdict", jstr(lh_report_verdict(rep)));
 	add(root, "error", rep->error ? jstr(rep->error) : NULL);
 	a = json_object_new_array();
 	for (i = 0; i < rep->nr_violations; i++)

@@ -229,7 +229,7 @@ static char *inert(struct lh_arena *a, const char *s, size_t len)
 	while (i < len) {
 		if (u[i] >= 0x20 && u[i] < 0x7f) {
 			*p++ = (char)u[i++];
-		} else if ((n = lh_utf8_printable(u + i, len - i))) {
+		} else if ((n = lh_utf8_printable(u + i))) {	/* json-c ends it with a NUL */
 			memcpy(p, u + i, n);
 			p += n;
 			i += n;
@@ -459,7 +459,7 @@ static void load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer *tr
 		if (slot) {
 			slot->count += get_u64(c, e, "count");
 			get_u64(c, e, "max_us");
-			get_hist(c, e, "histogram", &slot->hist);
+			get_hist(c, e, "histogram", &slot->dist);
 			if (get_where(c, e, "worst", &w)) {
 				if (!slot->worst)
 					slot->worst = lh_xcalloc(1, sizeof(*slot->worst));

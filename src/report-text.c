@@ -109,7 +109,7 @@ static void print_cpus(const struct lh_report_tracer *tr, int w, FILE *out)
 		snprintf(name, sizeof(name), "  CPU%s",
 			 cpu_name(lh_report_slot_cpu((i + 1) % tr->nr_cpus), cpu, sizeof(cpu)));
 		fprintf(out, "  %-*s  %7llu us  %8lu  %4s  %-20s  ", w, name,
-			(unsigned long long)wh->latency_us, c->count,
+			(unsigned long long)wh->latency_us, (unsigned long)c->count,
 			cpu_name(wh->cpu, cpu, sizeof(cpu)),
 			task_name(wh->comm, wh->pid, task, sizeof(task)));
 		if (wh->started[0] || wh->ended[0])

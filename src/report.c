@@ -129,7 +129,7 @@ void lh_report_free(struct lh_report *rep)
 
 		for (c = 0; c < tr->nr_cpus; c++) {
 			free(tr->cpus[c].worst);
-			lh_histogram_release(&tr->cpus[c].hist);
+			lh_histogram_release(&tr->cpus[c].dist);
 		}
 		free(tr->cpus);
 		free(tr->steps);
@@ -186,6 +186,11 @@ static void where_set(struct lh_report_where *w, const struct lh_record *r, cons
 	w->line = r->line;
 }
 
+const uint64_t lh_report_hist_le_us[LH_REPORT_HIST_NR] = {
+	1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
+	200000, 500000, 1000000,
+};
+
 struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu)
 {
 	size_t slot;
@@ -202,8 +207,23 @@ struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu)
 	return &tr->cpus[slot];
 }
 
-/* The per-CPU view: count, worst and histogram of r's CPU; a progression step when r beats
- * its (tracer, CPU)'s maximum. */
+/* Counts r in its (tracer, CPU) histograms. */
+static void add_hist(struct lh_report_cpu *c, const struct lh_record *r)
+{
+	size_t i = 0;
+
+	while (i < LH_REPORT_HIST_NR && r->latency_us > lh_report_hist_le_us[i])
+		i++;
+	c->hist[i]++;
+	c->count++;
+	c->sum_us = r->latency_us > UINT64_MAX - c->sum_us ? UINT64_MAX : c->sum_us + r->latency_us;
+	lh_histogram_add(&c->dist, lh_report_us_to_ns(r->latency_us));
+}
+
+/*
+ * The per-CPU view: counts r in its (tracer, CPU) histograms, keeps its worst, and appends
+ * a progression step when r beats the maximum.
+ */
 static void add_progression(struct lh_report_tracer *tr, const struct lh_record *r,
 			    const char *source)
 {
@@ -212,8 +232,7 @@ static void add_progression(struct lh_report_tracer *tr, const struct lh_record 
 
 	if (!c)
 		return;
-	c->count++;
-	lh_histogram_add(&c->hist, lh_report_us_to_ns(r->latency_us));
+	add_hist(c, r);
 	if (!c->worst)
 		c->worst = lh_xcalloc(1, sizeof(*c->worst));
 	if (!c->worst->set || r->latency_us > c->worst->latency_us)
@@ -740,7 +759,7 @@ size_t *lh_report_offenders_sorted(const struct lh_report *rep)
 	return v;
 }
 
-int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
+void lh_report_prepare(struct lh_report *rep)
 {
 	if (!rep->evaluated) {
 		struct lh_gate g;
@@ -749,6 +768,11 @@ int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
 		lh_report_evaluate(rep, &g);
 	}
 	merge_own_diag(rep);
+}
+
+int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
+{
+	lh_report_prepare(rep);
 	switch (f) {
 	case LH_FORMAT_JSON:
 		return lh_report_write_json(rep, out);
@@ -875,4 +899,9 @@ char *lh_report_sections_caption(const struct lh_report *rep, char *buf, size_t 
 	else
 		snprintf(buf, len, "each new maximum captured (running maxima): not a distribution");
 	return buf;
+}
+
+const char *lh_report_verdict(const struct lh_report *rep)
+{
+	return rep->error ? "error" : rep->passed ? "pass" : "fail";
 }

@@ -120,7 +120,7 @@ static char *escape_text(const char *s)
 	while (*p) {
 		if (*p >= 0x20 && *p < 0x7f) {
 			*o++ = *p++;
-		} else if ((n = lh_utf8_printable(p, 4))) {	/* stops at the NUL */
+		} else if ((n = lh_utf8_printable(p))) {
 			memcpy(o, p, n);
 			o += n;
 			p += n;

@@ -157,6 +157,13 @@ char *lh_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1
  */
 void lh_oom(void) __attribute__((noreturn));
 
+/*
+ * Return: the length of the valid UTF-8 sequence of a printable character at s (2 to 4), or
+ * 0: ASCII, a C1 control, an overlong form, a surrogate, a truncated sequence or a byte that
+ * is not UTF-8. s is NUL-terminated (a NUL ends a sequence as any non-continuation byte).
+ */
+size_t lh_utf8_printable(const unsigned char *s);
+
 /* Return: the 64-bit FNV-1a hash of data[0..len): stable, for signatures. */
 uint64_t lh_hash(const void *data, size_t len, uint64_t seed);
 
@@ -189,13 +196,5 @@ bool lh_under_valgrind(void);
 /* Return: the monotonic (lh_now_ns) or wall (lh_wall_ns, CLOCK_REALTIME) clock in ns. */
 uint64_t lh_now_ns(void);
 uint64_t lh_wall_ns(void);
-
-/*
- * Return: the length of the valid UTF-8 sequence of one printable character at s[0..len)
- * (s[0] >= 0x80), or 0 for a byte that is not one: overlong, surrogate, beyond U+10FFFF,
- * a C1 control, a noncharacter U+xFFFE/U+xFFFF, or cut short. What text from a trace, a
- * rule file or a saved report may show as it is.
- */
-size_t lh_utf8_printable(const unsigned char *s, size_t len);
 
 #endif /* LH_UTIL_H */
