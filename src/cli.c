@@ -14,6 +14,28 @@
 #include "report.h"
 #include "rules.h"
 
+/* Why the report written to stdout failed, when it did (lh_report_output()). */
+static int stdout_errno;
+
+int lh_report_output(struct lh_report *rep, enum lh_format f, const char *path)
+{
+	struct lh_diag d = { 0 };
+	int ret;
+
+	if (path) {
+		ret = lh_report_write_file(rep, f, path, &d);
+		lh_print_diag(&d, LH_DIAG_KEEP, false);
+		lh_diag_release(&d);
+		return ret;
+	}
+	errno = 0;
+	if (!lh_report_write(rep, f, stdout))
+		return 0;
+	if (!stdout_errno)
+		stdout_errno = errno ? errno : EIO;
+	return -1;
+}
+
 int lh_finish_stdout(int code)
 {
 	int err;
@@ -21,7 +43,7 @@ int lh_finish_stdout(int code)
 	/* errno after a failed fflush() says why; an error flagged earlier may not. */
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		err = errno ? errno : EIO;
+		err = stdout_errno ? stdout_errno : errno ? errno : EIO;
 		fclose(stdout);
 	} else {
 		err = fclose(stdout) ? (errno ? errno : EIO) : 0;
@@ -111,7 +133,7 @@ int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, stru
 int lh_opt_format(const struct lh_option *opt, const char *arg)
 {
 	if (lh_format_parse(arg, opt->value))
-		return lh_error("invalid --format '%s': expected text, json or junit", arg);
+		return lh_error("invalid --format '%s': expected text, json, junit or html", arg);
 	return 0;
 }
 

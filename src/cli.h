@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "opts.h"
+#include "report.h"
 #include "util.h"
 
 /* Exit codes, as rtla: 0 passed, 1 error, 2 gate failed. */
@@ -23,6 +24,13 @@
  * left on device"), as git does at exit. Return: code, or LH_EXIT_ERROR when it failed.
  */
 int lh_finish_stdout(int code);
+
+/*
+ * Writes rep in format f to the file at path, atomically (problems printed), or to standard
+ * output when path is NULL (why a write failed is kept for lh_finish_stdout() to report).
+ * Return: 0, or -1 when writing failed.
+ */
+int lh_report_output(struct lh_report *rep, enum lh_format f, const char *path);
 
 /*
  * The rule directory used when no --rules is given: ./rules in a source tree, else the

@@ -219,7 +219,7 @@ int lh_cmd_analyze(int argc, char **argv)
 				lh_opt_list),
 		LH_OPT_GROUP("report"),
 		LH_OPT_CALLBACK('f', "format", &a.format, "FORMAT",
-				"text (default), json or junit", lh_opt_format),
+				"text (default), json, junit or html", lh_opt_format),
 		LH_OPT_STRING('o', "output", &a.output, "FILE",
 			      "write the report to FILE (atomically), not standard output"),
 		LH_OPT_UINT(0, "keep", &a.keep, "N",
@@ -295,17 +295,8 @@ int lh_cmd_analyze(int argc, char **argv)
 		failed = true;
 	}
 
-	if (a.output) {
-		struct lh_diag wd = { 0 };
-
-		if (lh_report_write_file(rep, a.format, a.output, &wd)) {
-			lh_print_diag(&wd, LH_DIAG_KEEP, false);
-			failed = true;
-		}
-		lh_diag_release(&wd);
-	} else if (lh_report_write(rep, a.format, stdout)) {
+	if (lh_report_output(rep, a.format, a.output))
 		failed = true;
-	}
 	if (!passed && (a.output || a.format != LH_FORMAT_TEXT))
 		for (v = 0; v < lh_report_nr_violations(rep); v++)
 			lh_info("gate failed: %s", lh_report_violation(rep, v));

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -175,6 +176,8 @@ struct run {
 	unsigned int			tracers;	/* available, 1 << enum lh_tracer */
 	bool				irq_stats;	/* the IRQ instance was created */
 	char				kernel[65];
+	char				host[65];
+	char				run_id[33];	/* 128 random bits in hex */
 	char				*command;
 
 	pid_t				child;
@@ -605,12 +608,29 @@ static void say_start(const struct run *r, bool with_command)
 		__builtin_popcount(r->tracers) > 1 ? " in turn" : "", dur, lh_output_dir(r->out));
 }
 
+/* A run's id, unique among runs, for telling reports of one run from reports of two. */
+static void make_run_id(char *buf, size_t len)
+{
+	unsigned char b[16];
+	size_t i;
+
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
+		uint64_t x = lh_wall_ns() ^ ((uint64_t)getpid() << 32) ^ lh_now_ns();
+
+		for (i = 0; i < sizeof(b); i++, x = x * 6364136223846793005ULL + 1)
+			b[i] = (unsigned char)(x >> 56);
+	}
+	for (i = 0; i < sizeof(b) && 2 * i + 2 < len; i++)
+		snprintf(buf + 2 * i, len - 2 * i, "%02x", b[i]);
+}
+
 /* The engine over the tracefs just borrowed; notes (the session's warnings) go in its report. */
 static void recorder_alloc(struct run *r, struct lh_rules *rules, struct lh_diag *notes)
 {
 	const struct record_opts *o = r->o;
 	struct lh_run_info info = {
 		.mode = "record", .command_status = -1, .kernel = r->kernel,
+		.host = r->host[0] ? r->host : NULL, .run_id = r->run_id,
 		.command = r->command, .wait_method = lh_recorder_tracefs_method(r->tracefs),
 	};
 	struct lh_recorder_opts ro = {
@@ -651,6 +671,7 @@ static int finish(struct run *r)
 	/* Both are tried: one that cannot be written does not stop the other. */
 	ret = lh_recorder_write(r->rec, "report.json", LH_FORMAT_JSON, &d);
 	ret |= lh_recorder_write(r->rec, "report.txt", LH_FORMAT_TEXT, &d);
+	ret |= lh_recorder_write(r->rec, "report.html", LH_FORMAT_HTML, &d);
 	ret |= lh_recorder_write_metrics(r->rec, &d);
 	if (ret) {
 		print_diag(r, &d);
@@ -659,14 +680,14 @@ static int finish(struct run *r)
 		failed = true;
 	}
 	lh_diag_release(&d);
-	if (lh_report_write(rep, o->format, stdout))
+	if (lh_report_output(rep, o->format, NULL))
 		failed = true;
 	if (!passed && o->format != LH_FORMAT_TEXT)
 		for (v = 0; v < lh_report_nr_violations(rep); v++)
 			lh_info("gate failed: %s", lh_report_violation(rep, v));
 	if (!ret)
-		lh_info("report: '%s/report.json', '%s/report.txt'%s", lh_output_dir(r->out),
-			lh_output_dir(r->out),
+		lh_info("report: '%s/report.json', '%s/report.txt', '%s/report.html'%s",
+			lh_output_dir(r->out), lh_output_dir(r->out), lh_output_dir(r->out),
 			lh_output_kept(r->out) ? ", raw snapshots in 'snapshots/'" : "");
 	/* The report's own verdict too: a rule a gate depends on that could not be evaluated. */
 	if (failed || lh_recorder_failed(r->rec) || lh_report_error(rep))
@@ -734,8 +755,11 @@ static int record(struct record_opts *o, char **command)
 		goto out_rules;
 	}
 	r.irqstat = lh_irqstat_alloc();
-	if (!uname(&uts))
+	if (!uname(&uts)) {
 		snprintf(r.kernel, sizeof(r.kernel), "%s", uts.release);
+		snprintf(r.host, sizeof(r.host), "%s", uts.nodename);
+	}
+	make_run_id(r.run_id, sizeof(r.run_id));
 	r.command = command ? join_argv(command) : NULL;
 	/* From here to the exit of the process, signals are read, never delivered. */
 	if (signals_catch(&r))
@@ -801,7 +825,7 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_UINT(0, "max-snapshots", &o.max_snapshots, "N",
 			    "raw snapshots kept at most (default 1000)"),
 		LH_OPT_CALLBACK('f', "format", &o.format, "FORMAT",
-				"report printed at the end: text (default), json or junit",
+				"report printed at the end: text (default), json, junit or html",
 				lh_opt_format),
 		LH_OPT_UINT(0, "keep", &o.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),

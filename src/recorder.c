@@ -408,7 +408,9 @@ static void checkpoint(struct lh_recorder *r)
 	irq_read(r, true);
 	report_update(r);
 	r->st.checkpoints++;
-	if (lh_recorder_write(r, "report.json", LH_FORMAT_JSON, &d)) {
+	/* the page people look at while a soak runs; the JSON is what must not be lost */
+	if (lh_recorder_write(r, "report.json", LH_FORMAT_JSON, &d) ||
+	    lh_recorder_write(r, "report.html", LH_FORMAT_HTML, &d)) {
 		if (!r->checkpoint_failing)
 			say(r, LH_RECORDER_WARNING,
 			    "%s; the report is kept in memory and written at the next checkpoint",

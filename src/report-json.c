@@ -81,6 +81,67 @@ static void add(json_object *o, const char *key, json_object *v)
 	json_object_object_add(o, key, v);
 }
 
+/* A histogram object (doc/report-json.md): values in us, up to ns precision. */
+static json_object *hist_json(const struct lh_histogram *h)
+{
+	json_object *o = json_object_new_object(), *p, *r, *a, *b;
+	uint64_t lo, hi;
+	unsigned int i;
+	size_t k;
+
+	add(o, "unit", jstr("us"));
+	add(o, "count", juint(h->count));
+	add(o, "min", h->count ? jus(h->min_ns) : NULL);
+	add(o, "max", h->count ? jus(h->max_ns) : NULL);
+	add(o, "mean", h->count ? jdouble(lh_histogram_mean_ns(h) / 1e3) : NULL);
+	p = json_object_new_object();
+	r = json_object_new_object();
+	for (i = 0; i < LH_HISTOGRAM_NR_PCT; i++) {
+		bool known = lh_histogram_percentile(h, i, &lo, &hi);
+
+		add(p, lh_histogram_pct_key[i], known ? jus(hi) : NULL);
+		add(r, lh_histogram_pct_key[i], known ? jus(hi - lo) : NULL);
+	}
+	add(o, "percentiles", p);
+	add(o, "resolution", r);
+	a = json_object_new_array();
+	for (k = 0; k < h->nr; k++) {
+		b = json_object_new_object();
+		add(b, "lo", jus(h->b[k].lo_ns));
+		add(b, "hi", jus(h->b[k].hi_ns));
+		add(b, "count", juint(h->b[k].count));
+		json_object_array_add(a, b);
+	}
+	add(o, "buckets", a);
+	add(o, "dropped", juint(h->dropped));
+	return o;
+}
+
+static json_object *str_or_null(const char *s)
+{
+	return s && *s ? jstr(s) : NULL;
+}
+
+/* Where a worst section was: {latency_us, cpu, task, started_at, ended_at, source}. */
+static json_object *where_json(const struct lh_report_where *w)
+{
+	json_object *o, *t;
+
+	if (!w || !w->set)
+		return NULL;
+	o = json_object_new_object();
+	t = json_object_new_object();
+	add(o, "latency_us", juint(w->latency_us));
+	add(o, "cpu", jint_known(w->cpu));
+	add(t, "comm", str_or_null(w->comm));
+	add(t, "pid", jint_known(w->pid));
+	add(o, "task", t);
+	add(o, "started_at", str_or_null(w->started));
+	add(o, "ended_at", str_or_null(w->ended));
+	add(o, "source", jsource(w->source, w->line));
+	return o;
+}
+
 static json_object *task_json(const struct lh_task *t)
 {
 	json_object *o = json_object_new_object();
@@ -198,6 +259,29 @@ static json_object *record_json(const struct lh_report *rep, const struct lh_rep
 	return o;
 }
 
+/* The per-CPU view of a tracer: known CPUs in order, then the unknown one. */
+static json_object *cpus_json(const struct lh_report_tracer *tr)
+{
+	json_object *a = json_object_new_array(), *e;
+	size_t i;
+
+	for (i = 0; i < tr->nr_cpus; i++) {
+		size_t slot = (i + 1) % tr->nr_cpus;
+		const struct lh_report_cpu *c = &tr->cpus[slot];
+
+		if (!c->count)
+			continue;
+		e = json_object_new_object();
+		add(e, "cpu", jint_known(lh_report_slot_cpu(slot)));
+		add(e, "count", juint(c->count));
+		add(e, "max_us", juint(c->worst ? c->worst->latency_us : 0));
+		add(e, "worst", where_json(c->worst));
+		add(e, "histogram", hist_json(&c->dist));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
 static json_object *tracer_json(const struct lh_report *rep, enum lh_tracer t)
 {
 	const struct lh_report_tracer *tr = &rep->tracers[t];
@@ -208,6 +292,12 @@ static json_object *tracer_json(const struct lh_report *rep, enum lh_tracer t)
 	add(o, "count", juint(tr->count));
 	if (rep->has_run)
 		add(o, "armed_s", jdouble((double)rep->run.armed_ns[t] / 1e9));
+	add(o, "accepted", juint(tr->accepted));
+	add(o, "worst", where_json(&tr->worst));
+	add(o, "worst_gated", where_json(&tr->gate));
+	add(o, "histogram", hist_json(&tr->hist));
+	add(o, "cpus", cpus_json(tr));
+	add(o, "progression_dropped", juint(tr->steps_dropped));
 	a = json_object_new_array();
 	for (i = 0; i < tr->nr_steps; i++) {
 		const struct lh_report_step *s = &tr->steps[i];
@@ -258,6 +348,8 @@ static json_object *rules_json(const struct lh_report *rep)
 		add(e, "unevaluated", juint(ra->unevaluated));
 		add(e, "unevaluated_reason", jstr(rule->limit_hit));
 		add(e, "message", jstr(rule->message));
+		add(e, "gate_worst_us", juint(ra->gate_worst_us));
+		add(e, "gate_unevaluated", juint(ra->gate_unevaluated));
 		json_object_array_add(a, e);
 	}
 	return a;
@@ -282,6 +374,14 @@ static json_object *offenders_json(const struct lh_report *rep)
 		add(e, "frames", f);
 		add(e, "count", juint(o->count));
 		add(e, "worst_us", juint(o->worst_us));
+		add(e, "accepted", juint(o->accepted));
+		add(e, "wakeup", json_object_new_boolean(o->sig.has_wakeup));
+		add(e, "woken", jstr(o->sig.woken));
+		add(e, "cpu", jint_known(o->cpu));
+		f = json_object_new_object();
+		add(f, "comm", str_or_null(o->comm));
+		add(f, "pid", jint_known(o->pid));
+		add(e, "task", f);
 		json_object_array_add(a, e);
 	}
 	free(order);
@@ -316,8 +416,7 @@ static json_object *run_json(const struct lh_report *rep)
 	o = json_object_new_object();
 	add(o, "started_at", jtime(run->started_ns));
 	add(o, "ended_at", jtime(run->ended_ns));
-	add(o, "duration_s", jdouble(run->ended_ns > run->started_ns ?
-				     (double)(run->ended_ns - run->started_ns) / 1e9 : 0));
+	add(o, "duration_s", jdouble((double)lh_report_run_duration_ns(rep) / 1e9));
 	add(o, "threshold_us", jus(run->threshold_ns));
 	add(o, "captures", juint(run->captures));
 	add(o, "sections_lost", juint(run->sections_lost));
@@ -333,6 +432,8 @@ static json_object *run_json(const struct lh_report *rep)
 			add(nm, lh_tracer_name(t), jstr(run->not_measured[t]));
 	add(o, "not_measured", nm);
 	add(o, "kernel", jstr(run->kernel));
+	add(o, "host", jstr(run->host));
+	add(o, "run_id", jstr(run->run_id));
 	return o;
 }
 
@@ -373,10 +474,30 @@ static json_object *irq_stats_json(const struct lh_report *rep)
 			json_object_array_add(h, b);
 		}
 		add(e, "histogram", h);
+		add(e, "distribution", hist_json(&s->dist));
 		json_object_array_add(a, e);
 	}
 	add(o, "handlers", a);
 	return o;
+}
+
+/* The histograms the kernel counted, as set. */
+static json_object *hists_json(const struct lh_report *rep)
+{
+	json_object *a = json_object_new_array(), *e;
+	size_t i;
+
+	for (i = 0; i < rep->nr_hists; i++) {
+		const struct lh_report_histogram *k = &rep->hists[i];
+
+		e = hist_json(&k->h);
+		/* context first, for people reading the file */
+		json_object_object_add_ex(e, "source", jstr(k->source), 0);
+		json_object_object_add_ex(e, "kind", jstr(k->kind), 0);
+		json_object_object_add_ex(e, "cpu", jint_known(k->cpu), 0);
+		json_object_array_add(a, e);
+	}
+	return a;
 }
 
 int lh_report_write_json(struct lh_report *rep, FILE *out)
@@ -388,6 +509,7 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 	int t, ret = 0;
 
 	add(root, "lathound", jstr(LH_VERSION));
+	add(root, "report_version", jint(LH_REPORT_VERSION));
 	add(root, "mode", jstr(rep->has_run && rep->run.mode ? rep->run.mode : "analyze"));
 	add(root, "verdict", jstr(lh_report_verdict(rep)));
 	add(root, "error", rep->error ? jstr(rep->error) : NULL);
@@ -410,6 +532,7 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 	o = json_object_new_object();
 	add(o, "count", juint(rep->other_count));
 	add(o, "worst_us", juint(rep->other_worst_us));
+	add(o, "accepted", juint(rep->other_accepted));
 	add(root, "offenders_other", o);
 
 	kept = lh_report_kept_sorted(rep);
@@ -424,6 +547,11 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 	add(root, "input", input_json(rep));
 	add(root, "run", run_json(rep));
 	add(root, "irq_stats", irq_stats_json(rep));
+	add(root, "histograms", hists_json(rep));
+	a = json_object_new_array();
+	for (i = 0; i < rep->nr_merged_from; i++)
+		json_object_array_add(a, jstr(rep->merged_from[i]));
+	add(root, "merged_from", a);
 
 	text = json_object_to_json_string_ext(root, JSON_FLAGS);
 	errno = 0;

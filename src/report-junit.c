@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report-priv.h"
 
 struct junit_case {
@@ -17,45 +18,6 @@ struct junit_case {
 	char		*failure;	/* NULL: passed */
 	char		*out;		/* system-out text */
 };
-
-/*
- * Writes s escaped for XML text and attribute values. Characters XML 1.0 cannot carry at
- * all (control characters other than tab, newline, carriage return) become U+FFFD.
- */
-static void xml_escape(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&apos;", out);
-			break;
-		case '\t':
-		case '\n':
-		case '\r':
-			putc(c, out);
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				fputs("\xef\xbf\xbd", out);
-			else
-				putc(c, out);
-		}
-	}
-}
 
 /* Appends "; v" to *acc (taking v). */
 static void join(char **acc, char *v)
@@ -259,17 +221,17 @@ int lh_report_write_junit(struct lh_report *rep, FILE *out)
 		rep->has_run && rep->run.mode ? rep->run.mode : "analyze", n, failures);
 	for (i = 0; i < n; i++) {
 		fprintf(out, "    <testcase classname=\"%s\" name=\"", cs[i].classname);
-		xml_escape(out, cs[i].name);
+		lh_escape_xml(out, cs[i].name);
 		fprintf(out, "\">\n");
 		if (cs[i].failure) {
 			fprintf(out, "      <failure message=\"");
-			xml_escape(out, cs[i].failure);
+			lh_escape_xml(out, cs[i].failure);
 			fprintf(out, "\" type=\"%s\">", cs[i].classname);
-			xml_escape(out, cs[i].failure);
+			lh_escape_xml(out, cs[i].failure);
 			fprintf(out, "</failure>\n");
 		}
 		fprintf(out, "      <system-out>");
-		xml_escape(out, cs[i].out);
+		lh_escape_xml(out, cs[i].out);
 		fprintf(out, "</system-out>\n    </testcase>\n");
 	}
 	fprintf(out, "  </testsuite>\n</testsuites>\n");

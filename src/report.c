@@ -11,11 +11,13 @@
 
 #include "lockfile.h"
 #include "report-priv.h"
+#include "rules.h"
 
 int lh_format_parse(const char *name, enum lh_format *f)
 {
 	static const char *const names[] = {
 		[LH_FORMAT_TEXT] = "text", [LH_FORMAT_JSON] = "json", [LH_FORMAT_JUNIT] = "junit",
+		[LH_FORMAT_HTML] = "html",
 	};
 	size_t i;
 
@@ -126,9 +128,26 @@ void lh_report_free(struct lh_report *rep)
 		kept_free(rep->heap[i]);
 	free(rep->heap);
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		free(rep->tracers[i].cpus);
-		free(rep->tracers[i].steps);
+		struct lh_report_tracer *tr = &rep->tracers[i];
+		size_t c;
+
+		for (c = 0; c < tr->nr_cpus; c++) {
+			free(tr->cpus[c].worst);
+			lh_histogram_release(&tr->cpus[c].dist);
+		}
+		free(tr->cpus);
+		free(tr->steps);
+		lh_histogram_release(&tr->hist);
 	}
+	for (i = 0; i < rep->nr_hists; i++)
+		lh_histogram_release(&rep->hists[i].h);
+	free(rep->hists);
+	for (i = 0; i < rep->nr_merged_from; i++)
+		free(rep->merged_from[i]);
+	free(rep->merged_from);
+	lh_irqstat_free(rep->own_irqstat);
+	if (rep->own_rules)
+		lh_rules_free(rep->own_rules);
 	free(rep->offenders);
 	lh_htab_release(&rep->offender_htab);
 	free(rep->rule_agg);
@@ -176,14 +195,13 @@ const uint64_t lh_report_hist_le_us[LH_REPORT_HIST_NR] = {
 	200000, 500000, 1000000,
 };
 
-/* Return: the (tracer, CPU) slot of r, grown as needed; NULL for a CPU out of range. */
-static struct lh_report_cpu *cpu_slot(struct lh_report_tracer *tr, const struct lh_record *r)
+struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu)
 {
 	size_t slot;
 
-	if (r->cpu < -1 || r->cpu >= LH_REPORT_MAX_CPUS)
+	if (cpu < -1 || cpu >= LH_REPORT_MAX_CPUS)
 		return NULL;
-	slot = (size_t)(r->cpu + 1);
+	slot = (size_t)(cpu + 1);
 	if (slot >= tr->nr_cpus) {
 		size_t old = tr->nr_cpus;
 
@@ -193,7 +211,7 @@ static struct lh_report_cpu *cpu_slot(struct lh_report_tracer *tr, const struct 
 	return &tr->cpus[slot];
 }
 
-/* Counts r in its (tracer, CPU) histogram. */
+/* Counts r in its (tracer, CPU) histograms. */
 static void add_hist(struct lh_report_cpu *c, const struct lh_record *r)
 {
 	size_t i = 0;
@@ -203,18 +221,26 @@ static void add_hist(struct lh_report_cpu *c, const struct lh_record *r)
 	c->hist[i]++;
 	c->count++;
 	c->sum_us = r->latency_us > UINT64_MAX - c->sum_us ? UINT64_MAX : c->sum_us + r->latency_us;
+	lh_histogram_add(&c->dist, lh_report_us_to_ns(r->latency_us));
 }
 
-/* Counts r in its (tracer, CPU) aggregates; appends a progression step when r beats the maximum. */
+/*
+ * The per-CPU view: counts r in its (tracer, CPU) histograms, keeps its worst, and appends
+ * a progression step when r beats the maximum.
+ */
 static void add_progression(struct lh_report_tracer *tr, const struct lh_record *r,
 			    const char *source)
 {
-	struct lh_report_cpu *c = cpu_slot(tr, r);
+	struct lh_report_cpu *c = lh_report_cpu_slot(tr, r->cpu);
 	struct lh_report_step *s;
 
 	if (!c)
 		return;
 	add_hist(c, r);
+	if (!c->worst)
+		c->worst = lh_xcalloc(1, sizeof(*c->worst));
+	if (!c->worst->set || r->latency_us > c->worst->latency_us)
+		where_set(c->worst, r, source);
 	if (c->seen && r->latency_us <= c->max_us)
 		return;
 	c->seen = true;
@@ -238,20 +264,18 @@ static const char *arena_dup(struct lh_report *rep, const char *s)
 	return s ? lh_arena_strdup(&rep->arena, s) : NULL;
 }
 
-/* Return: r's offender group (created), or NULL when the table is full. */
-static struct lh_report_offender *offender_get(struct lh_report *rep, const struct lh_record *r)
+struct lh_report_offender *lh_report_offender(struct lh_report *rep,
+					      const struct lh_signature *sig)
 {
 	struct lh_report_offender *o;
 	char text[LH_SIGNATURE_LEN];
-	struct lh_signature sig;
 	uint64_t hash;
 	size_t pos = 0, i;
 	uint32_t idx;
 
-	lh_record_signature_of(r, &sig);
-	hash = lh_signature_hash(&sig);
+	hash = lh_signature_hash(sig);
 	while (lh_htab_find(&rep->offender_htab, hash, &pos, &idx))
-		if (lh_signature_equal(&rep->offenders[idx].sig, &sig))
+		if (lh_signature_equal(&rep->offenders[idx].sig, sig))
 			return &rep->offenders[idx];
 	if (rep->nr_offenders >= LH_REPORT_SIGNATURES)
 		return NULL;
@@ -259,16 +283,27 @@ static struct lh_report_offender *offender_get(struct lh_report *rep, const stru
 	o = &rep->offenders[rep->nr_offenders];
 	memset(o, 0, sizeof(*o));
 	o->hash = hash;
-	o->signature = lh_arena_strdup(&rep->arena, lh_signature_text(&sig, text, sizeof(text)));
-	o->sig = sig;
-	o->sig.started = arena_dup(rep, sig.started);
-	o->sig.ended = arena_dup(rep, sig.ended);
-	for (i = 0; i < sig.nr_frames; i++)
-		o->sig.frames[i] = arena_dup(rep, sig.frames[i]);
-	o->sig.woken = arena_dup(rep, sig.woken);
+	o->signature = lh_arena_strdup(&rep->arena, lh_signature_text(sig, text, sizeof(text)));
+	o->sig = *sig;
+	o->sig.started = arena_dup(rep, sig->started);
+	o->sig.ended = arena_dup(rep, sig->ended);
+	for (i = 0; i < sig->nr_frames; i++)
+		o->sig.frames[i] = arena_dup(rep, sig->frames[i]);
+	o->sig.woken = arena_dup(rep, sig->woken);
+	o->cpu = -1;
+	o->pid = -1;
 	lh_htab_add(&rep->offender_htab, hash, (uint32_t)rep->nr_offenders);
 	rep->nr_offenders++;
 	return o;
+}
+
+/* Return: r's offender group (created), or NULL when the table is full. */
+static struct lh_report_offender *offender_get(struct lh_report *rep, const struct lh_record *r)
+{
+	struct lh_signature sig;
+
+	lh_record_signature_of(r, &sig);
+	return lh_report_offender(rep, &sig);
 }
 
 /* Heap order: lower priority, then lower latency, then later arrival is dropped first. */
@@ -343,7 +378,7 @@ static struct lh_report_kept *kept_new(const struct lh_record *r, const struct l
 
 /* Keeps r in full when it ranks among the opts.keep most important records. */
 static void keep_record(struct lh_report *rep, const struct lh_record *r,
-			const struct lh_match *m, unsigned int prio)
+			const struct lh_match *m, unsigned int prio, unsigned long seq)
 {
 	struct lh_report_kept probe, *top;
 	struct lh_record probe_rec;
@@ -352,7 +387,7 @@ static void keep_record(struct lh_report *rep, const struct lh_record *r,
 		return;
 	if (rep->nr_heap < rep->opts.keep) {
 		LH_GROW(rep->heap, rep->nr_heap + 1, rep->alloc_heap);
-		rep->heap[rep->nr_heap] = kept_new(r, m, prio, rep->total);
+		rep->heap[rep->nr_heap] = kept_new(r, m, prio, seq);
 		heap_up(rep->heap, rep->nr_heap++);
 		return;
 	}
@@ -361,12 +396,49 @@ static void keep_record(struct lh_report *rep, const struct lh_record *r,
 	probe_rec.latency_us = r->latency_us;
 	probe.rec = &probe_rec;
 	probe.prio = prio;
-	probe.seq = rep->total;
+	probe.seq = seq;
 	if (!kept_less(top, &probe))
 		return;
 	kept_free(top);
-	rep->heap[0] = kept_new(r, m, prio, rep->total);
+	rep->heap[0] = kept_new(r, m, prio, seq);
 	heap_down(rep->heap, rep->nr_heap, 0);
+}
+
+/*
+ * How important a record is to keep in full: 1 + the severity of a rule it fired, or of a
+ * rule that could not be evaluated on it (the reader must see where that happened), unless
+ * an 'ignore' rule accepted it; else 0.
+ */
+static unsigned int kept_prio(const struct lh_report *rep, const struct lh_match *m)
+{
+	unsigned int prio;
+	size_t i;
+
+	if (!m || m->accepted)
+		return 0;
+	prio = m->has_worst && m->worst < LH_SEV_IGNORE ? 1 + (unsigned int)m->worst : 0;
+	for (i = 0; i < m->nr_unevaluated; i++) {
+		const struct lh_rule *rule = lh_rules_get(rep->rules, m->unevaluated[i]);
+
+		if (rule && rule->severity < LH_SEV_IGNORE && prio < 1 + (unsigned int)rule->severity)
+			prio = 1 + (unsigned int)rule->severity;
+	}
+	return prio;
+}
+
+void lh_report_keep(struct lh_report *rep, const struct lh_record *r, const struct lh_match *m,
+		    unsigned long seq)
+{
+	keep_record(rep, r, m, kept_prio(rep, m), seq);
+}
+
+void lh_report_trim_kept(struct lh_report *rep, size_t keep)
+{
+	while (rep->nr_heap > keep) {
+		kept_free(rep->heap[0]);
+		rep->heap[0] = rep->heap[--rep->nr_heap];
+		heap_down(rep->heap, rep->nr_heap, 0);
+	}
 }
 
 /* Rules loaded after the report was allocated still get counters. */
@@ -380,6 +452,12 @@ static void rule_agg_fit(struct lh_report *rep, size_t idx)
 	memset(rep->rule_agg + old, 0, (rep->nr_rules - old) * sizeof(*rep->rule_agg));
 }
 
+struct lh_report_rule *lh_report_rule_agg(struct lh_report *rep, size_t idx)
+{
+	rule_agg_fit(rep, idx);
+	return &rep->rule_agg[idx];
+}
+
 int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct lh_match *m)
 {
 	unsigned int t = (unsigned int)r->tracer < LH_TRACER_NR ? r->tracer : LH_TRACER_UNKNOWN;
@@ -387,7 +465,6 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 	bool accepted = m && m->accepted, hit = m && m->has_worst;
 	struct lh_report_offender *o;
 	const char *source;
-	unsigned int prio;
 	size_t i;
 
 	rep->total++;
@@ -403,13 +480,18 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 		where_set(&tr->gate, r, source);
 	}
 	add_progression(tr, r, source);
+	lh_histogram_add(&tr->hist, lh_report_us_to_ns(r->latency_us));
 
 	o = offender_get(rep, r);
 	if (o) {
+		if (!o->count || r->latency_us > o->worst_us) {
+			o->worst_us = r->latency_us;
+			o->cpu = r->cpu;
+			o->pid = r->task.pid;
+			copy_str(o->comm, sizeof(o->comm), r->task.comm);
+		}
 		o->count++;
 		o->accepted += accepted;
-		if (r->latency_us > o->worst_us)
-			o->worst_us = r->latency_us;
 	} else {
 		rep->other_count++;
 		rep->other_accepted += accepted;
@@ -436,22 +518,16 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 	if (hit && !accepted)
 		rep->rule_hit_records++;
 
-	prio = m && hit && !accepted && m->worst < LH_SEV_IGNORE ? 1 + (unsigned int)m->worst : 0;
 	for (i = 0; m && i < m->nr_unevaluated; i++) {
-		const struct lh_rule *rule = lh_rules_get(rep->rules, m->unevaluated[i]);
 		struct lh_report_rule *ra;
 
 		rule_agg_fit(rep, m->unevaluated[i]);
 		ra = &rep->rule_agg[m->unevaluated[i]];
 		ra->unevaluated++;
 		ra->gate_unevaluated += !accepted;
-		/* kept like a hit of its severity: the reader must see where it happened */
-		if (!accepted && rule && rule->severity < LH_SEV_IGNORE &&
-		    prio < 1 + (unsigned int)rule->severity)
-			prio = 1 + (unsigned int)rule->severity;
 	}
 	rep->unevaluated_records += m && m->nr_unevaluated;
-	keep_record(rep, r, m, prio);
+	keep_record(rep, r, m, kept_prio(rep, m), rep->total);
 	return 0;
 }
 
@@ -567,6 +643,9 @@ char *lh_report_rule_violation(const struct lh_report *rep, size_t i)
 					     sizeof(worst)));
 }
 
+/* How lh_report_unevaluated_error()'s sentence ends, which lh_report_error_is_derived() knows. */
+#define UNDECIDED " gate cannot be decided"
+
 char *lh_report_unevaluated_error(const struct lh_report *rep)
 {
 	size_t i, nr = 0, first = 0;
@@ -584,13 +663,20 @@ char *lh_report_unevaluated_error(const struct lh_report *rep)
 	rule = lh_rules_get(rep->rules, first);
 	if (nr > 1)
 		snprintf(more, sizeof(more), ", and %zu more rule%s", nr - 1, nr == 2 ? "" : "s");
-	return lh_xasprintf("rule %s (%s) could not be evaluated on %lu record%s (%s)%s: the --fail-on %s gate cannot be decided",
+	return lh_xasprintf("rule %s (%s) could not be evaluated on %lu record%s (%s)%s: the --fail-on %s" UNDECIDED,
 			    rule->id, lh_severity_name(rule->severity),
 			    rep->rule_agg[first].gate_unevaluated,
 			    rep->rule_agg[first].gate_unevaluated == 1 ? "" : "s",
 			    rule->limit_hit ? rule->limit_hit : "PCRE2 error",
 			    more,
 			    lh_gate_fail_on_name(&rep->gate));
+}
+
+bool lh_report_error_is_derived(const char *err)
+{
+	size_t n = err ? strlen(err) : 0, k = strlen(UNDECIDED);
+
+	return n > k && !strcmp(err + n - k, UNDECIDED) && strstr(err, " could not be evaluated on ");
 }
 
 static void add_violation(struct lh_report *rep, char *v)
@@ -698,6 +784,8 @@ int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
 		return lh_report_write_json(rep, out);
 	case LH_FORMAT_JUNIT:
 		return lh_report_write_junit(rep, out);
+	case LH_FORMAT_HTML:
+		return lh_report_write_html(rep, out);
 	case LH_FORMAT_TEXT:
 	default:
 		return lh_report_write_text(rep, out);
@@ -754,6 +842,69 @@ void lh_report_set_error(struct lh_report *rep, const char *what)
 const char *lh_report_error(const struct lh_report *rep)
 {
 	return rep->error;
+}
+
+void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
+			     const struct lh_histogram *h)
+{
+	struct lh_report_histogram *e;
+	size_t i;
+
+	for (i = 0; i < rep->nr_hists; i++) {
+		e = &rep->hists[i];
+		if (e->cpu == cpu && !strcmp(e->kind, kind) && !strcmp(e->source, "kernel")) {
+			lh_histogram_copy(&e->h, h);
+			return;
+		}
+	}
+	LH_GROW(rep->hists, rep->nr_hists + 1, rep->alloc_hists);
+	e = &rep->hists[rep->nr_hists++];
+	memset(e, 0, sizeof(*e));
+	e->source = lh_arena_strdup(&rep->arena, "kernel");
+	e->kind = lh_arena_strdup(&rep->arena, kind);
+	e->cpu = cpu;
+	lh_histogram_copy(&e->h, h);
+}
+
+char *lh_report_gates_text(const struct lh_report *rep, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "--fail-on %s", lh_gate_fail_on_name(&rep->gate));
+	char d[32];
+	int t;
+
+	/* the tracers' own budgets first, then 'all' (LH_TRACER_UNKNOWN) */
+	for (t = 1; t <= LH_TRACER_NR && n < len; t++) {
+		int k = t % LH_TRACER_NR;
+
+		if (rep->gate.has_max[k])
+			n += (size_t)snprintf(buf + n, len - n, ", --max %s=%s",
+					      k ? lh_tracer_name(k) : "all",
+					      lh_duration_format(rep->gate.max_ns[k], d, sizeof(d)));
+	}
+	return buf;
+}
+
+uint64_t lh_report_run_duration_ns(const struct lh_report *rep)
+{
+	const struct lh_run_info *run = &rep->run;
+
+	if (rep->duration_ns)
+		return rep->duration_ns;
+	return run->ended_ns > run->started_ns ? run->ended_ns - run->started_ns : 0;
+}
+
+char *lh_report_sections_caption(const struct lh_report *rep, char *buf, size_t len)
+{
+	char thr[32];
+
+	if (!rep->has_run || !rep->run.mode || strcmp(rep->run.mode, "record"))
+		snprintf(buf, len, "every section in the input");
+	else if (rep->run.threshold_ns)
+		snprintf(buf, len, "the sections over -T %s that were captured",
+			 lh_report_fmt_us(rep->run.threshold_ns, thr, sizeof(thr)));
+	else
+		snprintf(buf, len, "each new maximum captured (running maxima): not a distribution");
+	return buf;
 }
 
 const char *lh_report_verdict(const struct lh_report *rep)

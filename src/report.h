@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "histogram.h"
 #include "irqstat.h"
 #include "parse.h"
 #include "record.h"
@@ -48,8 +49,8 @@ const char *lh_gate_fail_on_name(const struct lh_gate *g);
  */
 bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns);
 
-enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT };
-/* Return: 0, or -1 when name is not text, json or junit. */
+enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT, LH_FORMAT_HTML };
+/* Return: 0, or -1 when name is not text, json, junit or html. */
 int lh_format_parse(const char *name, enum lh_format *f);
 
 /* What a live run adds to a report; analyze leaves it zeroed (mode "analyze"). */
@@ -69,6 +70,8 @@ struct lh_run_info {
 	/* why a tracer the run was to measure (or to gate) measured nothing; NULL: it did */
 	const char	*not_measured[LH_TRACER_NR];
 	const char	*kernel;		/* uname -r */
+	const char	*host;			/* uname -n, NULL when unknown */
+	const char	*run_id;		/* unique per run, NULL when unknown */
 	/* borrowed, in lh_irqstat_get() order (lh_irqstat_sort() it first); NULL: none */
 	const struct lh_irqstat *irqstat;
 };
@@ -162,6 +165,14 @@ int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out);
  */
 int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *path,
 			 struct lh_diag *diag);
+
+/*
+ * Sets the histogram the kernel counted of kind ("irqsoff", "preemptoff", "wakeup") on cpu
+ * (-1: all CPUs), source "kernel", replacing the one set before: what a live run read at its
+ * last checkpoint. h is copied; kind is copied.
+ */
+void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
+			     const struct lh_histogram *h);
 
 /* Return: the worst latency seen for tracer t in µs (0 when none), for status lines. */
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t);

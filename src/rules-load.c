@@ -512,6 +512,27 @@ int lh_rules_load_buffer(struct lh_rules *rs, const char *file, const char *buf,
 	return l.errors ? -1 : 0;
 }
 
+size_t lh_rules_add_described(struct lh_rules *rs, const struct lh_rule *desc)
+{
+	struct lh_rules_rule *r = lh_arena_alloc(&rs->arena, sizeof(*r));
+
+	lh_rules_unprepare(rs);
+	memset(r, 0, sizeof(*r));
+	r->pub = (struct lh_rule){
+		.id = lh_arena_strdup(&rs->arena, desc->id ? desc->id : ""),
+		.message = desc->message ? lh_arena_strdup(&rs->arena, desc->message) : NULL,
+		.file = desc->file ? lh_arena_strdup(&rs->arena, desc->file) : NULL,
+		.line = desc->line,
+		.tracers = desc->tracers,
+		.min_ns = desc->min_ns,
+		.severity = desc->severity,
+		.limit_hit = desc->limit_hit ? lh_arena_strdup(&rs->arena, desc->limit_hit) : NULL,
+	};
+	LH_GROW(rs->rules, rs->nr + 1, rs->alloc);
+	rs->rules[rs->nr] = r;
+	return rs->nr++;
+}
+
 /* Files and directories */
 
 /*

@@ -154,7 +154,7 @@ echo "$out" >"$TMP/rules.json"
 expect_jq "json: the record names the rule that fired" "$TMP/rules.json" \
 	'.records[0].rules == ["fakeraid-held"] and .records[0].severity == "warning" and .records[0].accepted == false'
 expect_jq "json: every loaded rule is listed, hits 0 included" "$TMP/rules.json" \
-	'.rules == [{"id":"fakeraid-held","severity":"warning","hits":1,"worst_us":2007,"accepted":0,"unevaluated":0,"unevaluated_reason":null,"message":"fakeraid handler runs with IRQs off"},{"id":"camera-known","severity":"ignore","hits":0,"worst_us":0,"accepted":0,"unevaluated":0,"unevaluated_reason":null,"message":"camera BSP fix pending"}]'
+	'.rules == [{"id":"fakeraid-held","severity":"warning","hits":1,"worst_us":2007,"accepted":0,"unevaluated":0,"unevaluated_reason":null,"message":"fakeraid handler runs with IRQs off","gate_worst_us":2007,"gate_unevaluated":0},{"id":"camera-known","severity":"ignore","hits":0,"worst_us":0,"accepted":0,"unevaluated":0,"unevaluated_reason":null,"message":"camera BSP fix pending","gate_worst_us":0,"gate_unevaluated":0}]'
 run analyze -r "$TMP/site.rules" --fail-on warning "$IRQEV"
 expect_rc "--fail-on warning fails on a warning rule" 2
 expect_in "rule violation text" "$out" "rule fakeraid-held (warning) hit by 1 record, worst 2007us"

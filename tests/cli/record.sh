@@ -108,6 +108,10 @@ expect_in "it says why there are no IRQ statistics" "$err" "IRQ handler statisti
 check "raw snapshot 1 kept, byte for byte" cmp -s "$IRQSOFF" "$TMP/o1/snapshots/capture-000001-irqsoff-2002us.trace"
 check "raw snapshot 2 kept" test -s "$TMP/o1/snapshots/capture-000002-irqsoff-3000us.trace"
 check "report.txt written" grep -q "irqsoff" "$TMP/o1/report.txt"
+check "report.html written, with the irqsoff histogram and progression" \
+	grep -q '<svg class="chart progression"' "$TMP/o1/report.html"
+expect_in "report.html: the progression is over the time of capture" \
+	"$(cat "$TMP/o1/report.html")" "time into the run (s)"
 check "the state file is gone" test ! -e "$ST/state"
 expect_tree "record -t irqsoff"
 
