@@ -743,9 +743,11 @@ static void rule_ids(struct ctx *c, json_object *o, const char *key, size_t **v,
 
 static void load_stacks(struct ctx *c, json_object *e, struct lh_record *r)
 {
-	json_object *a, *st, *f;
-	size_t i, j, n, nf;
+	json_object *a, *st, *f, *offs, *o;
+	size_t i, j, n, nf, no;
 
+	/* "stack_offsets": what the trace printed after each frame of the first stack */
+	offs = array(c, e, "stack_offsets", &no);
 	a = array(c, e, "stacks", &n);
 	if (n > LH_MAX_STACKS)
 		bad(c, "stacks", "%zu stacks, a record has at most %d", n, LH_MAX_STACKS);
@@ -766,7 +768,19 @@ static void load_stacks(struct ctx *c, json_object *e, struct lh_record *r)
 			}
 			s = inert(&r->arena, json_object_get_string(f),
 				  (size_t)json_object_get_string_len(f));
-			lh_record_add_frame(r, i, s, strlen(s));
+			o = i == 0 && j < no ? json_object_array_get_idx(offs, j) : NULL;
+			if (o && !json_object_is_type(o, json_type_string)) {
+				bad(c, "stack_offsets", "expected offsets as strings or null");
+				return;
+			}
+			if (o) {
+				const char *t = inert(&r->arena, json_object_get_string(o),
+						      (size_t)json_object_get_string_len(o));
+
+				lh_record_add_frame_off(r, i, s, strlen(s), t, strlen(t));
+			} else {
+				lh_record_add_frame(r, i, s, strlen(s));
+			}
 		}
 		r->nr_stacks = i + 1;
 	}
@@ -791,8 +805,20 @@ static void load_record(struct ctx *c, json_object *e, struct lh_record *r, stru
 	r->kernel = get_str(c, e, "kernel", true, &r->arena);
 	load_task(c, e, "task", r, &r->task, false);
 	r->started_at = get_str(c, e, "started_at", true, &r->arena);
+	r->started_at_offset = get_str(c, e, "started_at_offset", true, &r->arena);
 	r->ended_at = get_str(c, e, "ended_at", true, &r->arena);
+	r->ended_at_offset = get_str(c, e, "ended_at_offset", true, &r->arena);
 	load_stacks(c, e, r);
+	if (member(c, e, "entries", json_type_int, true))
+		r->entries = get_u64(c, e, "entries");
+	r->entries_present = get_u64(c, e, "entries_present");
+	s = get_str(c, e, "body", false, &r->arena);
+	if (s && !strcmp(s, lh_body_name(LH_BODY_ELIDED)))
+		r->elided = true;
+	else if (s && !strcmp(s, lh_body_name(LH_BODY_CUT)))
+		r->truncated = r->entries_present >= r->entries;
+	else if (s && strcmp(s, lh_body_name(LH_BODY_COMPLETE)))
+		bad(c, "body", "unknown body state");
 	a = array(c, e, "function_counts", &n);
 	for (i = 0; i < n; i++) {
 		struct lh_func *f;
@@ -893,6 +919,8 @@ static void load_input(struct ctx *c, json_object *root)
 	rep->parse.snapshots += get_u64(c, o, "snapshots");
 	rep->parse.skipped += get_u64(c, o, "skipped");
 	rep->parse.bad_lines += get_u64(c, o, "bad_lines");
+	rep->parse.incomplete += get_u64(c, o, "incomplete");
+	rep->parse.cut_lines += get_u64(c, o, "cut_lines");
 	rep->warnings_total += get_u64(c, o, "warnings_total");
 	a = array(c, o, "warnings", &n);
 	for (i = 0; i < n; i++) {

@@ -9,10 +9,11 @@ MULTI=$DATA/handmade-multi.trace
 FUNC=$DATA/vm-irqsoff-func.trace
 echo '# no rules' >"$TMP/none.rules"
 
-# Every trace of tests/data, with the shipped rules: analyze's JSON read back and written
-# again is the same JSON (keys sorted), and the exit status is the same.
+# Every trace of tests/data and of the published corpus, with the shipped rules: analyze's
+# JSON read back and written again is the same JSON (keys sorted), and the exit status is
+# the same.
 same=0 differ=
-for f in "$DATA"/*.trace; do
+for f in "$DATA"/*.trace "$DATA"/published/*.trace; do
 	"$LATHOUND" analyze -f json "$f" >"$TMP/a.json" 2>/dev/null
 	rc_a=$?
 	"${LATHOUND_RUN[@]}" report -f json "$TMP/a.json" >"$TMP/b.json" 2>"$TMP/err"
