@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's insides, shared by report.c (aggregation, gate) and its writers
- * (report-text.c, report-json.c, report-junit.c, report-html.c). Not for other modules.
+ * (report-text.c, report-json.c, report-junit.c, report-html.c), and by diff.c, which compares
+ * reports read back. Not for other modules.
  */
 #ifndef LH_REPORT_PRIV_H
 #define LH_REPORT_PRIV_H
