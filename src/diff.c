@@ -27,7 +27,8 @@ int lh_diff_gate_parse_growth(struct lh_diff_gate *g, const char *arg, const cha
 	char *end;
 	double pct;
 
-	if (lh_gate_parse_key(arg, &t, &value, err))
+	if (lh_gate_parse_key(arg, "expected TRACER=PCT, e.g. irqsoff=10 or all=5%", &t, &value,
+			      err))
 		return -1;
 	errno = 0;
 	pct = strtod(value, &end);

@@ -16,12 +16,13 @@ void lh_gate_init(struct lh_gate *g)
 	g->fail_on = LH_SEV_CRITICAL;
 }
 
-int lh_gate_parse_key(const char *arg, enum lh_tracer *t, const char **value, const char **err)
+int lh_gate_parse_key(const char *arg, const char *expected, enum lh_tracer *t,
+		      const char **value, const char **err)
 {
 	const char *eq = arg ? strchr(arg, '=') : NULL;
 
 	if (!eq || eq == arg) {
-		*err = "expected TRACER=VALUE, e.g. irqsoff=500us or all=1ms";
+		*err = expected;
 		return -1;
 	}
 	if (eq - arg == 3 && !memcmp(arg, "all", 3)) {
@@ -43,7 +44,8 @@ int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err)
 	enum lh_tracer t;
 	uint64_t ns;
 
-	if (lh_gate_parse_key(arg, &t, &value, err))
+	if (lh_gate_parse_key(arg, "expected TRACER=DURATION, e.g. irqsoff=500us or all=1ms", &t,
+			      &value, err))
 		return -1;
 	if (lh_budget_parse(value, &ns, err))
 		return -1;

@@ -158,6 +158,7 @@ START_TEST(parse_growth)
 	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "wakeup_rt=", &err), -1);
 	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "bogus=5", &err), -1);
 	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "5", &err), -1);
+	ck_assert_str_eq(err, "expected TRACER=PCT, e.g. irqsoff=10 or all=5%");
 	ck_assert(!g.has_growth[LH_TRACER_WAKEUP_RT]);
 }
 END_TEST
