@@ -191,6 +191,12 @@ static void compare_tracers(struct lh_diff *d)
 			set_error(d, lh_xasprintf("%s is gated by --max-growth but only the %s reports measured it%s%s",
 						  name, r->base.present ? "base" : "new",
 						  why ? ": " : "", why ? why : ""));
+		} else if (gated && (why = not_measured(&d->base, t))) {
+			set_error(d, lh_xasprintf("%s is gated by --max-growth but a base report did not measure it: %s",
+						  name, why));
+		} else if (gated && (why = not_measured(&d->new, t))) {
+			set_error(d, lh_xasprintf("%s is gated by --max-growth but a new report did not measure it: %s",
+						  name, why));
 		} else if (gated) {
 			r->gated = true;
 			r->limit_pct = d->gate.growth_pct[own ? t : LH_TRACER_UNKNOWN];

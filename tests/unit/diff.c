@@ -384,6 +384,21 @@ START_TEST(fail_closed)
 	ck_assert_str_eq(d->error, "preemptoff is gated by --max-growth but only the base reports measured it");
 	lh_diff_free(d);
 
+	/* Gated, measured on both sides, but one board of the new set measured nothing. */
+	{
+		struct lh_run_info run = { .mode = "record", .command_status = -1 };
+
+		run.not_measured[LH_TRACER_IRQSOFF] = "irqsoff is not in available_tracers";
+		lh_report_set_run(new_rep, &run);
+		g = gate("irqsoff=10");
+		d = compare(&g);
+		ck_assert_str_eq(lh_diff_verdict(d), "error");
+		ck_assert_str_eq(d->error, "irqsoff is gated by --max-growth but a new report did not measure it: irqsoff is not in available_tracers");
+		lh_diff_free(d);
+		run.not_measured[LH_TRACER_IRQSOFF] = NULL;
+		lh_report_set_run(new_rep, &run);
+	}
+
 	/* Not gated: the same difference is only shown. */
 	g = gate("irqsoff=10");
 	d = compare(&g);
