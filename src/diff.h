@@ -14,8 +14,9 @@
  * itself; otherwise it compares the worst case. Each row says which it used.
  *
  * Fail closed: a report whose own verdict is error (unless accepted), a tracer gated but
- * measured on one side only (or on neither, or that a report says it could not measure), offenders or rules a gate needs that the
- * reports could not count (the 'other' bucket, rules not evaluated) make the verdict error.
+ * measured on one side only (or on neither, or that a report says it could not measure),
+ * offenders or rules a gate needs that the reports could not count (the 'other' bucket, rules
+ * not evaluated) make the verdict error.
  */
 #ifndef LH_DIFF_H
 #define LH_DIFF_H
