@@ -84,30 +84,48 @@ static int opt_fail_on_new(const struct lh_option *opt, const char *arg)
 	return 0;
 }
 
-/* Reads one report alone: every report is judged by its own gates, and may be of any board. */
-static struct lh_report *load(const char *path)
+/*
+ * Reads one report alone: every report is judged by its own gates, and may be of any board.
+ * Return: the report, or NULL with why in *why (the first error; free it) when none is set.
+ */
+static struct lh_report *load(const char *path, char **why)
 {
 	struct lh_report_loader *l = lh_report_loader_alloc(NULL);
 	struct lh_report *rep = NULL;
 	struct lh_diag diag = { 0 };
+	size_t i;
 
 	if (!lh_report_loader_add_file(l, path, &diag))
 		rep = lh_report_loader_finish(l, &diag);
 	lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
+	for (i = 0; !rep && !*why && i < diag.nr; i++)
+		if (diag.msgs[i].level == LH_DIAG_ERROR)
+			*why = lh_xstrdup(diag.msgs[i].text);
+	if (!rep && !*why)
+		*why = lh_xasprintf("cannot read report '%s'", path);
 	lh_diag_release(&diag);
 	lh_report_loader_free(l);
 	return rep;
 }
 
-static int load_side(const struct lh_strlist *paths, struct lh_report **reps)
+/*
+ * Reads the reports of one side; those that cannot be read are left out, and side->unread
+ * (*why, to free) says why the first could not.
+ */
+static void load_side(const struct lh_strlist *paths, struct lh_report **reps,
+			const char **names, char **why, struct lh_diff_side *side)
 {
 	size_t i;
-	int ret = 0;
 
-	for (i = 0; i < paths->nr; i++)
-		if (!(reps[i] = load(paths->v[i])))
-			ret = -1;
-	return ret;
+	side->nr = 0;
+	for (i = 0; i < paths->nr; i++) {
+		reps[side->nr] = load(paths->v[i], why);
+		if (reps[side->nr])
+			names[side->nr++] = paths->v[i];
+	}
+	side->reps = reps;
+	side->names = names;
+	side->unread = *why;
 }
 
 static int write_diff(FILE *f, void *d)
@@ -158,6 +176,8 @@ int lh_cmd_diff(int argc, char **argv)
 		LH_OPT_END(),
 	};
 	struct lh_report **base = NULL, **new = NULL;
+	const char **base_names = NULL, **new_names = NULL;
+	char *base_why = NULL, *new_why = NULL;
 	struct lh_diff_side bs, ns;
 	struct lh_diff *d = NULL;
 	int first, code = LH_EXIT_ERROR;
@@ -193,10 +213,11 @@ int lh_cmd_diff(int argc, char **argv)
 	a.gate.accept_error = a.accept_error;
 	base = lh_xcalloc(a.base.nr, sizeof(*base));
 	new = lh_xcalloc(a.new.nr, sizeof(*new));
-	if (load_side(&a.base, base) | load_side(&a.new, new))
-		goto out;
-	bs = (struct lh_diff_side){ base, a.base.v, a.base.nr };
-	ns = (struct lh_diff_side){ new, a.new.v, a.new.nr };
+	base_names = lh_xcalloc(a.base.nr, sizeof(*base_names));
+	new_names = lh_xcalloc(a.new.nr, sizeof(*new_names));
+	/* Reports that cannot be read make the verdict error, said in the output too. */
+	load_side(&a.base, base, base_names, &base_why, &bs);
+	load_side(&a.new, new, new_names, &new_why, &ns);
 	d = lh_diff_compute(&bs, &ns, &a.gate);
 	if (output(d))
 		goto out;
@@ -216,6 +237,10 @@ out:
 		lh_report_free(new[i]);
 	free(base);
 	free(new);
+	free(base_names);
+	free(new_names);
+	free(base_why);
+	free(new_why);
 	free(a.base.v);
 	free(a.new.v);
 	return lh_finish_stdout(code);

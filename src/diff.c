@@ -497,6 +497,8 @@ static void check_reports(struct lh_diff *d, const struct lh_diff_side *s, const
 {
 	size_t i;
 
+	if (s->unread)
+		set_error(d, lh_xasprintf("a %s report could not be read: %s", side, s->unread));
 	if (!s->nr)
 		set_error(d, lh_xasprintf("no %s report", side));
 	for (i = 0; i < s->nr && !d->gate.accept_error; i++)

@@ -99,6 +99,7 @@ struct lh_diff_side {
 	struct lh_report	*const *reps;	/* evaluated (lh_report_loader_finish()) */
 	const char		*const *names;
 	size_t			nr;
+	const char		*unread;	/* why a report of the side could not be read */
 };
 
 struct lh_diff {

@@ -99,6 +99,11 @@ head -c 300 "$TMP/big.json" >"$TMP/corrupt.json"
 run diff "$TMP/small.json" "$TMP/corrupt.json"
 expect_rc "a corrupt report" 1
 expect_in "the corrupt report is named" "$err" "corrupt.json"
+run diff -f json "$TMP/small.json" "$TMP/corrupt.json"
+expect_rc "-f json: a corrupt report" 1
+echo "$out" >"$TMP/corrupt-diff.json"
+expect_jq "-f json: the verdict is error, and says which report" "$TMP/corrupt-diff.json" \
+	'.verdict == "error" and (.error | test("^a new report could not be read: .*corrupt.json"))'
 run diff "$TMP/small.json" "$TMP/missing.json"
 expect_rc "a missing report" 1
 run diff "$TMP/small.json" "$TMP/broken.json"

@@ -134,6 +134,6 @@ check "diff: its diff.xml has no failure" grep -q 'failures="0" errors="0"' "$TM
 rm "$TMP/rel/base.json" "$TMP/rel/diff.xml"
 job "$TMP/rel" diff
 expect_rc "diff: no base report is an error" 1
-check "diff: no diff.xml written that could pass for a result" [ ! -e "$TMP/rel/diff.xml" ]
+check "diff: diff.xml says the error" grep -q 'errors="1"' "$TMP/rel/diff.xml"
 
 exit $T_FAILED

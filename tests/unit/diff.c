@@ -92,7 +92,7 @@ static const char *const base_name[] = { "base.json" }, *const new_name[] = { "n
 /* Return: new_rep compared with base_rep (both evaluated first) under g. */
 static struct lh_diff *compare(const struct lh_diff_gate *g)
 {
-	struct lh_diff_side b = { &base_rep, base_name, 1 }, n = { &new_rep, new_name, 1 };
+	struct lh_diff_side b = { &base_rep, base_name, 1, NULL }, n = { &new_rep, new_name, 1, NULL };
 
 	evaluate(base_rep);
 	evaluate(new_rep);
@@ -405,6 +405,16 @@ START_TEST(fail_closed)
 	ck_assert_str_eq(lh_diff_verdict(d), "pass");
 	lh_diff_free(d);
 
+	/* A report that could not be read, whatever the others say. */
+	{
+		struct lh_diff_side b = { &base_rep, base_name, 1, NULL };
+		struct lh_diff_side n = { NULL, NULL, 0, "cannot open report 'x.json'" };
+
+		d = lh_diff_compute(&b, &n, &g);
+		ck_assert_str_eq(d->error, "a new report could not be read: cannot open report 'x.json'");
+		lh_diff_free(d);
+	}
+
 	/* A report whose own verdict is error, unless accepted. */
 	lh_report_set_error(new_rep, "cannot read 'x.trace'");
 	d = compare(&g);
@@ -422,7 +432,7 @@ START_TEST(sets_of_reports)
 {
 	struct lh_report *b[2], *n[3];
 	const char *bn[] = { "b1", "b2" }, *nn[] = { "n1", "n2", "n3" };
-	struct lh_diff_side bs = { b, bn, 2 }, ns = { n, nn, 3 };
+	struct lh_diff_side bs = { b, bn, 2, NULL }, ns = { n, nn, 3, NULL };
 	struct lh_diff_gate g = gate("all=20");
 	struct lh_diff *d;
 	size_t i;
