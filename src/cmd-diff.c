@@ -4,7 +4,7 @@
  * and the new kernel's). Only the edge lives here; the reading is report-load.c, the
  * comparison and its writers diff.c.
  */
-#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,18 +61,6 @@ static int opt_growth(const struct lh_option *opt, const char *arg)
 	return 0;
 }
 
-static int opt_max_new(const struct lh_option *opt, const char *arg)
-{
-	char *end;
-
-	errno = 0;
-	args->gate.max_new_offenders = strtoul(arg, &end, 10);
-	if (!*arg || *end || errno || *arg == '-')
-		return lh_error("invalid --max-new-offenders '%s': expected a number", arg);
-	args->gate.has_max_new = true;
-	return 0;
-}
-
 static int opt_fail_on_new(const struct lh_option *opt, const char *arg)
 {
 	struct lh_gate g;
@@ -80,7 +68,7 @@ static int opt_fail_on_new(const struct lh_option *opt, const char *arg)
 
 	if (lh_gate_parse_fail_on(&g, arg, &err))
 		return lh_error("invalid --fail-on-new '%s': %s", arg, err);
-	args->gate.fail_on_new = g.fail_on;
+	((struct lh_diff_gate *)opt->value)->fail_on_new = g.fail_on;
 	return 0;
 }
 
@@ -148,7 +136,8 @@ static int output(const struct lh_diff *d)
 
 int lh_cmd_diff(int argc, char **argv)
 {
-	struct diff_args a = { .format = LH_FORMAT_TEXT };
+	/* max_new ULONG_MAX: --max-new-offenders not given */
+	struct diff_args a = { .format = LH_FORMAT_TEXT, .max_new = ULONG_MAX };
 	const struct lh_option options[] = {
 		LH_OPT_GROUP("diff"),
 		LH_OPT_CALLBACK('b', "base", &a.base, "FILE",
@@ -168,8 +157,8 @@ int lh_cmd_diff(int argc, char **argv)
 		LH_OPT_CALLBACK(0, "max-growth", &a.gate, "TRACER=PCT",
 				"fail when TRACER's worst (or p99.9) grew by more than PCT percent (repeatable; 'all' for every tracer)",
 				opt_growth),
-		LH_OPT_CALLBACK(0, "max-new-offenders", &a.max_new, "N",
-				"fail when more than N offender signatures are new", opt_max_new),
+		LH_OPT_UINT(0, "max-new-offenders", &a.max_new, "N",
+			    "fail when more than N offender signatures are new"),
 		LH_OPT_CALLBACK(0, "fail-on-new", &a.gate, "SEVERITY",
 				"fail when a rule of SEVERITY or above hits and did not in the base: info, warning, critical, none (default)",
 				opt_fail_on_new),
@@ -211,6 +200,8 @@ int lh_cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	a.gate.accept_error = a.accept_error;
+	a.gate.has_max_new = a.max_new != ULONG_MAX;
+	a.gate.max_new_offenders = a.max_new;
 	base = lh_xcalloc(a.base.nr, sizeof(*base));
 	new = lh_xcalloc(a.new.nr, sizeof(*new));
 	base_names = lh_xcalloc(a.base.nr, sizeof(*base_names));
