@@ -2,7 +2,7 @@
 /*
  * The report's insides, shared by report.c (aggregation, gate) and its writers
  * (report-text.c, report-json.c, report-junit.c, report-html.c, and metrics.c for
- * Prometheus). Not for other modules.
+ * Prometheus), and by diff.c, which compares reports read back. Not for other modules.
  */
 #ifndef LH_REPORT_PRIV_H
 #define LH_REPORT_PRIV_H

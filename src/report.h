@@ -35,6 +35,13 @@ struct lh_gate {
 /* No budget, --fail-on critical. */
 void lh_gate_init(struct lh_gate *g);
 /*
+ * The TRACER= of "irqsoff=500us" ("all": LH_TRACER_UNKNOWN), for --max and the options like it.
+ * Return: 0, *t and *value (what follows '=', in arg), or -1 with *err a static message
+ * (expected, static too, when there is no TRACER=).
+ */
+int lh_gate_parse_key(const char *arg, const char *expected, enum lh_tracer *t,
+		      const char **value, const char **err);
+/*
  * "irqsoff=500us", "all=1ms". Return: 0, or -1 with *err a static message (also when
  * that tracer, or "all", already has a budget).
  */
