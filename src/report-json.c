@@ -191,8 +191,10 @@ static json_object *tracer_json(const struct lh_report *rep, enum lh_tracer t)
 
 	add(o, "max_us", juint(tr->worst.set ? tr->worst.latency_us : 0));
 	add(o, "count", juint(tr->count));
-	if (rep->has_run)
+	if (rep->has_run) {
 		add(o, "armed_s", jdouble((double)rep->run.armed_ns[t] / 1e9));
+		add(o, "blind_s", jdouble((double)rep->run.blind_ns[t] / 1e9));
+	}
 	a = json_object_new_array();
 	for (i = 0; i < tr->nr_steps; i++) {
 		const struct lh_report_step *s = &tr->steps[i];
