@@ -6,16 +6,13 @@
  *
  *   bench/out/parse-bench FILE [RUNS]
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "parse.h"
 
 struct totals {
@@ -25,14 +22,6 @@ struct totals {
 	unsigned long	frames;
 	unsigned long	irqs;
 };
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static int count(struct lh_record *r, void *arg)
 {
@@ -51,26 +40,19 @@ static int count(struct lh_record *r, void *arg)
 
 int main(int argc, char **argv)
 {
-	int runs = argc > 2 ? atoi(argv[2]) : 5, i, fd;
+	int runs = argc > 2 ? atoi(argv[2]) : 5, i;
 	double best = 0, best_cpu = 0;
 	struct totals t;
-	struct stat st;
+	size_t size;
 	char *buf;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s FILE [RUNS]\n", argv[0]);
 		return 1;
 	}
-	fd = open(argv[1], O_RDONLY);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		fprintf(stderr, "cannot open '%s': %s\n", argv[1], strerror(errno));
+	buf = map_file(argv[1], &size);
+	if (!buf)
 		return 1;
-	}
-	buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	if (buf == MAP_FAILED) {
-		fprintf(stderr, "cannot map '%s': %s\n", argv[1], strerror(errno));
-		return 1;
-	}
 	for (i = 0; i < runs; i++) {
 		struct lh_diag diag = { 0 };
 		struct lh_parser *p = lh_parser_alloc(&diag);
@@ -81,11 +63,11 @@ int main(int argc, char **argv)
 		memset(&t, 0, sizeof(t));
 		t0 = lh_now_ns();
 		c0 = cpu_ns();
-		lh_parse_buffer(p, argv[1], buf, (size_t)st.st_size, count, &t);
+		lh_parse_buffer(p, argv[1], buf, size, count, &t);
 		c1 = cpu_ns();
 		t1 = lh_now_ns();
-		mbs = (double)st.st_size / 1e6 / ((double)(t1 - t0) / 1e9);
-		cpu = (double)st.st_size / 1e6 / ((double)(c1 - c0) / 1e9);
+		mbs = (double)size / 1e6 / ((double)(t1 - t0) / 1e9);
+		cpu = (double)size / 1e6 / ((double)(c1 - c0) / 1e9);
 		if (mbs > best)
 			best = mbs;
 		if (cpu > best_cpu)
@@ -93,7 +75,7 @@ int main(int argc, char **argv)
 		s = lh_parser_stats(p);
 		if (i == runs - 1) {
 			printf("%s: %.1f MB, %lu lines, %lu records (%lu skipped, %lu bad lines)\n",
-			       argv[1], (double)st.st_size / 1e6, s->lines, t.records, s->skipped,
+			       argv[1], (double)size / 1e6, s->lines, t.records, s->skipped,
 			       s->bad_lines);
 			printf("  %lu warnings, %lu functions, %lu calls, %lu frames, %lu irqs\n",
 			       diag.warnings, t.funcs, t.calls, t.frames, t.irqs);
@@ -103,7 +85,6 @@ int main(int argc, char **argv)
 		lh_diag_release(&diag);
 	}
 	printf("best: %.0f MB/s, %.0f MB per CPU second\n", best, best_cpu);
-	munmap(buf, (size_t)st.st_size);
-	close(fd);
+	munmap(buf, size);
 	return 0;
 }

@@ -167,7 +167,8 @@ int lh_cmd_analyze(int argc, char **argv)
 	char why[64];
 
 	lh_gate_init(&a.gate);
-	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue, false);
+	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue,
+				 LH_OPERANDS_FILES);
 	if (first == LH_OPTS_HELP) {
 		free(a.rules.v);
 		return lh_finish_stdout(LH_EXIT_PASS);
@@ -215,6 +216,10 @@ int lh_cmd_analyze(int argc, char **argv)
 	lh_report_add_parse_stats(rep, lh_parser_stats(parser));
 	lh_report_add_diag(rep, &diag);
 	passed = lh_report_evaluate(rep, &a.gate);
+	if (!failed && lh_report_error(rep)) {
+		lh_error("%s", lh_report_error(rep));
+		failed = true;
+	}
 
 	if (a.output) {
 		struct lh_diag wd = { 0 };

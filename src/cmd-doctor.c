@@ -144,7 +144,8 @@ int lh_cmd_doctor(int argc, char **argv)
 	const char *kernel = "unknown";
 	int first, code;
 
-	first = lh_parse_command(argc, argv, options, doctor_usage, doctor_epilogue, true);
+	first = lh_parse_command(argc, argv, options, doctor_usage, doctor_epilogue,
+				 LH_OPERANDS_NONE);
 	if (first == LH_OPTS_HELP)
 		return lh_finish_stdout(LH_EXIT_PASS);
 	if (first < 0)

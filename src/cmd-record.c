@@ -665,7 +665,8 @@ static int finish(struct run *r)
 		lh_info("report: '%s/report.json', '%s/report.txt'%s", lh_output_dir(r->out),
 			lh_output_dir(r->out),
 			lh_output_kept(r->out) ? ", raw snapshots in 'snapshots/'" : "");
-	if (failed || lh_recorder_failed(r->rec))
+	/* The report's own verdict too: a rule a gate depends on that could not be evaluated. */
+	if (failed || lh_recorder_failed(r->rec) || lh_report_error(rep))
 		return LH_EXIT_ERROR;
 	return passed ? LH_EXIT_PASS : LH_EXIT_GATE;
 }
@@ -761,8 +762,8 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_CALLBACK('t', "tracer", &o.tracers, "LIST",
 				"comma-separated latency tracers (default irqsoff,wakeup_rt)",
 				opt_tracers),
-		LH_OPT_DURATION('T', "threshold", &o.threshold_ns,
-				"capture every section longer than DURATION (default: each new maximum)"),
+		LH_OPT_BUDGET('T', "threshold", &o.threshold_ns,
+			      "capture every section longer than DURATION (default: each new maximum)"),
 		LH_OPT_DURATION(0, "slice", &o.slice_ns,
 				"how long each tracer is armed in turn (default 10s)"),
 		LH_OPT_BOOL(0, "function-trace", &o.function_trace,
@@ -821,21 +822,16 @@ int lh_cmd_record(int argc, char **argv)
 	int first, code = LH_EXIT_ERROR;
 
 	lh_gate_init(&o.gate);
-	first = lh_parse_command(argc, argv, options, record_usage, record_epilogue, false);
+	first = lh_parse_command(argc, argv, options, record_usage, record_epilogue,
+				 LH_OPERANDS_COMMAND);
 	if (first == LH_OPTS_HELP) {
 		code = LH_EXIT_PASS;
 		goto out;
 	}
 	if (first < 0)
 		goto out;
-	if (first < argc) {
-		if (strcmp(argv[first - 1], "--")) {
-			lh_error("unexpected argument '%s'; a command to run goes after '--'",
-				 argv[first]);
-			goto out;
-		}
+	if (first < argc)
 		command = argv + first;
-	}
 	lh_quiet = o.quiet;
 	if (check_opts(&o))
 		goto out;

@@ -75,7 +75,8 @@ int lh_cmd_reset(int argc, char **argv)
 	int first, ret, code, removed;
 	size_t i;
 
-	first = lh_parse_command(argc, argv, options, reset_usage, reset_epilogue, true);
+	first = lh_parse_command(argc, argv, options, reset_usage, reset_epilogue,
+				 LH_OPERANDS_NONE);
 	if (first == LH_OPTS_HELP)
 		return lh_finish_stdout(LH_EXIT_PASS);
 	if (first < 0)

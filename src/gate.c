@@ -35,7 +35,7 @@ int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err)
 			return -1;
 		}
 	}
-	if (lh_duration_parse(eq + 1, &ns, err))
+	if (lh_budget_parse(eq + 1, &ns, err))
 		return -1;
 	/* Two budgets for one tracer is a typo in a CI script: keeping either would hide it. */
 	if (g->has_max[t]) {

@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Per-IRQ handler statistics: irq_handler_entry/exit pairs per CPU, accounted per
- * (cpu, irq, name) in a fixed-capacity open-addressing table. No I/O.
+ * (cpu, irq, name), at most LH_IRQSTAT_MAX of them. No I/O.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "htab.h"
 #include "irqstat.h"
 #include "util.h"
 
 /* Handlers that nest on one CPU (an exit lost, or a handler that re-enabled interrupts). */
 #define NEST		8
-/* Hash slots: a power of two, at least twice LH_IRQSTAT_MAX so probes stay short. */
-#define NR_SLOTS	(2 * LH_IRQSTAT_MAX)
 #define NO_ENTRY	(-1)
 
 struct pending {
@@ -32,7 +31,7 @@ struct lh_irqstat {
 	size_t			alloc;
 	int			*order;		/* lh_irqstat_get() order */
 	size_t			alloc_order;
-	int			*slots;		/* hash of entries, NO_ENTRY when free */
+	struct lh_htab		keys;		/* entries by (cpu, irq, name) */
 	struct cpu_state	*cpus;
 	size_t			nr_cpus;	/* cpu states allocated */
 	uint64_t		events;
@@ -42,13 +41,7 @@ struct lh_irqstat {
 
 struct lh_irqstat *lh_irqstat_alloc(void)
 {
-	struct lh_irqstat *st = lh_xcalloc(1, sizeof(*st));
-	size_t i;
-
-	st->slots = lh_xmalloc(NR_SLOTS * sizeof(*st->slots));
-	for (i = 0; i < NR_SLOTS; i++)
-		st->slots[i] = NO_ENTRY;
-	return st;
+	return lh_xcalloc(1, sizeof(struct lh_irqstat));
 }
 
 void lh_irqstat_free(struct lh_irqstat *st)
@@ -57,32 +50,31 @@ void lh_irqstat_free(struct lh_irqstat *st)
 		return;
 	free(st->entries);
 	free(st->order);
-	free(st->slots);
+	lh_htab_release(&st->keys);
 	free(st->cpus);
 	free(st);
 }
 
+/* The key as stored: a name is kept to LH_IRQSTAT_NAME - 1 bytes, so only those count. */
 static uint64_t key_hash(int cpu, int irq, const char *name)
 {
 	uint64_t seed = ((uint64_t)(unsigned int)cpu << 32) | (unsigned int)irq;
 
-	return lh_hash(name, strlen(name), seed * 0x9e3779b97f4a7c15ULL);
+	return lh_hash_fast(name, strnlen(name, LH_IRQSTAT_NAME - 1), seed);
 }
 
 /* Return: the entry index for the key, created when new; NO_ENTRY when the table is full. */
 static int lookup(struct lh_irqstat *st, int cpu, int irq, const char *name)
 {
-	size_t slot = key_hash(cpu, irq, name) & (NR_SLOTS - 1);
+	uint64_t h = key_hash(cpu, irq, name);
 	struct lh_irqstat_entry *e;
-	int idx;
+	size_t pos = 0;
+	uint32_t idx;
 
-	for (;; slot = (slot + 1) & (NR_SLOTS - 1)) {
-		idx = st->slots[slot];
-		if (idx == NO_ENTRY)
-			break;
+	while (lh_htab_find(&st->keys, h, &pos, &idx)) {
 		e = &st->entries[idx];
 		if (e->cpu == cpu && e->irq == irq && !strncmp(e->name, name, LH_IRQSTAT_NAME - 1))
-			return idx;
+			return (int)idx;
 	}
 	if (st->nr >= LH_IRQSTAT_MAX)
 		return NO_ENTRY;
@@ -93,10 +85,9 @@ static int lookup(struct lh_irqstat *st, int cpu, int irq, const char *name)
 	e->cpu = cpu;
 	e->irq = irq;
 	strncpy(e->name, name, LH_IRQSTAT_NAME - 1);
-	idx = (int)st->nr;
-	st->order[st->nr++] = idx;
-	st->slots[slot] = idx;
-	return idx;
+	st->order[st->nr] = (int)st->nr;
+	lh_htab_add(&st->keys, h, (uint32_t)st->nr);
+	return (int)st->nr++;
 }
 
 static unsigned int bucket_of(uint64_t ns)

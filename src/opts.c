@@ -66,7 +66,9 @@ static int opt_set(const struct lh_option *o, const char *arg)
 			goto bad_number;
 		return 0;
 	case LH_OPTT_DURATION:
-		if (lh_duration_parse(arg, (uint64_t *)o->value, &err))
+	case LH_OPTT_BUDGET:
+		if ((o->type == LH_OPTT_BUDGET ? lh_budget_parse : lh_duration_parse)
+				(arg, (uint64_t *)o->value, &err))
 			return lh_error("invalid duration '%s' for --%s: %s", arg, o->long_name,
 					err);
 		return 0;
@@ -79,16 +81,30 @@ bad_number:
 	return lh_error("--%s expects a whole number, not '%s'", o->long_name, arg ? arg : "");
 }
 
-int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
-		     const char *const *usage)
+/*
+ * getopt_long over opts; in_order stops at the first operand (a '+' optstring, as trace-cmd
+ * record) instead of moving operands after the options. *sep tells whether the operands
+ * follow a "--" (rather than an option's value that happens to read "--").
+ */
+static int parse(int argc, char **argv, const struct lh_option *opts, const char *const *usage,
+		 bool in_order, bool *sep)
 {
-	struct option longopts[64];
-	char shortopts[160] = "h";
+	const char *last_arg = NULL;
 	const struct lh_option *o;
-	size_t nl = 0, ns = 1;
-	int c, idx;
+	struct option *longopts;
+	size_t n = 0, nl = 0, ns = 0;
+	char *shortopts;
+	int c, idx, ret = -1;
 
-	for (o = opts; o->type != LH_OPTT_END && nl < LH_ARRAY_SIZE(longopts) - 2; o++) {
+	/* Sized from the table: an option past a fixed size must never be dropped silently. */
+	for (o = opts; o->type != LH_OPTT_END; o++)
+		n++;
+	longopts = lh_xcalloc(n + 2, sizeof(*longopts));
+	shortopts = lh_xmalloc(3 * n + 4);
+	if (in_order)
+		shortopts[ns++] = '+';
+	shortopts[ns++] = 'h';
+	for (o = opts; o->type != LH_OPTT_END; o++) {
 		int has_arg = o->argh ? (o->optional_arg ? optional_argument : required_argument)
 				      : no_argument;
 
@@ -97,7 +113,7 @@ int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
 		if (o->long_name)
 			longopts[nl++] = (struct option){ o->long_name, has_arg, NULL,
 							  256 + (int)(o - opts) };
-		if (o->short_name && ns < sizeof(shortopts) - 3) {
+		if (o->short_name) {
 			shortopts[ns++] = (char)o->short_name;
 			if (has_arg != no_argument)
 				shortopts[ns++] = ':';
@@ -109,12 +125,13 @@ int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
 	longopts[nl] = (struct option){ 0 };
 	shortopts[ns] = '\0';
 
-	optind = 1;
+	optind = 0;	/* 0, not 1: glibc reads the '+' again only on a full restart */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
 		if (c == 'h') {
 			lh_usage(stdout, usage, opts);
-			return LH_OPTS_HELP;
+			ret = LH_OPTS_HELP;
+			goto out;
 		}
 		if (c == '?' || c == ':') {
 			if (optopt && optopt < 256)
@@ -128,7 +145,7 @@ int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
 			else
 				lh_error("unknown option '%s'", argv[optind - 1]);
 			lh_usage(stderr, usage, opts);
-			return -1;
+			goto out;
 		}
 		if (c >= 256) {
 			o = &opts[c - 256];
@@ -138,20 +155,41 @@ int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
 					break;
 		}
 		if (o->type == LH_OPTT_END || opt_set(o, optarg))
-			return -1;
+			goto out;
+		last_arg = optarg;
 	}
-	return optind;
+	*sep = optind > 1 && !strcmp(argv[optind - 1], "--") && argv[optind - 1] != last_arg;
+	ret = optind;
+out:
+	free(longopts);
+	free(shortopts);
+	return ret;
+}
+
+int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
+		     const char *const *usage)
+{
+	bool sep;
+
+	return parse(argc, argv, opts, usage, false, &sep);
 }
 
 int lh_parse_command(int argc, char **argv, const struct lh_option *opts,
-		     const char *const *usage, const char *epilogue, bool no_operands)
+		     const char *const *usage, const char *epilogue, enum lh_operands operands)
 {
-	int first = lh_parse_options(argc, argv, opts, usage);
+	bool sep = false;
+	int first = parse(argc, argv, opts, usage, operands == LH_OPERANDS_COMMAND, &sep);
 
 	if (first == LH_OPTS_HELP && epilogue)
 		fputs(epilogue, stdout);
-	if (first >= 0 && no_operands && first < argc) {
+	if (first < 0 || first >= argc)
+		return first;
+	if (operands == LH_OPERANDS_NONE) {
 		lh_error("unexpected argument '%s'", argv[first]);
+		return -1;
+	}
+	if (operands == LH_OPERANDS_COMMAND && !sep) {
+		lh_error("unexpected argument '%s'; a command to run goes after '--'", argv[first]);
 		return -1;
 	}
 	return first;

@@ -16,7 +16,8 @@ enum lh_opt_type {
 	LH_OPTT_BOOL,		/* int *value = 1 */
 	LH_OPTT_STRING,		/* const char **value = arg */
 	LH_OPTT_UINT,		/* unsigned long *value */
-	LH_OPTT_DURATION,	/* uint64_t *value, ns */
+	LH_OPTT_DURATION,	/* uint64_t *value, ns: a run length (lh_duration_parse) */
+	LH_OPTT_BUDGET,		/* uint64_t *value, ns: a latency (lh_budget_parse) */
 	LH_OPTT_CALLBACK,	/* cb(opt, arg); repeatable options and lists */
 };
 
@@ -42,6 +43,8 @@ struct lh_option {
 #define LH_OPT_UINT(s, l, v, a, h)	{ LH_OPTT_UINT, (s), (l), (v), (a), (h), NULL, 0, false }
 #define LH_OPT_DURATION(s, l, v, h)	\
 	{ LH_OPTT_DURATION, (s), (l), (v), "DURATION", (h), NULL, 0, false }
+#define LH_OPT_BUDGET(s, l, v, h)	\
+	{ LH_OPTT_BUDGET, (s), (l), (v), "DURATION", (h), NULL, 0, false }
 #define LH_OPT_CALLBACK(s, l, v, a, h, f) \
 	{ LH_OPTT_CALLBACK, (s), (l), (v), (a), (h), (f), 0, false }
 
@@ -62,19 +65,32 @@ static inline struct lh_option lh_opt_hidden(struct lh_option o)
 #define LH_OPTS_HELP -2
 
 /*
- * Parses argv against opts; -h/--help prints usage and returns LH_OPTS_HELP. Stops at
- * "--". Errors are printed ("unknown option '--x'") followed by the usage.
+ * Parses argv against opts, GNU style: options and operands in any order, "--" ends the
+ * options. -h/--help prints usage and returns LH_OPTS_HELP. Errors are printed ("unknown
+ * option '--x'") followed by the usage.
  * Return: index of the first operand, -1 on error, LH_OPTS_HELP after --help.
  */
 int lh_parse_options(int argc, char **argv, const struct lh_option *opts,
 		     const char *const *usage);
+
+/* What a command takes after its options. */
+enum lh_operands {
+	LH_OPERANDS_NONE,	/* nothing: an operand is an error ("unexpected argument 'x'") */
+	LH_OPERANDS_FILES,	/* paths, before, between or after the options */
+	/*
+	 * A command to run, after "--": options end at the first operand (as trace-cmd
+	 * record), and an operand not after "--" is an error, so that a stray word is never
+	 * run ("record -d 2s stray -- cmd").
+	 */
+	LH_OPERANDS_COMMAND,
+};
+
 /*
- * lh_parse_options() for a subcommand: after --help, also prints epilogue (when not NULL)
- * to stdout; with no_operands, an operand is an error ("unexpected argument 'x'").
- * Return: as lh_parse_options().
+ * lh_parse_options() for a subcommand taking operands: after --help, also prints epilogue
+ * (when not NULL) to stdout. Return: as lh_parse_options().
  */
 int lh_parse_command(int argc, char **argv, const struct lh_option *opts,
-		     const char *const *usage, const char *epilogue, bool no_operands);
+		     const char *const *usage, const char *epilogue, enum lh_operands operands);
 /* Prints usage lines, then the options table, then nothing else. */
 void lh_usage(FILE *f, const char *const *usage, const struct lh_option *opts);
 

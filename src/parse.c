@@ -17,20 +17,13 @@
 #include <string.h>
 
 #include "parse.h"
+#include "htab.h"
 
 /* Bounds per record, so that hostile input cannot make a record grow without limit. */
 #define MAX_FUNCS	(1u << 16)
 #define MAX_FRAMES	256
 #define MAX_IRQS	4096
 #define FN_TABLE_MIN	4096
-
-/* A slot of the function-name table; empty unless gen is the parser's current one. */
-struct fn_slot {
-	uint32_t	hash;
-	uint32_t	gen;
-	uint32_t	idx;	/* into rec->funcs */
-	uint32_t	len;
-};
 
 enum state {
 	ST_NONE,	/* outside any snapshot: before the first '# tracer:' or after a record */
@@ -44,9 +37,7 @@ struct lh_parser {
 	struct lh_diag		*diag;
 	struct lh_record	*rec;	/* reused for every snapshot */
 
-	struct fn_slot		*slots;
-	uint32_t		mask;	/* slots - 1, a power of two minus one */
-	uint32_t		gen;
+	struct lh_htab		funcs;	/* rec->funcs by name, emptied per snapshot */
 
 	size_t			*open_irqs;	/* rec->irqs waiting for their exit */
 	size_t			nr_open;
@@ -193,73 +184,19 @@ warn(struct lh_parser *p, unsigned long line, const char *fmt, ...)
 	lh_diag_add(p->diag, LH_DIAG_WARNING, "%s:%lu: %s", p->source, line, msg);
 }
 
-/* Function-name table: open addressing, emptied per record by bumping the generation. */
-
-/*
- * The body of lh_hash_fast(), folded to 32 bits, kept here on purpose: calling the shared
- * one measured 5-7% slower in bench/parse-bench (code layout of the hottest loop).
- */
-static inline uint32_t name_hash(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL * (len + 1), w;
-	size_t i;
-
-	while (len >= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
-		h ^= h >> 31;
-		s += 8;
-		len -= 8;
-	}
-	w = 0;
-	for (i = 0; i < len; i++)
-		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
-	h = (h ^ w) * 0x94d049bb133111ebULL;
-	h ^= h >> 29;
-	return (uint32_t)(h >> 32) ^ (uint32_t)h;
-}
-
-static void fn_new_generation(struct lh_parser *p)
-{
-	if (++p->gen == 0) {
-		memset(p->slots, 0, ((size_t)p->mask + 1) * sizeof(*p->slots));
-		p->gen = 1;
-	}
-}
-
-static void fn_grow(struct lh_parser *p)
-{
-	size_t n = ((size_t)p->mask + 1) * 2, i;
-	struct fn_slot *old = p->slots, *s;
-	uint32_t old_mask = p->mask;
-
-	p->slots = lh_xcalloc(n, sizeof(*p->slots));
-	p->mask = (uint32_t)(n - 1);
-	for (i = 0; i <= old_mask; i++) {
-		if (old[i].gen != p->gen)
-			continue;
-		for (s = &p->slots[old[i].hash & p->mask]; s->gen == p->gen;
-		     s = &p->slots[(size_t)(s - p->slots + 1) & p->mask])
-			;
-		*s = old[i];
-	}
-	free(old);
-}
-
 /* Counts one call of the function name[0..len), adding it on first sight. */
 static void add_func(struct lh_parser *p, const char *name, size_t len)
 {
 	struct lh_record *r = p->rec;
-	uint32_t h = name_hash(name, len), i;
+	uint64_t h = lh_hash_fast(name, len, 0);
 	struct lh_func *f;
-	struct fn_slot *s;
+	size_t pos = 0;
+	uint32_t i;
 
-	for (i = h & p->mask;; i = (i + 1) & p->mask) {
-		s = &p->slots[i];
-		if (s->gen != p->gen)
-			break;
-		if (s->hash == h && s->len == len && !memcmp(r->funcs[s->idx].name, name, len)) {
-			r->funcs[s->idx].count++;
+	while (lh_htab_find(&p->funcs, h, &pos, &i)) {
+		f = &r->funcs[i];
+		if (!memcmp(f->name, name, len) && !f->name[len]) {
+			f->count++;
 			return;
 		}
 	}
@@ -270,12 +207,7 @@ static void add_func(struct lh_parser *p, const char *name, size_t len)
 	f = lh_record_add_func(r);
 	f->name = lh_arena_strndup(&r->arena, name, len);
 	f->count = 1;
-	s->hash = h;
-	s->gen = p->gen;
-	s->idx = (uint32_t)(r->nr_funcs - 1);
-	s->len = (uint32_t)len;
-	if (r->nr_funcs * 2 > (size_t)p->mask + 1)
-		fn_grow(p);
+	lh_htab_add(&p->funcs, h, (uint32_t)(r->nr_funcs - 1));
 }
 
 /*
@@ -320,7 +252,7 @@ static void begin_snapshot(struct lh_parser *p, const char *name, const char *e)
 	struct lh_record *r = p->rec;
 
 	lh_record_reset(r);
-	fn_new_generation(p);
+	lh_htab_clear(&p->funcs);
 	name = skip_blanks(name, e);
 	e = rtrim(name, e);
 	r->tracer = lh_tracer_from_name(name, (size_t)(e - name));
@@ -984,9 +916,7 @@ struct lh_parser *lh_parser_alloc(struct lh_diag *diag)
 
 	p->diag = diag;
 	p->rec = lh_record_alloc();
-	p->slots = lh_xcalloc(FN_TABLE_MIN, sizeof(*p->slots));
-	p->mask = FN_TABLE_MIN - 1;
-	p->gen = 0;
+	lh_htab_init(&p->funcs, FN_TABLE_MIN);
 	p->stack = -1;
 	return p;
 }
@@ -996,7 +926,7 @@ void lh_parser_free(struct lh_parser *p)
 	if (!p)
 		return;
 	lh_record_free(p->rec);
-	free(p->slots);
+	lh_htab_release(&p->funcs);
 	free(p->open_irqs);
 	free(p);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The structured latency record: storage, copies and signatures. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,26 +244,92 @@ size_t lh_record_culprit_frames(const struct lh_record *r, const char **frames, 
 	return n;
 }
 
-/* Frames that every irqs-off/preempt-off stack ends with say nothing about the culprit. */
-#define SIG_FRAMES 3
-
-char *lh_record_signature(const struct lh_record *r, char *buf, size_t len)
+void lh_record_signature_of(const struct lh_record *r, struct lh_signature *sig)
 {
-	const char *frames[SIG_FRAMES];
-	size_t off, i, nr;
+	sig->tracer = r->tracer;
+	sig->started = r->started_at;
+	sig->ended = r->ended_at;
+	sig->nr_frames = lh_record_culprit_frames(r, sig->frames, LH_SIGNATURE_FRAMES);
+	sig->has_wakeup = r->has_wakeup;
+	sig->woken = r->has_wakeup ? r->woken.comm : NULL;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	if (!s)
+		return (h ^ 0xff) * 0x9e3779b97f4a7c15ULL;
+	return lh_hash_fast(s, strlen(s), h);
+}
+
+/*
+ * Hashing and comparing the fields rather than the text is what keeps grouping a record
+ * cheap: the text is only built for a new group or a record kept in full.
+ */
+uint64_t lh_signature_hash(const struct lh_signature *sig)
+{
+	uint64_t h = 0x6c68736967ULL ^ (uint64_t)sig->tracer;
+	size_t i;
+
+	h = hash_str(h, sig->started);
+	h = hash_str(h, sig->ended);
+	for (i = 0; i < sig->nr_frames; i++)
+		h = hash_str(h, sig->frames[i]);
+	h ^= sig->nr_frames;
+	if (sig->has_wakeup)
+		h = hash_str(h ^ 1, sig->woken);
+	return h;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+bool lh_signature_equal(const struct lh_signature *a, const struct lh_signature *b)
+{
+	size_t i;
+
+	if (a->tracer != b->tracer || a->nr_frames != b->nr_frames ||
+	    a->has_wakeup != b->has_wakeup || !str_eq(a->started, b->started) ||
+	    !str_eq(a->ended, b->ended))
+		return false;
+	for (i = 0; i < a->nr_frames; i++)
+		if (!str_eq(a->frames[i], b->frames[i]))
+			return false;
+	return !a->has_wakeup || str_eq(a->woken, b->woken);
+}
+
+char *lh_signature_text(const struct lh_signature *sig, char *buf, size_t len)
+{
+	size_t off, i;
 	int n;
 
-	n = snprintf(buf, len, "%s|%s|%s|", lh_tracer_name(r->tracer),
-		     r->started_at ? r->started_at : "-", r->ended_at ? r->ended_at : "-");
+	n = snprintf(buf, len, "%s|%s|%s|", lh_tracer_name(sig->tracer),
+		     sig->started ? sig->started : "-", sig->ended ? sig->ended : "-");
 	off = n < 0 ? 0 : (size_t)n;
-	nr = lh_record_culprit_frames(r, frames, SIG_FRAMES);
-	for (i = 0; i < nr && off < len; i++) {
-		n = snprintf(buf + off, len - off, "%s%s", i ? "<" : "", frames[i]);
+	for (i = 0; i < sig->nr_frames && off < len; i++) {
+		n = snprintf(buf + off, len - off, "%s%s", i ? "<" : "", sig->frames[i]);
 		if (n < 0)
 			break;
 		off += (size_t)n;
 	}
-	if (r->has_wakeup && off < len)
-		snprintf(buf + off, len - off, "|%s", r->woken.comm ? r->woken.comm : "-");
+	if (sig->has_wakeup && off < len)
+		snprintf(buf + off, len - off, "|%s", sig->woken ? sig->woken : "-");
 	return buf;
+}
+
+char *lh_record_signature(const struct lh_record *r, char *buf, size_t len)
+{
+	struct lh_signature sig;
+
+	lh_record_signature_of(r, &sig);
+	return lh_signature_text(&sig, buf, len);
+}
+
+uint64_t lh_record_signature_hash(const struct lh_record *r)
+{
+	struct lh_signature sig;
+
+	lh_record_signature_of(r, &sig);
+	return lh_signature_hash(&sig);
 }

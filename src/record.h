@@ -135,10 +135,39 @@ struct lh_func *lh_record_add_func(struct lh_record *r);
 size_t lh_record_culprit_frames(const struct lh_record *r, const char **frames, size_t max);
 
 /*
- * The offender's signature: tracer, start and end sites and the innermost frames of the
- * first stack, e.g. "irqsoff|fake_irq_handler|fake_irq_handler|a<b<c". Writes into buf.
- * Return: buf.
+ * The offender's signature, the one definition of "the same offender": tracer, start and end
+ * sites, the LH_SIGNATURE_FRAMES innermost culprit frames (lh_record_culprit_frames()) and,
+ * for a wakeup, the woken task. Records with equal signatures are one offender group in the
+ * report and one "worst of its signature" in the snapshot store.
  */
+#define LH_SIGNATURE_FRAMES	3	/* every irqs-off stack ends alike: more says nothing */
+#define LH_SIGNATURE_LEN	512	/* text, truncated beyond */
+
+struct lh_signature {
+	enum lh_tracer	tracer;
+	const char	*started;
+	const char	*ended;
+	const char	*frames[LH_SIGNATURE_FRAMES];
+	size_t		nr_frames;
+	bool		has_wakeup;
+	const char	*woken;		/* the woken task's comm, when has_wakeup */
+};
+
+/* Fills sig with r's signature fields: pointers borrowed from r. */
+void lh_record_signature_of(const struct lh_record *r, struct lh_signature *sig);
+/* Return: a hash of sig's fields (NULL and "" differ), for in-memory tables only. */
+uint64_t lh_signature_hash(const struct lh_signature *sig);
+/* Return: whether a and b are the same offender. */
+bool lh_signature_equal(const struct lh_signature *a, const struct lh_signature *b);
+/*
+ * Writes sig as text, e.g. "irqsoff|fake_irq_handler|fake_irq_handler|a<b<c" (a wakeup ends
+ * with "|woken"), truncated to len. Return: buf.
+ */
+char *lh_signature_text(const struct lh_signature *sig, char *buf, size_t len);
+
+/* lh_signature_text() of r's signature. Return: buf. */
 char *lh_record_signature(const struct lh_record *r, char *buf, size_t len);
+/* Return: lh_signature_hash() of r's signature. */
+uint64_t lh_record_signature_hash(const struct lh_record *r);
 
 #endif /* LH_RECORD_H */

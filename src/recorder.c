@@ -160,14 +160,12 @@ struct capture_ctx {
 static int on_record(struct lh_record *rec, void *arg)
 {
 	struct capture_ctx *c = arg;
-	char sig[512];
 
 	rec->captured_ns = c->captured_ns;
 	if (!c->found || rec->latency_us > c->latency_us) {
 		c->latency_us = rec->latency_us;
 		c->tracer = rec->tracer;
-		lh_record_signature(rec, sig, sizeof(sig));
-		c->signature = lh_hash(sig, strlen(sig), 0);
+		c->signature = lh_record_signature_hash(rec);
 	}
 	c->found++;
 	return lh_report_feed(rec, c->r->report);

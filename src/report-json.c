@@ -175,6 +175,14 @@ static json_object *record_json(const struct lh_report *rep, const struct lh_rep
 			json_object_array_add(a, jstr(rule->id));
 	}
 	add(o, "rules", a);
+	a = json_object_new_array();
+	for (i = 0; i < k->nr_unevaluated; i++) {
+		const struct lh_rule *rule = lh_rules_get(rep->rules, k->unevaluated[i]);
+
+		if (rule)
+			json_object_array_add(a, jstr(rule->id));
+	}
+	add(o, "unevaluated_rules", a);
 	add(o, "severity", k->has_worst ? jstr(lh_severity_name(k->worst)) : NULL);
 	add(o, "accepted", json_object_new_boolean(k->accepted));
 	add(o, "signature", jstr(k->signature));
@@ -242,6 +250,8 @@ static json_object *rules_json(const struct lh_report *rep)
 		add(e, "hits", juint(ra->hits));
 		add(e, "worst_us", juint(ra->worst_us));
 		add(e, "accepted", juint(ra->accepted));
+		add(e, "unevaluated", juint(ra->unevaluated));
+		add(e, "unevaluated_reason", jstr(rule->limit_hit));
 		add(e, "message", jstr(rule->message));
 		json_object_array_add(a, e);
 	}
@@ -258,12 +268,12 @@ static json_object *offenders_json(const struct lh_report *rep)
 
 		e = json_object_new_object();
 		add(e, "signature", jstr(o->signature));
-		add(e, "tracer", jstr(lh_tracer_name(o->tracer)));
-		add(e, "started_at", jstr(o->started));
-		add(e, "ended_at", jstr(o->ended));
+		add(e, "tracer", jstr(lh_tracer_name(o->sig.tracer)));
+		add(e, "started_at", jstr(o->sig.started));
+		add(e, "ended_at", jstr(o->sig.ended));
 		f = json_object_new_array();
-		for (j = 0; j < o->nr_frames; j++)
-			json_object_array_add(f, jstr(o->frames[j]));
+		for (j = 0; j < o->sig.nr_frames; j++)
+			json_object_array_add(f, jstr(o->sig.frames[j]));
 		add(e, "frames", f);
 		add(e, "count", juint(o->count));
 		add(e, "worst_us", juint(o->worst_us));

@@ -7,9 +7,8 @@
 #define LH_REPORT_PRIV_H
 
 #include "report.h"
+#include "htab.h"
 
-#define LH_REPORT_SIG_LEN	512	/* signature text, truncated */
-#define LH_REPORT_SIG_FRAMES	3	/* innermost frames in a signature */
 #define LH_REPORT_MAX_CPUS	8192	/* CPUs with a progression; higher ones are not tracked */
 
 /* Where a tracer's worst section was, copied out of the record (truncated). */
@@ -53,20 +52,14 @@ struct lh_report_tracer {
 	unsigned long		steps_dropped;
 };
 
-/* Records grouped by lh_record_signature(). */
+/* Records grouped by signature (record.h). */
 struct lh_report_offender {
-	uint64_t	hash;
-	const char	*signature;
-	enum lh_tracer	tracer;
-	const char	*started;
-	const char	*ended;
-	const char	*frames[LH_REPORT_SIG_FRAMES];
-	size_t		nr_frames;
-	bool		has_wakeup;
-	const char	*woken;		/* the woken task's comm, part of a wakeup signature */
-	unsigned long	count;
-	unsigned long	accepted;
-	uint64_t	worst_us;
+	uint64_t		hash;		/* lh_signature_hash(&sig) */
+	const char		*signature;	/* lh_signature_text(&sig) */
+	struct lh_signature	sig;		/* strings in the report's arena */
+	unsigned long		count;
+	unsigned long		accepted;
+	uint64_t		worst_us;
 };
 
 struct lh_report_rule {
@@ -75,6 +68,8 @@ struct lh_report_rule {
 	uint64_t	worst_us;
 	unsigned long	gate_hits;	/* hits on records not accepted */
 	uint64_t	gate_worst_us;
+	unsigned long	unevaluated;	/* records in its scope it could not be evaluated on */
+	unsigned long	gate_unevaluated;	/* of those, records not accepted */
 };
 
 /* A record kept in full, with its match. */
@@ -84,6 +79,8 @@ struct lh_report_kept {
 	unsigned long		seq;		/* arrival order */
 	size_t			*hits;
 	size_t			nr_hits;
+	size_t			*unevaluated;	/* rules it could not be evaluated against */
+	size_t			nr_unevaluated;
 	bool			accepted;
 	bool			has_worst;
 	enum lh_severity	worst;
@@ -101,13 +98,13 @@ struct lh_report {
 	unsigned long			total;
 	unsigned long			rule_hit_records;
 	unsigned long			accepted_records;
+	unsigned long			unevaluated_records;	/* a rule could not be evaluated */
 	struct lh_report_tracer		tracers[LH_TRACER_NR];
 
 	struct lh_report_offender	*offenders;
 	size_t				nr_offenders;
 	size_t				alloc_offenders;
-	uint32_t			*sig_table;	/* open addressing: offender index + 1 */
-	size_t				sig_size;
+	struct lh_htab			offender_htab;	/* offenders by signature hash */
 	unsigned long			other_count;
 	unsigned long			other_accepted;
 	uint64_t			other_worst_us;
@@ -152,6 +149,11 @@ size_t *lh_report_offenders_sorted(const struct lh_report *rep);
 char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t);
 /* Return: the violation text for rule i under --fail-on, or NULL when it passes (free it). */
 char *lh_report_rule_violation(const struct lh_report *rep, size_t i);
+/*
+ * Return: why the verdict cannot be decided because of rules that could not be evaluated on
+ * records the gate depends on (gated rules, records not accepted), or NULL (free it).
+ */
+char *lh_report_unevaluated_error(const struct lh_report *rep);
 /* Return: true when rule i can fail the gate (severity at or above --fail-on, not ignore). */
 bool lh_report_rule_gated(const struct lh_report *rep, size_t i);
 /* The record's tracer as written ("irqsoff", or the unknown name). Return: static or r's. */

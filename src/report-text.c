@@ -159,7 +159,7 @@ static void print_offenders(const struct lh_report *rep, FILE *out)
 		return;
 	order = lh_report_offenders_sorted(rep);
 	for (i = 0; i < n; i++)
-		w = max_int(w, (int)strlen(lh_tracer_name(rep->offenders[order[i]].tracer)));
+		w = max_int(w, (int)strlen(lh_tracer_name(rep->offenders[order[i]].sig.tracer)));
 	fprintf(out, "\nTop offenders (%zu of %zu signature%s, worst first)\n", n,
 		rep->nr_offenders, rep->nr_offenders == 1 ? "" : "s");
 	fprintf(out, "  %10s  %7s  %-*s  %s\n", "WORST", "COUNT", w, "TRACER",
@@ -168,15 +168,15 @@ static void print_offenders(const struct lh_report *rep, FILE *out)
 		const struct lh_report_offender *o = &rep->offenders[order[i]];
 
 		fprintf(out, "  %7llu us  %7lu  %-*s  %s -> %s", (unsigned long long)o->worst_us,
-			o->count, w, lh_tracer_name(o->tracer), o->started ? o->started : "-",
-			o->ended ? o->ended : "-");
+			o->count, w, lh_tracer_name(o->sig.tracer), o->sig.started ? o->sig.started : "-",
+			o->sig.ended ? o->sig.ended : "-");
 		if (o->accepted)
 			fprintf(out, "  [%lu accepted]", o->accepted);
 		fputc('\n', out);
-		if (o->nr_frames) {
+		if (o->sig.nr_frames) {
 			fprintf(out, "  %10s  %7s  %-*s  ", "", "", w, "");
-			for (j = 0; j < o->nr_frames; j++)
-				fprintf(out, "%s%s", j ? " < " : "", o->frames[j]);
+			for (j = 0; j < o->sig.nr_frames; j++)
+				fprintf(out, "%s%s", j ? " < " : "", o->sig.frames[j]);
 			fputc('\n', out);
 		}
 	}
@@ -197,7 +197,7 @@ static void print_rules(const struct lh_report *rep, FILE *out)
 		fired += i < rep->nr_rules && rep->rule_agg[i].hits;
 	}
 	fprintf(out, "\nRules (%zu loaded, %zu fired)\n", n, fired);
-	if (!fired)
+	if (!fired && !rep->unevaluated_records)
 		return;
 	fprintf(out, "  %-*s  %-8s  %7s  %8s  %10s  %s\n", w, "RULE", "SEVERITY", "HITS",
 		"ACCEPTED", "WORST", "MESSAGE");
@@ -211,6 +211,12 @@ static void print_rules(const struct lh_report *rep, FILE *out)
 			lh_severity_name(rule->severity), ra->hits, ra->accepted,
 			(unsigned long long)ra->worst_us, rule->message ? rule->message : "");
 	}
+	for (i = 0; i < n && i < rep->nr_rules; i++)
+		if (rep->rule_agg[i].unevaluated)
+			fprintf(out, "  rule %s could not be evaluated on %lu record%s: %s\n",
+				lh_rules_get(rep->rules, i)->id, rep->rule_agg[i].unevaluated,
+				rep->rule_agg[i].unevaluated == 1 ? "" : "s",
+				lh_rules_get(rep->rules, i)->limit_hit);
 }
 
 static int cmp_func_count(const void *a, const void *b)
@@ -300,6 +306,14 @@ static void print_worst(const struct lh_report *rep, FILE *out)
 				fprintf(out, "%s%s (%s)", i ? ", " : " ", rule->id,
 					lh_severity_name(rule->severity));
 		}
+		fputc('\n', out);
+	}
+	if (k->nr_unevaluated) {
+		/* rules that could not tell whether they match this record */
+		fprintf(out, "  %-12s", "unevaluated:");
+		for (i = 0; i < k->nr_unevaluated; i++)
+			fprintf(out, "%s%s", i ? ", " : " ",
+				lh_rules_get(rep->rules, k->unevaluated[i])->id);
 		fputc('\n', out);
 	}
 	if (r->nr_irqs) {

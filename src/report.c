@@ -99,6 +99,7 @@ static void kept_free(struct lh_report_kept *k)
 		return;
 	lh_record_free(k->rec);
 	free(k->hits);
+	free(k->unevaluated);
 	free(k);
 }
 
@@ -125,7 +126,7 @@ void lh_report_free(struct lh_report *rep)
 		free(rep->tracers[i].steps);
 	}
 	free(rep->offenders);
-	free(rep->sig_table);
+	lh_htab_release(&rep->offender_htab);
 	free(rep->rule_agg);
 	for (i = 0; i < rep->nr_warnings; i++)
 		free(rep->warnings[i]);
@@ -202,79 +203,6 @@ static void add_progression(struct lh_report_tracer *tr, const struct lh_record 
 	s->line = r->line;
 }
 
-static void sig_table_insert(struct lh_report *rep, uint64_t hash, uint32_t idx)
-{
-	size_t mask = rep->sig_size - 1, i = (size_t)hash & mask;
-
-	while (rep->sig_table[i])
-		i = (i + 1) & mask;
-	rep->sig_table[i] = idx + 1;
-}
-
-static void sig_table_grow(struct lh_report *rep)
-{
-	size_t i, n = rep->sig_size ? rep->sig_size * 2 : 1024;
-
-	free(rep->sig_table);
-	rep->sig_table = lh_xcalloc(n, sizeof(*rep->sig_table));
-	rep->sig_size = n;
-	for (i = 0; i < rep->nr_offenders; i++)
-		sig_table_insert(rep, rep->offenders[i].hash, (uint32_t)i);
-}
-
-/*
- * Hashing and comparing a record's signature fields directly is what keeps adding a record
- * cheap: the signature text (lh_record_signature()) is only built for a new group or a
- * record kept in full. NULL and "" hash differently.
- */
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	if (!s)
-		return (h ^ 0xff) * 0x9e3779b97f4a7c15ULL;
-	return lh_hash_fast(s, strlen(s), h);
-}
-
-/* r's culprit frames (lh_record_culprit_frames), at most LH_REPORT_SIG_FRAMES. */
-static size_t sig_frames(const struct lh_record *r, const char **frames)
-{
-	return lh_record_culprit_frames(r, frames, LH_REPORT_SIG_FRAMES);
-}
-
-static uint64_t sig_hash(const struct lh_record *r)
-{
-	uint64_t h = 0x6c68736967ULL ^ (uint64_t)r->tracer;
-	const char *frames[LH_REPORT_SIG_FRAMES];
-	size_t i, n = sig_frames(r, frames);
-
-	h = hash_str(h, r->started_at);
-	h = hash_str(h, r->ended_at);
-	for (i = 0; i < n; i++)
-		h = hash_str(h, frames[i]);
-	h ^= n;
-	if (r->has_wakeup)
-		h = hash_str(h ^ 1, r->woken.comm);
-	return h;
-}
-
-static bool str_eq(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-static bool sig_equal(const struct lh_report_offender *o, const struct lh_record *r)
-{
-	const char *frames[LH_REPORT_SIG_FRAMES];
-	size_t i, n = sig_frames(r, frames);
-
-	if (o->tracer != r->tracer || o->nr_frames != n || o->has_wakeup != r->has_wakeup ||
-	    !str_eq(o->started, r->started_at) || !str_eq(o->ended, r->ended_at))
-		return false;
-	for (i = 0; i < n; i++)
-		if (strcmp(o->frames[i], frames[i]))
-			return false;
-	return !r->has_wakeup || str_eq(o->woken, r->woken.comm);
-}
-
 static const char *arena_dup(struct lh_report *rep, const char *s)
 {
 	return s ? lh_arena_strdup(&rep->arena, s) : NULL;
@@ -283,38 +211,32 @@ static const char *arena_dup(struct lh_report *rep, const char *s)
 /* Return: r's offender group (created), or NULL when the table is full. */
 static struct lh_report_offender *offender_get(struct lh_report *rep, const struct lh_record *r)
 {
-	uint64_t hash = sig_hash(r);
-	const char *frames[LH_REPORT_SIG_FRAMES];
 	struct lh_report_offender *o;
-	char sig[LH_REPORT_SIG_LEN];
-	size_t mask, i;
+	char text[LH_SIGNATURE_LEN];
+	struct lh_signature sig;
+	uint64_t hash;
+	size_t pos = 0, i;
+	uint32_t idx;
 
-	if (rep->sig_size) {
-		mask = rep->sig_size - 1;
-		for (i = (size_t)hash & mask; rep->sig_table[i]; i = (i + 1) & mask) {
-			o = &rep->offenders[rep->sig_table[i] - 1];
-			if (o->hash == hash && sig_equal(o, r))
-				return o;
-		}
-	}
+	lh_record_signature_of(r, &sig);
+	hash = lh_signature_hash(&sig);
+	while (lh_htab_find(&rep->offender_htab, hash, &pos, &idx))
+		if (lh_signature_equal(&rep->offenders[idx].sig, &sig))
+			return &rep->offenders[idx];
 	if (rep->nr_offenders >= LH_REPORT_SIGNATURES)
 		return NULL;
-	if ((rep->nr_offenders + 1) * 4 > rep->sig_size * 3)
-		sig_table_grow(rep);
 	LH_GROW(rep->offenders, rep->nr_offenders + 1, rep->alloc_offenders);
 	o = &rep->offenders[rep->nr_offenders];
 	memset(o, 0, sizeof(*o));
 	o->hash = hash;
-	o->signature = lh_arena_strdup(&rep->arena, lh_record_signature(r, sig, sizeof(sig)));
-	o->tracer = r->tracer;
-	o->started = arena_dup(rep, r->started_at);
-	o->ended = arena_dup(rep, r->ended_at);
-	o->nr_frames = sig_frames(r, frames);
-	for (i = 0; i < o->nr_frames; i++)
-		o->frames[i] = lh_arena_strdup(&rep->arena, frames[i]);
-	o->has_wakeup = r->has_wakeup;
-	o->woken = r->has_wakeup ? arena_dup(rep, r->woken.comm) : NULL;
-	sig_table_insert(rep, hash, (uint32_t)rep->nr_offenders);
+	o->signature = lh_arena_strdup(&rep->arena, lh_signature_text(&sig, text, sizeof(text)));
+	o->sig = sig;
+	o->sig.started = arena_dup(rep, sig.started);
+	o->sig.ended = arena_dup(rep, sig.ended);
+	for (i = 0; i < sig.nr_frames; i++)
+		o->sig.frames[i] = arena_dup(rep, sig.frames[i]);
+	o->sig.woken = arena_dup(rep, sig.woken);
+	lh_htab_add(&rep->offender_htab, hash, (uint32_t)rep->nr_offenders);
 	rep->nr_offenders++;
 	return o;
 }
@@ -365,7 +287,7 @@ static struct lh_report_kept *kept_new(const struct lh_record *r, const struct l
 				       unsigned int prio, unsigned long seq)
 {
 	struct lh_report_kept *k = lh_xcalloc(1, sizeof(*k));
-	char sig[LH_REPORT_SIG_LEN];
+	char sig[LH_SIGNATURE_LEN];
 
 	k->rec = lh_record_dup(r);
 	k->prio = prio;
@@ -375,6 +297,11 @@ static struct lh_report_kept *kept_new(const struct lh_record *r, const struct l
 		k->hits = lh_xmalloc(m->nr_hits * sizeof(*k->hits));
 		memcpy(k->hits, m->hits, m->nr_hits * sizeof(*k->hits));
 		k->nr_hits = m->nr_hits;
+	}
+	if (m && m->nr_unevaluated) {
+		k->unevaluated = lh_xmalloc(m->nr_unevaluated * sizeof(*k->unevaluated));
+		memcpy(k->unevaluated, m->unevaluated, m->nr_unevaluated * sizeof(*k->unevaluated));
+		k->nr_unevaluated = m->nr_unevaluated;
 	}
 	if (m) {
 		k->accepted = m->accepted;
@@ -480,6 +407,20 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 		rep->rule_hit_records++;
 
 	prio = m && hit && !accepted && m->worst < LH_SEV_IGNORE ? 1 + (unsigned int)m->worst : 0;
+	for (i = 0; m && i < m->nr_unevaluated; i++) {
+		const struct lh_rule *rule = lh_rules_get(rep->rules, m->unevaluated[i]);
+		struct lh_report_rule *ra;
+
+		rule_agg_fit(rep, m->unevaluated[i]);
+		ra = &rep->rule_agg[m->unevaluated[i]];
+		ra->unevaluated++;
+		ra->gate_unevaluated += !accepted;
+		/* kept like a hit of its severity: the reader must see where it happened */
+		if (!accepted && rule && rule->severity < LH_SEV_IGNORE &&
+		    prio < 1 + (unsigned int)rule->severity)
+			prio = 1 + (unsigned int)rule->severity;
+	}
+	rep->unevaluated_records += m && m->nr_unevaluated;
 	keep_record(rep, r, m, prio);
 	return 0;
 }
@@ -594,6 +535,32 @@ char *lh_report_rule_violation(const struct lh_report *rep, size_t i)
 					     sizeof(worst)));
 }
 
+char *lh_report_unevaluated_error(const struct lh_report *rep)
+{
+	size_t i, nr = 0, first = 0;
+	const struct lh_rule *rule;
+	char more[64] = "";
+
+	for (i = 0; i < rep->nr_rules; i++) {
+		if (!rep->rule_agg[i].gate_unevaluated || !lh_report_rule_gated(rep, i))
+			continue;
+		if (!nr++)
+			first = i;
+	}
+	if (!nr)
+		return NULL;
+	rule = lh_rules_get(rep->rules, first);
+	if (nr > 1)
+		snprintf(more, sizeof(more), ", and %zu more rule%s", nr - 1, nr == 2 ? "" : "s");
+	return lh_xasprintf("rule %s (%s) could not be evaluated on %lu record%s (%s)%s: the --fail-on %s gate cannot be decided",
+			    rule->id, lh_severity_name(rule->severity),
+			    rep->rule_agg[first].gate_unevaluated,
+			    rep->rule_agg[first].gate_unevaluated == 1 ? "" : "s",
+			    rule->limit_hit ? rule->limit_hit : "PCRE2 error",
+			    more,
+			    lh_gate_fail_on_name(&rep->gate));
+}
+
 static void add_violation(struct lh_report *rep, char *v)
 {
 	if (!v)
@@ -604,6 +571,7 @@ static void add_violation(struct lh_report *rep, char *v)
 
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 {
+	char *err;
 	size_t i;
 	int t;
 
@@ -615,9 +583,14 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 	add_violation(rep, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
 	for (i = 0; i < rep->nr_rules; i++)
 		add_violation(rep, lh_report_rule_violation(rep, i));
+	/* as git grep and GNU grep stop: a rule the gate needed could not be evaluated */
+	err = lh_report_unevaluated_error(rep);
+	if (err)
+		lh_report_set_error(rep, err);
+	free(err);
 	rep->evaluated = true;
 	rep->passed = !rep->nr_violations;
-	return rep->passed;
+	return rep->passed && !rep->error;
 }
 
 size_t lh_report_nr_violations(const struct lh_report *rep)
@@ -739,4 +712,9 @@ void lh_report_set_error(struct lh_report *rep, const char *what)
 {
 	if (!rep->error)
 		rep->error = lh_xstrdup(what);
+}
+
+const char *lh_report_error(const struct lh_report *rep)
+{
+	return rep->error;
 }

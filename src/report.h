@@ -120,7 +120,11 @@ void lh_report_add_diag(struct lh_report *rep, const struct lh_diag *d);
 /* Run metadata for record mode (copied; strings must outlive the report). */
 void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run);
 
-/* Evaluates the gate (g is copied). Return: true when it passed; call before writing. */
+/*
+ * Evaluates the gate (g is copied); call before writing. A rule at or above --fail-on that
+ * could not be evaluated on a record no 'ignore' rule accepted makes the verdict "error"
+ * (see lh_report_error()). Return: true when every gate passed and the verdict is not error.
+ */
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g);
 /*
  * Marks the report as the result of a run that failed (unreadable input, nothing to
@@ -128,6 +132,11 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g);
  * alone never shows a pass the exit status denies. The first call wins; what is copied.
  */
 void lh_report_set_error(struct lh_report *rep, const char *what);
+/*
+ * Return: why the verdict is "error" (borrowed), or NULL: lh_report_set_error()'s reason, or
+ * one lh_report_evaluate() found (a rule the gate depends on could not be evaluated).
+ */
+const char *lh_report_error(const struct lh_report *rep);
 /*
  * The violations found by the last lh_report_evaluate(), each a sentence.
  * Return: their number; violation i (borrowed, valid until the next evaluation), or NULL.

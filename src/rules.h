@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Rule files: PCRE2 patterns that name known offenders in a record's call chain.
- * Each pattern is compiled once (PCRE2_MULTILINE, JIT when available) with match and
- * depth limits; match data is created once and reused. Pure: errors and warnings go to
- * an lh_diag as "file:line:column: message", nothing is printed.
+ * Loading (rule-file syntax, diagnostics) is rules-load.c, matching is rules.c.
+ * A pattern is matched against each line of a subject, as grep does; a rule that says
+ * 'span = lines' is matched with PCRE2_MULTILINE against the subject's lines joined with
+ * '\n'. Each pattern is compiled once (JIT when available) and run with match, depth and
+ * heap limits; match data is created once and reused. Pure: errors and warnings go to an
+ * lh_diag as "file:line:column: message", nothing is printed.
  */
 #ifndef LH_RULES_H
 #define LH_RULES_H
@@ -48,7 +51,20 @@ struct lh_rule {
 	unsigned int		tracers;	/* 1 << enum lh_tracer; 0 = every tracer */
 	uint64_t		min_ns;		/* 0 = any latency */
 	enum lh_severity	severity;
+	bool			span;		/* 'span = lines': matched on joined lines */
+	const char		*limit_hit;	/* why it once could not be evaluated, or NULL */
 };
+
+/*
+ * PCRE2 limits on one match of a pattern against one line (or, for 'span = lines', one
+ * joined subject): about a millisecond of backtracking (bench/rules-cost.sh).
+ */
+#define LH_RULES_MATCH_LIMIT	100000
+#define LH_RULES_DEPTH_LIMIT	10000
+#define LH_RULES_HEAP_LIMIT_KIB	(20 * 1024)
+/* The JIT stack: JIT code without one has 32 KiB, enough for names, but be generous. */
+#define LH_RULES_JIT_STACK_START	(32 * 1024)
+#define LH_RULES_JIT_STACK_MAX	(1024 * 1024)
 
 struct lh_rules;
 
@@ -58,9 +74,11 @@ void lh_rules_free(struct lh_rules *rs);
 
 /*
  * Loads a rule file, or every *.rules file of a directory (sorted by name; a directory
- * without any is an error: "no rule files (*.rules) in 'DIR'"). Each problem
- * is added to diag as an error "file:line:column: message" (PCRE2's message and offset
- * for a broken regex); loading goes on to find every error.
+ * without any is an error: "no rule files (*.rules) in 'DIR'"). A rule file must be a
+ * regular file: it is opened non-blocking, so a FIFO or a device is an error, never waited
+ * on; in a directory, a symbolic link is refused too. Each problem is added to diag as an
+ * error "file:line:column: message" (PCRE2's message and offset for a broken regex);
+ * loading goes on to find every error.
  * Return: 0, or -1 when any error was found (rs then holds only the good rules).
  */
 int lh_rules_load(struct lh_rules *rs, const char *path, struct lh_diag *diag);
@@ -78,11 +96,18 @@ const char *lh_rules_file(const struct lh_rules *rs, size_t i, size_t *nr_rules)
 /* Return: rule i (borrowed, valid until lh_rules_free()). */
 const struct lh_rule *lh_rules_get(const struct lh_rules *rs, size_t i);
 
-/* The outcome of matching one record. */
+/*
+ * The outcome of matching one record. A rule that fired on no line but could not be
+ * evaluated on one (a PCRE2 limit or error) is unevaluated: the record may match it.
+ * Only rules whose tracer and min hold for the record are listed.
+ */
 struct lh_match {
 	size_t			*hits;		/* indices of the rules that fired, in rule order */
 	size_t			nr_hits;
 	size_t			alloc_hits;
+	size_t			*unevaluated;	/* indices of unevaluated rules, in rule order */
+	size_t			nr_unevaluated;
+	size_t			alloc_unevaluated;
 	bool			accepted;	/* an 'ignore' rule fired */
 	bool			has_worst;	/* any non-ignore rule fired */
 	enum lh_severity	worst;		/* highest non-ignore severity that fired */
@@ -92,18 +117,19 @@ struct lh_match {
 void lh_match_release(struct lh_match *m);
 
 /*
- * Matches r against every rule. Pathological patterns that hit the match or depth limit
- * do not fire; each such rule is warned about once in diag, naming the rule.
+ * Matches r against every rule. A pattern that hits a PCRE2 limit (or another PCRE2 error)
+ * on a line is unevaluated there (see struct lh_match); each such rule is warned about
+ * once in diag, naming the rule, and its lh_rule.limit_hit says why.
  * Return: 0 (m filled, its storage reused between calls).
  */
 int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_match *m,
 		   struct lh_diag *diag);
 
 /*
- * How matching went, for reports, tests and benchmarks. Patterns that cannot match a
- * newline are searched line by line; the set of rules matching a given line is computed
- * once and kept in a cache keyed by the line's text, whose memory is bounded (emptied when
- * it would exceed it). The others run on each record's joined subject text.
+ * How matching went, for tests and benchmarks. Which line rules match a line (and which
+ * could not be evaluated on it) depends only on its text: it is computed once per distinct
+ * line and kept in a cache keyed by the text, as a list of rule indices, whose memory is
+ * bounded (emptied when it would exceed it). 'span = lines' rules run on each record.
  */
 struct lh_rules_stats {
 	unsigned long	records;	/* lh_rules_match() calls */
@@ -113,10 +139,9 @@ struct lh_rules_stats {
 	unsigned long	cache_clears;	/* times the cache reached its bound and was emptied */
 	size_t		cache_entries;	/* lines cached now */
 	size_t		cache_bytes;	/* memory the cache holds now */
-	unsigned long	regex_runs;	/* pcre2_match() calls */
-	size_t		prefiltered;	/* rules skipped on lines lacking a required literal */
+	unsigned long	regex_runs;	/* pcre2 match calls */
 	size_t		jit;		/* rules JIT-compiled */
-	size_t		joined;		/* rules matched on joined subject text */
+	size_t		joined;		/* 'span = lines' rules */
 };
 
 /* Return: the counters (borrowed, updated by every lh_rules_match()). */
@@ -126,7 +151,5 @@ const struct lh_rules_stats *lh_rules_stats(const struct lh_rules *rs);
 
 /* Bounds the line cache to about bytes (default LH_RULES_CACHE_DEFAULT); 0 disables it. */
 void lh_rules_set_cache_limit(struct lh_rules *rs, size_t bytes);
-/* Turns the literal prefilter off (or on again); results must not change (for tests). */
-void lh_rules_set_prefilter(struct lh_rules *rs, bool on);
 
 #endif /* LH_RULES_H */

@@ -66,9 +66,14 @@ static const struct {
 	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
 };
 
-int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
+/*
+ * A number and a unit, or a bare number counted in bare_ns units. Return: 0, *ns and *unit
+ * (the unit's entry, NULL for a bare number), or -1 and *err.
+ */
+static int duration_parse(const char *s, double bare_ns, uint64_t *ns, const char **unit,
+			  const char **err)
 {
-	double mult = 1e3, v;
+	double mult = bare_ns, v;
 	bool decimal = true;
 	const char *c;
 	char *end;
@@ -82,6 +87,7 @@ int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
 		*err = "a duration is a positive number with a unit (ns, us, ms, s, m, h)";
 		return -1;
 	}
+	*unit = NULL;
 	errno = 0;
 	v = strtod(s, &end);
 	/* strtod() also takes hex ("0x10") and "nan": a duration is decimal. */
@@ -101,6 +107,7 @@ int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
 			return -1;
 		}
 		mult = units[i].ns;
+		*unit = units[i].suffix;
 	}
 	v = v * mult + 0.5;
 	/* 2^64: the first double a uint64_t cannot hold (llround() stops at 2^63). */
@@ -109,6 +116,37 @@ int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
 		return -1;
 	}
 	*ns = (uint64_t)v;
+	return 0;
+}
+
+int lh_duration_parse(const char *s, uint64_t *ns, const char **err)
+{
+	const char *unit;
+
+	return duration_parse(s, 1e9, ns, &unit, err);
+}
+
+int lh_budget_parse(const char *s, uint64_t *ns, const char **err)
+{
+	const char *unit;
+	uint64_t v;
+
+	if (duration_parse(s, 1e3, &v, &unit, err))
+		return -1;
+	if (!v) {
+		*err = "0 is not a latency budget: every section exceeds it";
+		return -1;
+	}
+	if (v >= 1000000000ULL) {
+		if (unit && !strcmp(unit, "m"))
+			*err = "'m' is minutes, and a latency budget is under 1s: did you mean 'ms'?";
+		else if (!unit)
+			*err = "a bare number is microseconds, and a latency budget is under 1s";
+		else
+			*err = "a latency budget is under 1s: did you mean ms or us?";
+		return -1;
+	}
+	*ns = v;
 	return 0;
 }
 

@@ -28,11 +28,20 @@ extern int lh_quiet;
 
 /*
  * Durations: "250ns", "500us", "2ms", "1.5s", "90s", "10m", "12h": a decimal number (an
- * exponent allowed: "1e3us") and a unit. A bare number is microseconds, as in
- * tracing_thresh and cyclictest. Return: 0 and *ns (rounded to the nearest ns), or -1
- * with *err set to a static message saying what is wrong (*ns untouched).
+ * exponent allowed: "1e3us") and a unit. Two kinds, one parser each:
+ *
+ * lh_duration_parse(), for run lengths (-d, --slice, --checkpoint): a bare number is
+ * seconds, as in rtla and cyclictest ("-d 12" runs 12 seconds).
+ *
+ * lh_budget_parse(), for latency budgets and thresholds (--max, -T, a rule's 'min'): a bare
+ * number is microseconds, as in tracing_thresh; 0 and 1s or more are refused as no latency
+ * budget ("--max irqsoff=1m" is a minute: "did you mean 'ms'?").
+ *
+ * Return: 0 and *ns (rounded to the nearest ns), or -1 with *err set to a static message
+ * saying what is wrong (*ns untouched).
  */
 int lh_duration_parse(const char *s, uint64_t *ns, const char **err);
+int lh_budget_parse(const char *s, uint64_t *ns, const char **err);
 /* Formats ns as the shortest exact unit ("2ms", "1500us"). Return: buf. */
 char *lh_duration_format(uint64_t ns, char *buf, size_t len);
 

@@ -94,6 +94,24 @@ expect_rc "a slice too short" 1
 rec -t irqsoff -d 1s stray
 expect_rc "an argument not after --" 1
 expect_in "it says where a command goes" "$err" "a command to run goes after '--'"
+# A stray word before '--' is refused and never run (GNU getopt used to move it after '--'),
+# nor is an operand after an option's value that reads '--'.
+printf '#!/bin/sh\ntouch "%s"\n' "$TMP/stray-ran" >"$TMP/stray"
+chmod +x "$TMP/stray"
+rec -t irqsoff -d 1s "$TMP/stray" -- echo hello
+expect_rc "a stray operand before --" 1
+expect_in "the stray operand is named" "$err" "unexpected argument '$TMP/stray'; a command to run goes after '--'"
+check "the stray operand was not run" test ! -e "$TMP/stray-ran"
+rec -t irqsoff -d 1s --output -- "$TMP/stray"
+expect_rc "an operand after a value that reads --" 1
+check "that operand was not run either" test ! -e "$TMP/stray-ran"
+rec -t irqsoff -T 1m -d 1s -o "$TMP/o-refused"
+expect_rc "-T 1m (a minute)" 1
+expect_in "-T 1m: did you mean" "$err" \
+	"invalid duration '1m' for --threshold: 'm' is minutes, and a latency budget is under 1s: did you mean 'ms'?"
+rec -t irqsoff -d 1s --max all=1m -o "$TMP/o-refused"
+expect_rc "record --max all=1m" 1
+expect_in "record --max all=1m: did you mean" "$err" "did you mean 'ms'?"
 rec -t irqsoff --disk-budget 12Q -d 1s
 expect_rc "a bad size" 1
 expect_in "the size error names the option" "$err" "invalid size '12Q' for --disk-budget"
@@ -111,6 +129,13 @@ expect_in "every error is printed" "$err" "$TMP/broken.rules:4"
 check "no state directory: tracefs was not touched" test ! -e "$ST"
 check "no output directory" test ! -e "$TMP/o-broken"
 expect_tree "refused options"
+# Run lengths: a bare number is seconds, as rtla's -d and cyclictest's -D ("-d 1" ran 1 us)
+rec -t irqsoff -d 1 --slice 1 --checkpoint 1 -o "$TMP/o-bare" -f json "${NORULES[@]}"
+expect_rc "-d 1 --slice 1 --checkpoint 1" 0
+echo "$out" >"$TMP/o-bare.json"
+expect_jq "-d 1 ran one second" "$TMP/o-bare.json" \
+	'.run.end_reason == "duration" and .run.duration_s >= 0.9 and .run.duration_s < 3'
+expect_tree "a bare -d"
 run record --help
 expect_rc "record --help" 0
 expect_in "help says the default tracers and why" "$out" "Default tracers: irqsoff,wakeup_rt"

@@ -61,7 +61,7 @@ expect_in "bad duration" "$err" \
 expect_in "unknown severity" "$err" \
 	"lathound: error: broken/many.rules:12:12: unknown severity 'fatal' (use info, warning, critical or ignore)"
 expect_in "unknown key" "$err" \
-	"lathound: error: broken/many.rules:13:1: unknown key 'colour' (use match, in, tracer, min, severity or message)"
+	"lathound: error: broken/many.rules:13:1: unknown key 'colour' (use match, in, tracer, min, severity, span or message)"
 expect_in "missing match" "$err" \
 	"lathound: error: broken/many.rules:15:1: rule 'no-match' has no 'match' pattern"
 expect_in "duplicate id in one file" "$err" \
@@ -115,27 +115,65 @@ expect_in "binary rule file: escaped in a subject" "$err" "unknown subject 'st\x
 check "binary rule file: no control byte on stderr" \
 	[ -z "$(tr -d '\n' <<<"$err" | LC_ALL=C tr -d '\040-\176')" ]
 
-# Patterns that may match a newline match across a subject's consecutive lines (the stack
-# of this trace holds 'kthread' then 'ret_from_fork').
+# A pattern matches each line of a subject, as grep does; 'span = lines' matches it across
+# a subject's consecutive lines (the stack of this trace holds 'kthread' then
+# 'ret_from_fork'). No guessing from the pattern: the same patterns without it never span.
 cat >"$TMP/span.rules" <<'EOF'
 [s]
 match = kthread\sret_from_fork
 in = stack
+span = lines
 [n]
 match = kthread[^_]ret_from_fork
 in = stack
+span = lines
 [a]
 match = ^kthread$\n^ret_from_fork$
 in = stack
+span = lines
 [f]
 match = kthread\sret_from_fork
 in = functions
+span = lines
+[line-s]
+match = kthread\sret_from_fork
+in = stack
+[line-n]
+match = kthread[^_]ret_from_fork
+in = stack
+[line-a]
+match = ^kthread$\n^ret_from_fork$
+in = stack
 EOF
 run analyze -f json --fail-on warning -r "$TMP/span.rules" "$DATA/pidt-irqsoff-nofunc.trace"
 expect_rc "patterns across lines" 2
 printf '%s' "$out" >"$TMP/span.json"
 expect_jq "patterns across lines: \\s, [^_] and \\n fire, on the stack only" "$TMP/span.json" \
 	'[.rules[] | select(.hits > 0) | .id] == ["s", "n", "a"]'
+expect_in "patterns across lines: a line rule holding a line break is pointed at" "$err" \
+	"span.rules:24:9: rule 'line-a': the pattern holds a line break, which a line never does; add 'span = lines' to match across lines"
+
+# A FIFO (or device) named *.rules is refused at once, never waited on: rule files are opened
+# non-blocking and must be regular files; in a directory a symbolic link is refused too.
+mkdir "$TMP/fifodir"
+cp good/b-misc.rules "$TMP/fifodir/a.rules"
+mkfifo "$TMP/fifodir/b.rules"
+ln -s "$PWD/good/a-storage.rules" "$TMP/fifodir/c.rules"
+saved=("${LATHOUND_RUN[@]}")
+LATHOUND_RUN=(timeout 20 "${saved[@]}")
+run rules check "$TMP/fifodir"
+expect_rc "rules check: a FIFO in the directory" 1
+expect_in "rules check: the FIFO is named" "$err" \
+	"lathound: error: cannot read rule file '$TMP/fifodir/b.rules': not a regular file"
+expect_in "rules check: the link is named" "$err" \
+	"lathound: error: cannot open rule file '$TMP/fifodir/c.rules': a symbolic link in a rule directory"
+run analyze -r "$TMP/fifodir" "$DATA/pidt-irqsoff-nofunc.trace"
+expect_rc "analyze -r: a FIFO in the rule directory" 1
+expect_in "analyze -r: the FIFO is named" "$err" \
+	"cannot read rule file '$TMP/fifodir/b.rules': not a regular file"
+run rules check "$TMP/fifodir/b.rules"
+expect_rc "rules check: a FIFO named on the command line" 1
+LATHOUND_RUN=("${saved[@]}")
 
 # 1000 generated rules (the benchmark's) are valid.
 if "$TOP/bench/rules-gen.sh" 1000 >"$TMP/gen.rules"; then

@@ -232,21 +232,17 @@ expect_knobs "SIGKILL then the next run"
 check "the next run removed the leftover instance lathound-$killed" \
 	test ! -e "$T/instances/lathound-$killed"
 
-if grep -q "not implemented" "$TOP/src/cmd-reset.c"; then
-	skip "SIGKILL then 'lathound reset'" "'lathound reset' is not implemented yet"
-else
-	start --irq-only -o "$TMP/c-kill2" -q
-	wait_instance $pid
-	kill -KILL $pid
-	finish_bg
-	killed=$pid
-	wait_lock
-	run reset
-	expect_rc "lathound reset after a SIGKILL" 0
-	expect_knobs "SIGKILL then reset"
-	check "reset removed the leftover instance lathound-$killed" \
-		test ! -e "$T/instances/lathound-$killed"
-fi
+start --irq-only -o "$TMP/c-kill2" -q
+wait_instance $pid
+kill -KILL $pid
+finish_bg
+killed=$pid
+wait_lock
+run reset
+expect_rc "lathound reset after a SIGKILL" 0
+expect_knobs "SIGKILL then reset"
+check "reset removed the leftover instance lathound-$killed" \
+	test ! -e "$T/instances/lathound-$killed"
 
 # ---- (d) a second concurrent run is refused, naming the first ----
 start --irq-only -d 20s -o "$TMP/d1" -q

@@ -71,8 +71,6 @@ fi
 
 HAS_LATENCY=
 grep -qwE 'irqsoff|preemptoff|wakeup|wakeup_rt' $T/available_tracers && HAS_LATENCY=1
-RECORD=1
-grep -q "not implemented yet" "$TOP/src/cmd-record.c" && RECORD=
 
 # ---- doctor ----
 run doctor
@@ -101,7 +99,7 @@ fi
 expect_in "doctor checks tracefs" "$out" "tracefs"
 
 # ---- the "not available" refusals ----
-if [ -n "$RECORD" ] && [ -z "$HAS_LATENCY" ]; then
+if [ -z "$HAS_LATENCY" ]; then
 	run record -t irqsoff -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
 	expect_rc "record -t irqsoff on a kernel without it" 1
 	expect_in "record names the missing option" "$err" \
@@ -121,7 +119,7 @@ if [ -n "$RECORD" ] && [ -z "$HAS_LATENCY" ]; then
 		skip "--kprobe without kprobe events" "this kernel has kprobe events"
 	fi
 else
-	skip "record refusals" "${RECORD:+this kernel has latency tracers}${RECORD:-cmd-record.c is a stub}"
+	skip "record refusals" "this kernel has latency tracers"
 fi
 
 # state_file PID TRACING_DIR KIND PATH VALUE...: a state file as lathound writes it (JSON).
@@ -219,11 +217,9 @@ snapshot >"$TMP/after-fake"
 if cmp -s "$TMP/before" "$TMP/after-fake"; then ok "the real tracefs was not touched"; else
 	not_ok "the real tracefs changed:"; diff "$TMP/before" "$TMP/after-fake" | sed 's/^/#   /'; fi
 check "the state file is kept" test -e "$TMP/killed/state"
-if [ -n "$RECORD" ]; then
-	run record -t irqsoff -d 1s --state-dir "$TMP/killed" -o "$TMP/rec-fake"
-	expect_rc "record over a state file saved from a copied tree" 1
-	expect_in "record says so too" "$err" "was saved from the tracefs at '$FAKE'"
-fi
+run record -t irqsoff -d 1s --state-dir "$TMP/killed" -o "$TMP/rec-fake"
+expect_rc "record over a state file saved from a copied tree" 1
+expect_in "record says so too" "$err" "was saved from the tracefs at '$FAKE'"
 # ...and one saved from the real tracefs is not restored into a copy.
 state_file 4246 "$T" value tracing_thresh 4321$'\n' >"$TMP/killed/state"
 run reset --tracefs "$FAKE" --state-dir "$TMP/killed"
@@ -246,11 +242,9 @@ echo 4343 >"$TMP/locked/lock"
 flock "$TMP/locked/lock" sleep 30 &
 HOLDER=$!
 for _ in $(seq 50); do flock -n "$TMP/locked/lock" true || break; sleep 0.1; done
-if [ -n "$RECORD" ]; then
-	run record -t irqsoff -d 1s --state-dir "$TMP/locked" -o "$TMP/rec"
-	expect_rc "record while another lathound holds the lock" 1
-	expect_in "record names the holder" "$err" "another lathound (pid 4343) is using the latency tracers"
-fi
+run record -t irqsoff -d 1s --state-dir "$TMP/locked" -o "$TMP/rec"
+expect_rc "record while another lathound holds the lock" 1
+expect_in "record names the holder" "$err" "another lathound (pid 4343) is using the latency tracers"
 state_file 4343 "$T" >"$TMP/locked/state"
 run reset --state-dir "$TMP/locked"
 expect_rc "reset while a lathound runs" 1
@@ -269,18 +263,16 @@ done
 if [ -n "$OTHER" ]; then
 	run doctor
 	expect_in "doctor sees another tool's tracer" "$out" "current_tracer is '$OTHER': another tool is using the tracer"
-	if [ -n "$RECORD" ]; then
-		run record -t irqsoff -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
-		expect_rc "record while current_tracer is in use" 1
-		expect_in "record names the tracer in use" "$err" \
-			"current_tracer is '$OTHER': another tool is using the tracer (use --force to take it over)"
-		check "record left current_tracer alone" test "$(cat $T/current_tracer)" = "$OTHER"
-		if [ -z "$HAS_LATENCY" ]; then
-			run record -t irqsoff --force -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
-			expect_rc "record --force on a kernel without the tracer" 1
-			expect_in "record --force says it takes the tracer over" "$err" "taking it over (--force)"
-			check "record --force gave current_tracer back" test "$(cat $T/current_tracer)" = "$OTHER"
-		fi
+	run record -t irqsoff -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
+	expect_rc "record while current_tracer is in use" 1
+	expect_in "record names the tracer in use" "$err" \
+		"current_tracer is '$OTHER': another tool is using the tracer (use --force to take it over)"
+	check "record left current_tracer alone" test "$(cat $T/current_tracer)" = "$OTHER"
+	if [ -z "$HAS_LATENCY" ]; then
+		run record -t irqsoff --force -d 1s --state-dir "$TMP/state" -o "$TMP/rec"
+		expect_rc "record --force on a kernel without the tracer" 1
+		expect_in "record --force says it takes the tracer over" "$err" "taking it over (--force)"
+		check "record --force gave current_tracer back" test "$(cat $T/current_tracer)" = "$OTHER"
 	fi
 	echo nop >$T/current_tracer
 else

@@ -136,8 +136,14 @@ START_TEST(parse_max)
 	ck_assert_int_eq(lh_gate_parse_max(&gate, "irqsoff=80us", &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "already given"));
 	ck_assert_uint_eq(gate.max_ns[LH_TRACER_IRQSOFF], 500000);
-	max("preemptirqsoff=0");
-	ck_assert(gate.has_max[LH_TRACER_PREEMPTIRQSOFF]);
+	/* no latency budget: 0, and 1s or more ("1m" meant as 1 ms was a minute) */
+	err = NULL;
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "preemptirqsoff=0", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "0 is not a latency budget"));
+	err = NULL;
+	ck_assert_int_eq(lh_gate_parse_max(&gate, "preemptirqsoff=1m", &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "did you mean 'ms'?"));
+	ck_assert(!gate.has_max[LH_TRACER_PREEMPTIRQSOFF]);
 
 	ck_assert(lh_gate_budget(&gate, LH_TRACER_IRQSOFF, &ns));
 	ck_assert_uint_eq(ns, 500000);
@@ -260,8 +266,8 @@ START_TEST(all_and_override)
 	/* An unknown tracer's records fall under all=. */
 	lh_gate_init(&gate);
 	max("all=1ms");
-	max("irqsoff=1h");
-	max("preemptoff=1h");
+	max("irqsoff=999ms");
+	max("preemptoff=999ms");
 	add(LH_TRACER_UNKNOWN, 3000, 0, "d", 4, NULL);
 	ck_assert(!lh_report_evaluate(rep, &gate));
 	ck_assert(has_violation("unknown: worst 3000us (d-4 on CPU0) exceeds --max all=1ms by 2000us"));
@@ -401,6 +407,66 @@ START_TEST(reevaluate)
 }
 END_TEST
 
+/* Adds a record on which the rules in uneval (-1 terminated) could not be evaluated. */
+static void add_unevaluated(uint64_t lat, const int *hits, const int *uneval)
+{
+	struct lh_record *r = lh_record_alloc();
+	struct lh_match m = { 0 };
+
+	r->tracer = LH_TRACER_IRQSOFF;
+	r->latency_us = lat;
+	for (; hits && *hits >= 0; hits++) {
+		LH_GROW(m.hits, m.nr_hits + 1, m.alloc_hits);
+		m.hits[m.nr_hits++] = (size_t)*hits;
+		m.accepted |= lh_rules_get(rules, (size_t)*hits)->severity == LH_SEV_IGNORE;
+	}
+	for (; *uneval >= 0; uneval++) {
+		LH_GROW(m.unevaluated, m.nr_unevaluated + 1, m.alloc_unevaluated);
+		m.unevaluated[m.nr_unevaluated++] = (size_t)*uneval;
+	}
+	lh_report_add(rep, r, &m);
+	lh_match_release(&m);
+	lh_record_free(r);
+}
+
+/* A rule the gate depends on that could not be evaluated: the verdict is error, not pass. */
+START_TEST(unevaluated_rule_is_error)
+{
+	static const int crit[] = { R_CRIT, -1 }, warn[] = { R_WARN, -1 };
+	static const int ignore[] = { R_IGNORE, -1 };
+
+	/* below --fail-on critical: no gate depends on it */
+	add_unevaluated(100, NULL, warn);
+	ck_assert(lh_report_evaluate(rep, &gate));
+	ck_assert_ptr_null(lh_report_error(rep));
+	/* on a record an 'ignore' rule accepted: no gate looks at that record */
+	add_unevaluated(100, ignore, crit);
+	ck_assert(lh_report_evaluate(rep, &gate));
+	ck_assert_ptr_null(lh_report_error(rep));
+	/* --fail-on warning depends on the warning rule */
+	fail_on("warning");
+	ck_assert(!lh_report_evaluate(rep, &gate));	/* not a pass, whatever the caller */
+	ck_assert_ptr_nonnull(lh_report_error(rep));
+	ck_assert_str_eq(lh_report_error(rep), "rule slow-alloc (warning) could not be evaluated "
+			 "on 1 record (PCRE2 error): the --fail-on warning gate cannot be decided");
+}
+END_TEST
+
+START_TEST(unevaluated_critical_rule)
+{
+	static const int crit[] = { R_CRIT, -1 }, both[] = { R_CRIT, R_WARN, -1 };
+
+	add_unevaluated(100, NULL, crit);
+	add_unevaluated(200, NULL, both);
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	ck_assert_str_eq(lh_report_error(rep), "rule raid-irq-held (critical) could not be "
+			 "evaluated on 2 records (PCRE2 error): the --fail-on critical gate cannot be "
+			 "decided");
+	/* the gate itself found nothing: the error is what stops the pass */
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 0);
+}
+END_TEST
+
 static Suite *gate_suite(void)
 {
 	Suite *s = suite_create("gate");
@@ -418,6 +484,8 @@ static Suite *gate_suite(void)
 	tcase_add_test(tc, ignore_rule_alone);
 	tcase_add_test(tc, reevaluate);
 	tcase_add_test(tc, huge_latency_fails_max);
+	tcase_add_test(tc, unevaluated_rule_is_error);
+	tcase_add_test(tc, unevaluated_critical_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,6 +7,7 @@
 
 #include "check-main.h"
 #include "record.h"
+#include "util.h"
 
 static void add_stack(struct lh_record *r, size_t stack, const char *const *frames)
 {
@@ -102,6 +103,65 @@ START_TEST(culprit_all_plumbing)
 }
 END_TEST
 
+/*
+ * The one signature: its text, its hash and its equality agree. Records that differ only
+ * beyond the LH_SIGNATURE_FRAMES innermost culprit frames are the same offender; any other
+ * field, NULL against "", or the woken task of a wakeup, makes another one.
+ */
+START_TEST(signature_text_hash_equal)
+{
+	static const char *const base[] = { "trace_hardirqs_on", "a", "b", "c", "d", NULL };
+	static const char *const deeper[] = { "trace_hardirqs_on", "a", "b", "c", "other", NULL };
+	static const char *const fewer[] = { "trace_hardirqs_on", "a", "b", NULL };
+	struct lh_record *r[6];
+	struct lh_signature sig[6];
+	char t0[LH_SIGNATURE_LEN], ti[LH_SIGNATURE_LEN];
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(r); i++) {
+		r[i] = lh_record_alloc();
+		r[i]->tracer = LH_TRACER_IRQSOFF;
+		r[i]->started_at = "s";
+		r[i]->ended_at = "e";
+	}
+	add_stack(r[0], 0, base);
+	add_stack(r[1], 0, deeper);	/* same: differs past the third culprit frame */
+	add_stack(r[2], 0, fewer);
+	add_stack(r[3], 0, base);
+	r[3]->ended_at = NULL;		/* unknown */
+	add_stack(r[4], 0, base);
+	r[4]->tracer = LH_TRACER_PREEMPTIRQSOFF;
+	add_stack(r[5], 0, base);
+	r[5]->has_wakeup = true;
+	r[5]->woken.comm = "rt";
+
+	for (i = 0; i < LH_ARRAY_SIZE(r); i++)
+		lh_record_signature_of(r[i], &sig[i]);
+	ck_assert_uint_eq(sig[0].nr_frames, LH_SIGNATURE_FRAMES);
+	ck_assert_str_eq(lh_record_signature(r[0], t0, sizeof(t0)), "irqsoff|s|e|a<b<c");
+	ck_assert_str_eq(lh_signature_text(&sig[0], ti, sizeof(ti)), t0);
+	ck_assert(lh_signature_equal(&sig[0], &sig[1]));
+	ck_assert_uint_eq(lh_record_signature_hash(r[0]), lh_record_signature_hash(r[1]));
+	ck_assert_uint_eq(lh_record_signature_hash(r[0]), lh_signature_hash(&sig[0]));
+	ck_assert_str_eq(lh_record_signature(r[1], ti, sizeof(ti)), t0);
+	for (i = 2; i < LH_ARRAY_SIZE(r); i++) {
+		ck_assert_msg(!lh_signature_equal(&sig[0], &sig[i]), "record %zu", i);
+		ck_assert_msg(lh_signature_hash(&sig[0]) != lh_signature_hash(&sig[i]),
+			      "record %zu", i);
+		ck_assert_str_ne(lh_record_signature(r[i], ti, sizeof(ti)), t0);
+	}
+	/* NULL (unknown) and "" are different sites */
+	sig[1] = sig[3];
+	sig[1].ended = "";
+	ck_assert(!lh_signature_equal(&sig[1], &sig[3]));
+	ck_assert_uint_ne(lh_signature_hash(&sig[1]), lh_signature_hash(&sig[3]));
+	/* truncated text stays a string */
+	ck_assert_str_eq(lh_record_signature(r[0], ti, 8), "irqsoff");
+	for (i = 0; i < LH_ARRAY_SIZE(r); i++)
+		lh_record_free(r[i]);
+}
+END_TEST
+
 static Suite *record_suite(void)
 {
 	Suite *s = suite_create("record");
@@ -111,6 +171,7 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, culprit_irqsoff);
 	tcase_add_test(tc, culprit_wakeup);
 	tcase_add_test(tc, culprit_all_plumbing);
+	tcase_add_test(tc, signature_text_hash_equal);
 	suite_add_tcase(s, tc);
 	return s;
 }

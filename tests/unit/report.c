@@ -931,12 +931,18 @@ START_TEST(junit_well_formed_and_escaped)
 	ck_assert_int_eq(lh_gate_parse_max(&g, "wakeup=1ms", &err), 0);
 	ck_assert(!lh_report_evaluate(rep, &g));
 	x = render(rep, LH_FORMAT_JUNIT);
-	/* all, irqsoff, wakeup budgets + 4 rules; irqsoff and raid-irq-held fail. */
+	/*
+	 * irqsoff and wakeup budgets, all= for preemptoff (read, without its own) + 4 rules;
+	 * irqsoff and raid-irq-held fail. Budget testcases are named by their tracer alone.
+	 */
 	ck_assert_int_eq(xml_count(x, "testcase"), 7);
 	ck_assert_int_eq(xml_count(x, "failure"), 2);
 	ck_assert_ptr_nonnull(strstr(x, "tests=\"7\" failures=\"2\""));
-	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"irqsoff&lt;=1ms\""));
-	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"all&lt;=10ms\""));
+	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"irqsoff\""));
+	ck_assert_ptr_nonnull(strstr(x, "<system-out>budget --max irqsoff=1ms; irqsoff: "));
+	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"wakeup\""));
+	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"preemptoff\""));
+	ck_assert_ptr_nonnull(strstr(x, "<system-out>budget --max all=10ms; preemptoff: "));
 	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.rules\" name=\"raid-irq-held\""));
 	ck_assert_ptr_nonnull(strstr(x, "(a&lt;b&gt;&amp;&quot;c&apos;-82 on CPU0)"));
 	ck_assert_ptr_null(strstr(x, "a<b>"));

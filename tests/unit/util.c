@@ -14,26 +14,34 @@
 #include "util.h"
 #include "check-main.h"
 
-static uint64_t dur(const char *s)
+typedef int (*parse_fn)(const char *s, uint64_t *ns, const char **err);
+
+/* Return: what f (lh_duration_parse, lh_budget_parse) makes of s, which it must take. */
+static uint64_t parsed(parse_fn f, const char *s)
 {
 	const char *err = NULL;
 	uint64_t ns = 0;
 
-	ck_assert_msg(!lh_duration_parse(s, &ns, &err), "'%s': %s", s, err);
+	ck_assert_msg(!f(s, &ns, &err), "'%s': %s", s, err);
 	return ns;
 }
 
-static const char *dur_err(const char *s)
+/* Return: why f refuses s, which it must refuse without touching the result. */
+static const char *refused(parse_fn f, const char *s)
 {
 	const char *err = NULL;
 	uint64_t ns = 12345;
 
-	ck_assert_msg(lh_duration_parse(s, &ns, &err) == -1, "'%s' parsed as %llu", s,
-		      (unsigned long long)ns);
+	ck_assert_msg(f(s, &ns, &err) == -1, "'%s' parsed as %llu", s, (unsigned long long)ns);
 	ck_assert_ptr_nonnull(err);
-	ck_assert_uint_eq(ns, 12345);	/* untouched on error */
+	ck_assert_uint_eq(ns, 12345);
 	return err;
 }
+
+#define dur(s)		parsed(lh_duration_parse, s)
+#define dur_err(s)	refused(lh_duration_parse, s)
+#define budget(s)	parsed(lh_budget_parse, s)
+#define budget_err(s)	refused(lh_budget_parse, s)
 
 START_TEST(duration_parse)
 {
@@ -43,7 +51,9 @@ START_TEST(duration_parse)
 	ck_assert_uint_eq(dur("1.5s"), 1500000000);
 	ck_assert_uint_eq(dur("10m"), 600000000000ULL);
 	ck_assert_uint_eq(dur("12h"), 43200000000000ULL);
-	ck_assert_uint_eq(dur("150"), 150000);		/* a bare number is µs */
+	/* a run length: a bare number is seconds, as rtla's and cyclictest's -d/-D */
+	ck_assert_uint_eq(dur("12"), 12000000000ULL);
+	ck_assert_uint_eq(dur("1.5"), 1500000000ULL);
 	ck_assert_uint_eq(dur("0"), 0);
 	ck_assert_uint_eq(dur(".5us"), 500);
 	ck_assert_uint_eq(dur("1e3us"), 1000000);
@@ -77,6 +87,31 @@ START_TEST(duration_parse_errors)
 	ck_assert_str_eq(dur_err("9999999999999999999999ns"), "duration too large");
 	ck_assert_str_eq(dur_err("5124096h"), "duration too large");
 	ck_assert_str_eq(dur_err("1e19s"), "duration too large");
+}
+END_TEST
+
+/* Budgets: a bare number is µs (tracing_thresh), and what cannot be a latency is refused. */
+START_TEST(budget_parse)
+{
+	ck_assert_uint_eq(budget("150"), 150000);
+	ck_assert_uint_eq(budget("1ms"), 1000000);
+	ck_assert_uint_eq(budget("1500ns"), 1500);
+	ck_assert_uint_eq(budget("999ms"), 999000000);
+	ck_assert_uint_eq(budget("999999"), 999999000);
+	/* "--max irqsoff=1m", meant as 1 ms, was a minute */
+	ck_assert_str_eq(budget_err("1m"),
+			 "'m' is minutes, and a latency budget is under 1s: did you mean 'ms'?");
+	ck_assert_ptr_nonnull(strstr(budget_err("1s"), "did you mean ms or us?"));
+	ck_assert_ptr_nonnull(strstr(budget_err("1000ms"), "under 1s"));
+	ck_assert_ptr_nonnull(strstr(budget_err("1h"), "under 1s"));
+	ck_assert_ptr_nonnull(strstr(budget_err("1000000"), "a bare number is microseconds"));
+	ck_assert_ptr_nonnull(strstr(budget_err("0"), "0 is not a latency budget"));
+	ck_assert_ptr_nonnull(strstr(budget_err("0us"), "0 is not a latency budget"));
+	ck_assert_ptr_nonnull(strstr(budget_err("0.4ns"), "0 is not a latency budget"));
+	/* the syntax is the same as a run length's */
+	ck_assert_str_eq(budget_err(""), "empty duration");
+	ck_assert_ptr_nonnull(strstr(budget_err("1parsec"), "unit"));
+	ck_assert_ptr_nonnull(strstr(budget_err("-1ms"), "positive"));
 }
 END_TEST
 
@@ -266,6 +301,7 @@ static Suite *util_suite(void)
 
 	tcase_add_test(tc, duration_parse);
 	tcase_add_test(tc, duration_parse_errors);
+	tcase_add_test(tc, budget_parse);
 	tcase_add_test(tc, duration_format);
 	tcase_add_test(tc, diag_keeps_and_counts);
 	tcase_add_test(tc, arena_reuses_memory);

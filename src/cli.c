@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the commands share on the command line: the check of stdout at exit, diagnostics
+ * printed, the rule directory and its loading, the options that report and gate.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "report.h"
+#include "rules.h"
+
+int lh_finish_stdout(int code)
+{
+	int err;
+
+	/* errno after a failed fflush() says why; an error flagged earlier may not. */
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		err = errno ? errno : EIO;
+		fclose(stdout);
+	} else {
+		err = fclose(stdout) ? (errno ? errno : EIO) : 0;
+	}
+	if (err) {
+		lh_error("write error on standard output: %s", strerror(err));
+		return LH_EXIT_ERROR;
+	}
+	return code;
+}
+
+void lh_print_diag(const struct lh_diag *d, size_t show, bool warnings)
+{
+	unsigned long total = d->errors + (warnings ? d->warnings : 0), shown = 0;
+	size_t i;
+
+	for (i = 0; i < d->nr && shown < show; i++) {
+		if (d->msgs[i].level == LH_DIAG_ERROR) {
+			lh_error("%s", d->msgs[i].text);
+			shown++;
+		} else if (warnings) {
+			lh_warn("%s", d->msgs[i].text);
+			shown++;
+		}
+	}
+	if (total > shown)
+		lh_warn("and %lu more", total - shown);
+}
+
+const char *lh_default_rules_dir(void)
+{
+	static char path[PATH_MAX + 16];
+	char exe[PATH_MAX];
+	ssize_t n;
+	struct stat st;
+
+	/* Run from a source tree (./lathound next to rules/): use that tree's rules. */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/rules", exe);
+			snprintf(exe + strlen(exe), sizeof(exe) - strlen(exe), "/src/main.c");
+			if (!stat(exe, &st) && !stat(path, &st) && S_ISDIR(st.st_mode))
+				return path;
+			/*
+			 * Installed as PREFIX/bin/lathound: PREFIX/share/lathound/rules, so that
+			 * a copy installed under another PREFIX than it was built for still
+			 * finds its rules.
+			 */
+			exe[strlen(exe) - strlen("/src/main.c")] = '\0';
+			snprintf(path, sizeof(path), "%s/../share/lathound/rules", exe);
+			if (!stat(path, &st) && S_ISDIR(st.st_mode))
+				return path;
+		}
+	}
+	return LH_RULES_DIR;
+}
+
+int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, struct lh_diag *diag)
+{
+	const char *def;
+	struct stat st;
+	size_t i;
+	int ret = 0;
+
+	if (!nr) {
+		def = lh_default_rules_dir();
+		if (stat(def, &st)) {
+			lh_diag_add(diag, LH_DIAG_WARNING,
+				    "no rules loaded: default rule directory '%s' not found (give --rules PATH)",
+				    def);
+			return 0;
+		}
+		return lh_rules_load(rs, def, diag);
+	}
+	for (i = 0; i < nr; i++)
+		if (lh_rules_load(rs, paths[i], diag))
+			ret = -1;
+	return ret;
+}
+
+int lh_opt_format(const struct lh_option *opt, const char *arg)
+{
+	if (lh_format_parse(arg, opt->value))
+		return lh_error("invalid --format '%s': expected text, json or junit", arg);
+	return 0;
+}
+
+int lh_opt_max(const struct lh_option *opt, const char *arg)
+{
+	const char *err;
+
+	if (lh_gate_parse_max(opt->value, arg, &err))
+		return lh_error("invalid --max '%s': %s", arg, err);
+	return 0;
+}
+
+int lh_opt_fail_on(const struct lh_option *opt, const char *arg)
+{
+	const char *err;
+
+	if (lh_gate_parse_fail_on(opt->value, arg, &err))
+		return lh_error("invalid --fail-on '%s': %s", arg, err);
+	return 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The rule set's insides, shared by rules-load.c (rule-file syntax) and rules.c
+ * (matching). Not for other modules.
+ */
+#ifndef LH_RULES_PRIV_H
+#define LH_RULES_PRIV_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "rules.h"
+
+#define LH_RULES_NR_SUBJ	6
+
+struct lh_rules_rule {
+	struct lh_rule	pub;
+	pcre2_code	*code;
+	bool		jit;		/* run with pcre2_jit_match() */
+	bool		warned;		/* its limit hit was said in a diag */
+};
+
+struct lh_rules_file {
+	const char	*name;
+	size_t		nr_rules;
+};
+
+/* Every id seen (good rule or not), for duplicate detection across files. */
+struct lh_rules_id {
+	const char	*id;
+	const char	*file;
+	unsigned int	line;
+};
+
+/*
+ * A cached line of a subject: the rules searching that subject that match it, then those
+ * unevaluated on it, then its text.
+ */
+struct lh_rules_line {
+	uint32_t	len;
+	uint32_t	subj;
+	uint32_t	nr_hits;
+	uint32_t	nr_unevaluated;
+	uint32_t	idx[];
+};
+
+struct lh_rules_slot {
+	uint64_t		hash;
+	struct lh_rules_line	*line;
+};
+
+struct lh_rules {
+	struct lh_rules_rule	**rules;
+	size_t			nr;
+	size_t			alloc;
+	struct lh_arena		arena;		/* rules, strings */
+
+	struct lh_rules_file	*files;
+	size_t			nr_files;
+	size_t			alloc_files;
+
+	struct lh_rules_id	*ids;
+	size_t			nr_ids;
+	size_t			alloc_ids;
+	uint32_t		*id_slots;	/* index + 1 into ids, 0 = empty */
+	size_t			nr_id_slots;
+
+	pcre2_compile_context	*cctx;
+	pcre2_match_context	*mctx;
+	pcre2_match_context	*probe;		/* match limit 1: see run_rule() */
+	pcre2_match_data	*md;
+	pcre2_jit_stack		*jit_stack;
+
+	size_t			cache_limit;
+
+	/* Matching state, built by the first match after a load (rules.c); from here on,
+	 * lh_rules_unprepare() zeroes every field but the stats. */
+	bool			ready;
+	uint32_t		*line_rules[LH_RULES_NR_SUBJ];	/* rules matched line by line */
+	size_t			nr_line_rules[LH_RULES_NR_SUBJ];	/* in each subject */
+	uint32_t		*span_rules;	/* indices of 'span = lines' rules */
+	size_t			nr_span_rules;
+	uint32_t		gen;		/* the record being matched, for the stamps */
+	uint32_t		*fired_gen;	/* per rule: gen when it fired */
+	uint32_t		*uneval_gen;	/* per rule: gen when it was unevaluated */
+	uint32_t		*scratch;	/* a line's hits, then its unevaluated rules */
+	size_t			alloc_scratch;
+	size_t			*uneval;	/* this record's unevaluated rules */
+	size_t			nr_uneval;
+	size_t			alloc_uneval;
+
+	struct lh_rules_slot	*slots;		/* the line cache: open addressing */
+	size_t			nr_slots;	/* power of two, or 0 */
+	size_t			nr_lines;
+	struct lh_arena		cache;
+
+	char			*buf;		/* task lines */
+	size_t			alloc_buf;
+	char			*joined[LH_RULES_NR_SUBJ];
+	size_t			joined_len[LH_RULES_NR_SUBJ];
+	size_t			alloc_joined[LH_RULES_NR_SUBJ];
+	bool			have_joined[LH_RULES_NR_SUBJ];
+
+	struct lh_rules_stats	stats;
+};
+
+/* Drops the matching state (after a load, a new cache limit, at free). */
+void lh_rules_unprepare(struct lh_rules *rs);
+
+#endif /* LH_RULES_PRIV_H */
