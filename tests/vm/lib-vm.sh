@@ -87,7 +87,7 @@ vm_initramfs() {
 # VM_APPEND is added to the kernel command line (NAME=VALUE reaches the scenarios' environment).
 # MODE icount: 1 CPU, -icount shift=0,sleep=off (exact guest time); smp2: plain TCG, 2 CPUs;
 # soak: 1 CPU, -icount shift=1,sleep=off: idle guest time is skipped, so guest hours of a
-# mostly idle soak take minutes (about 11 minutes for 12 guest hours on 2 cores).
+# mostly idle soak take minutes (12 guest hours: about half an hour on 2 busy cores).
 # Sets BOOT_S (wall seconds). Return: non-zero when QEMU failed or timed out, or the guest
 # did not get to the end (the console log is $TMP/NAME.console).
 vm_boot() {
@@ -147,7 +147,8 @@ vm_fact() {
 #   injections; armed: made while irqsoff was armed (the tracer of states b and c); settled:
 #   also of a and d (not within the margin of a slice's switch); armed_captured,
 #   settled_captured; missed: the settled ones not captured (k:us ...); paused: armed ones
-#   with tracing off just after (lathound was reading a snapshot). Injection k ran
+#   that began with tracing off (lathound reading a snapshot: blind; tracing off just after
+#   one is no sign, it may be the read of that very section). Injection k ran
 #   2500 + 10 k us: it was captured when an irqsoff record's fakeraid handler ran us to
 #   us + 8 us;
 #   captures, lost, dropped (snapshots), records; other: captures that were no injection
@@ -173,7 +174,7 @@ vm_soak_figures() {
 				tr[i] = substr($i, 1, index($i, ":") - 1)
 			armed = tr[4] == "irqsoff" && tr[6] == "irqsoff"
 			settled = armed && tr[5] == "irqsoff" && tr[7] == "irqsoff"
-			paused += armed && $6 == "irqsoff:0"
+			paused += armed && $4 == "irqsoff:0"
 			got = 0
 			for (i = 1; i <= n; i++) {
 				if (dur[i] < us || dur[i] >= us + 8)
