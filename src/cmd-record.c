@@ -59,7 +59,9 @@ static const char record_epilogue[] =
 	"\nWith -- COMMAND, the run ends when COMMAND exits; a COMMAND that exits non-zero or is\n"
 	"killed by a signal makes the run an error (exit 1) unless --allow-command-failure.\n"
 	"The output directory holds report.json (rewritten atomically every --checkpoint),\n"
-	"report.txt and snapshots/ (raw sections, within --disk-budget). Every tracefs knob\n"
+	"report.txt and snapshots/ (raw sections, within --disk-budget). --metrics FILE is\n"
+	"rewritten at the start, at every checkpoint and at the end (e.g.\n"
+	"/var/lib/prometheus/node-exporter/lathound.prom). Every tracefs knob\n"
 	"changed is restored at exit; after a SIGKILL, the next run or 'lathound reset' does it.\n"
 	"\nexit status:\n"
 	"    0  every gate passed\n"
@@ -77,6 +79,7 @@ struct record_opts {
 	uint64_t	duration_ns;
 	uint64_t	checkpoint_ns;
 	const char	*output;
+	const char	*metrics;
 	uint64_t	disk_budget;
 	unsigned long	max_snapshots;
 	uint64_t	buffer_bytes;
@@ -625,6 +628,7 @@ static void recorder_alloc(struct run *r, struct lh_rules *rules, struct lh_diag
 		.rules = rules,
 		.keep = o->keep,
 		.out = r->out,
+		.metrics = o->metrics,
 		.info = &info,
 	};
 	struct lh_recorder_hooks hooks = {
@@ -649,6 +653,7 @@ static int finish(struct run *r)
 	/* Both are tried: one that cannot be written does not stop the other. */
 	ret = lh_recorder_write(r->rec, "report.json", LH_FORMAT_JSON, &d);
 	ret |= lh_recorder_write(r->rec, "report.txt", LH_FORMAT_TEXT, &d);
+	ret |= lh_recorder_write_metrics(r->rec, &d);
 	if (ret) {
 		print_diag(r, &d);
 		lh_error("the final report could not be written in full; what was written before is kept in '%s'",
@@ -790,6 +795,8 @@ int lh_cmd_record(int argc, char **argv)
 			      "output directory (default ./lathound-YYYYmmdd-HHMMSS)"),
 		LH_OPT_DURATION(0, "checkpoint", &o.checkpoint_ns,
 				"rewrite DIR/report.json this often (default 60s)"),
+		LH_OPT_STRING(0, "metrics", &o.metrics, "FILE",
+			      "Prometheus metrics for node_exporter's textfile collector"),
 		LH_OPT_CALLBACK(0, "disk-budget", &o.disk_budget, "SIZE",
 				"space for raw snapshots in DIR/snapshots (default 256M)",
 				opt_size),

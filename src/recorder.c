@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lockfile.h"
+#include "metrics.h"
 #include "parse.h"
 #include "recorder.h"
 
@@ -40,6 +42,7 @@ struct lh_recorder {
 	bool				stopped;
 	bool				failed;
 	bool				checkpoint_failing;
+	bool				metrics_failing;
 	bool				snapshot_failing;
 	bool				irq_failing;
 };
@@ -364,6 +367,56 @@ int lh_recorder_write(struct lh_recorder *r, const char *name, enum lh_format f,
 	return lh_output_replace(r->o.out, name, write_report, &w, diag);
 }
 
+static int write_metrics(FILE *f, void *arg)
+{
+	struct lh_recorder *r = arg;
+	struct lh_metrics_run m = {
+		.tracers = r->o.tracers, .wanted = r->o.wanted, .armed = r->st.armed,
+		.running = !r->stopped, .now_ns = r->info.ended_ns,
+	};
+	int t;
+
+	for (t = 0; t < LH_TRACER_NR; t++) {
+		const struct lh_recorder_tracer *tr = &r->st.tracer[t];
+
+		m.captured[t] = tr->captures;
+		m.lost[t] = tr->notifications > tr->captures ? tr->notifications - tr->captures : 0;
+	}
+	return lh_metrics_write(r->report, &m, f);
+}
+
+int lh_recorder_write_metrics(struct lh_recorder *r, struct lh_diag *diag)
+{
+	char *label;
+	int ret;
+
+	if (!r->o.metrics)
+		return 0;
+	label = lh_xasprintf("metrics file '%s'", r->o.metrics);
+	ret = lh_lockfile_write_path(r->o.metrics, label, write_metrics, r, diag);
+	free(label);
+	return ret;
+}
+
+/* The metrics of a checkpoint; a failing streak is said once. */
+static void checkpoint_metrics(struct lh_recorder *r)
+{
+	struct lh_diag d = { 0 };
+
+	if (lh_recorder_write_metrics(r, &d)) {
+		if (!r->metrics_failing)
+			say(r, LH_RECORDER_WARNING,
+			    "%s; the metrics are written again at the next checkpoint",
+			    d.nr ? d.msgs[0].text : "cannot write the metrics file");
+		r->metrics_failing = true;
+		note_diag(r, &d);
+	} else if (r->metrics_failing) {
+		say(r, LH_RECORDER_INFO, "metrics written again to '%s'", r->o.metrics);
+		r->metrics_failing = false;
+	}
+	lh_diag_release(&d);
+}
+
 /* The checkpoint: IRQ losses synced, the report brought up to date and rewritten. */
 static void checkpoint(struct lh_recorder *r)
 {
@@ -385,6 +438,7 @@ static void checkpoint(struct lh_recorder *r)
 		r->checkpoint_failing = false;
 	}
 	lh_diag_release(&d);
+	checkpoint_metrics(r);
 }
 
 static enum lh_recorder_end ended_by(struct lh_recorder *r, enum lh_recorder_end e, const char *why)
@@ -461,11 +515,19 @@ void lh_recorder_free(struct lh_recorder *r)
 
 int lh_recorder_start(struct lh_recorder *r)
 {
+	struct lh_diag d = { 0 };
+
 	r->st.started = r->ops->now(r->ctx);
 	r->armed_since = r->st.started;
 	r->info.started_ns = r->ops->wall(r->ctx);
-	if (r->o.tracers)
-		return arm(r, next_tracer(r, LH_TRACER_UNKNOWN));
+	if (r->o.tracers && arm(r, next_tracer(r, LH_TRACER_UNKNOWN)))
+		return -1;
+	/* Asked for, the metrics must be writable: found out now, not at the first checkpoint. */
+	if (r->o.metrics) {
+		report_update(r);
+		if (lh_recorder_write_metrics(r, &d))
+			return run_error(r, &d);
+	}
 	return 0;
 }
 

@@ -118,6 +118,8 @@ struct lh_recorder_opts {
 	struct lh_rules	*rules;		/* borrowed for the recorder's lifetime; NULL: none */
 	size_t		keep;		/* records kept in full (lh_report_opts.keep) */
 	struct lh_output *out;		/* borrowed: checkpoints, raw snapshots */
+	const char	*metrics;	/* Prometheus file rewritten at start and at every
+					 * checkpoint (lh_recorder_write_metrics()); NULL: none */
 	/* The run's description; the recorder fills the times and counters (copied). */
 	const struct lh_run_info *info;
 };
@@ -232,6 +234,13 @@ void lh_recorder_fail(struct lh_recorder *rec, const char *why);
  */
 int lh_recorder_write(struct lh_recorder *rec, const char *name, enum lh_format f,
 		      struct lh_diag *diag);
+
+/*
+ * Writes the Prometheus metrics of the run (metrics.h) to opts.metrics through
+ * lh_lockfile_write_path(), atomically; after lh_recorder_stop() they are the final ones
+ * (lathound_running 0). Return: 0 (also without opts.metrics), or -1 with the reason in diag.
+ */
+int lh_recorder_write_metrics(struct lh_recorder *rec, struct lh_diag *diag);
 
 /* Return: the report (borrowed, freed with rec). */
 struct lh_report *lh_recorder_report(const struct lh_recorder *rec);

@@ -382,7 +382,7 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 
 	add(root, "lathound", jstr(LH_VERSION));
 	add(root, "mode", jstr(rep->has_run && rep->run.mode ? rep->run.mode : "analyze"));
-	add(root, "verdict", jstr(rep->error ? "error" : rep->passed ? "pass" : "fail"));
+	add(root, "verdict", jstr(lh_report_verdict(rep)));
 	add(root, "error", rep->error ? jstr(rep->error) : NULL);
 	a = json_object_new_array();
 	for (i = 0; i < rep->nr_violations; i++)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's insides, shared by report.c (aggregation, gate) and its writers
- * (report-text.c, report-json.c, report-junit.c). Not for other modules.
+ * (report-text.c, report-json.c, report-junit.c, and metrics.c for Prometheus). Not for
+ * other modules.
  */
 #ifndef LH_REPORT_PRIV_H
 #define LH_REPORT_PRIV_H
@@ -33,10 +34,22 @@ struct lh_report_step {
 	unsigned long	line;
 };
 
+/*
+ * The histogram of section latencies per (tracer, CPU): bucket i counts the sections of at
+ * most lh_report_hist_le_us[i] µs and more than the bound before it; bucket
+ * LH_REPORT_HIST_NR those above the last bound. Bounds go 1-2-5 per decade, so that a
+ * budget such as 100us or 2ms is a bucket's edge and a histogram quantile is exact there.
+ */
+#define LH_REPORT_HIST_NR	19
+extern const uint64_t lh_report_hist_le_us[LH_REPORT_HIST_NR];
+
 struct lh_report_cpu {
 	bool		seen;
 	uint64_t	max_us;
 	unsigned int	steps;
+	uint64_t	count;				/* sections */
+	uint64_t	sum_us;				/* saturating */
+	uint64_t	hist[LH_REPORT_HIST_NR + 1];
 };
 
 struct lh_report_tracer {
@@ -175,6 +188,12 @@ char *lh_report_iso8601(uint64_t ns, char *buf, size_t len);
  * errno set (EIO when the stream failed without saying why) when out has an error.
  */
 int lh_report_stream_status(FILE *out);
+
+/*
+ * Before a writer reads the report: evaluates a default gate when lh_report_evaluate() was
+ * not called, and takes in the rule-matching warnings the report kept itself.
+ */
+void lh_report_prepare(struct lh_report *rep);
 
 /* The writers behind lh_report_write(). Return: 0, or -1 with errno when writing failed. */
 int lh_report_write_text(struct lh_report *rep, FILE *out);

@@ -167,16 +167,18 @@ static void where_set(struct lh_report_where *w, const struct lh_record *r, cons
 	w->line = r->line;
 }
 
-/* Appends a progression step when r beats its (tracer, CPU)'s maximum. */
-static void add_progression(struct lh_report_tracer *tr, const struct lh_record *r,
-			    const char *source)
+const uint64_t lh_report_hist_le_us[LH_REPORT_HIST_NR] = {
+	1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
+	200000, 500000, 1000000,
+};
+
+/* Return: the (tracer, CPU) slot of r, grown as needed; NULL for a CPU out of range. */
+static struct lh_report_cpu *cpu_slot(struct lh_report_tracer *tr, const struct lh_record *r)
 {
-	struct lh_report_cpu *c;
-	struct lh_report_step *s;
 	size_t slot;
 
 	if (r->cpu < -1 || r->cpu >= LH_REPORT_MAX_CPUS)
-		return;
+		return NULL;
 	slot = (size_t)(r->cpu + 1);
 	if (slot >= tr->nr_cpus) {
 		size_t old = tr->nr_cpus;
@@ -184,7 +186,31 @@ static void add_progression(struct lh_report_tracer *tr, const struct lh_record 
 		LH_GROW(tr->cpus, slot + 1, tr->nr_cpus);
 		memset(tr->cpus + old, 0, (tr->nr_cpus - old) * sizeof(*tr->cpus));
 	}
-	c = &tr->cpus[slot];
+	return &tr->cpus[slot];
+}
+
+/* Counts r in its (tracer, CPU) histogram. */
+static void add_hist(struct lh_report_cpu *c, const struct lh_record *r)
+{
+	size_t i = 0;
+
+	while (i < LH_REPORT_HIST_NR && r->latency_us > lh_report_hist_le_us[i])
+		i++;
+	c->hist[i]++;
+	c->count++;
+	c->sum_us = r->latency_us > UINT64_MAX - c->sum_us ? UINT64_MAX : c->sum_us + r->latency_us;
+}
+
+/* Counts r in its (tracer, CPU) aggregates; appends a progression step when r beats the maximum. */
+static void add_progression(struct lh_report_tracer *tr, const struct lh_record *r,
+			    const char *source)
+{
+	struct lh_report_cpu *c = cpu_slot(tr, r);
+	struct lh_report_step *s;
+
+	if (!c)
+		return;
+	add_hist(c, r);
 	if (c->seen && r->latency_us <= c->max_us)
 		return;
 	c->seen = true;
@@ -647,7 +673,7 @@ size_t *lh_report_offenders_sorted(const struct lh_report *rep)
 	return v;
 }
 
-int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
+void lh_report_prepare(struct lh_report *rep)
 {
 	if (!rep->evaluated) {
 		struct lh_gate g;
@@ -656,6 +682,11 @@ int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
 		lh_report_evaluate(rep, &g);
 	}
 	merge_own_diag(rep);
+}
+
+int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
+{
+	lh_report_prepare(rep);
 	switch (f) {
 	case LH_FORMAT_JSON:
 		return lh_report_write_json(rep, out);
@@ -717,4 +748,9 @@ void lh_report_set_error(struct lh_report *rep, const char *what)
 const char *lh_report_error(const struct lh_report *rep)
 {
 	return rep->error;
+}
+
+const char *lh_report_verdict(const struct lh_report *rep)
+{
+	return rep->error ? "error" : rep->passed ? "pass" : "fail";
 }

@@ -138,6 +138,11 @@ void lh_report_set_error(struct lh_report *rep, const char *what);
  */
 const char *lh_report_error(const struct lh_report *rep);
 /*
+ * Return: "pass", "fail" or "error" (static): the verdict of the last lh_report_evaluate(),
+ * error whenever lh_report_error() says why.
+ */
+const char *lh_report_verdict(const struct lh_report *rep);
+/*
  * The violations found by the last lh_report_evaluate(), each a sentence.
  * Return: their number; violation i (borrowed, valid until the next evaluation), or NULL.
  */

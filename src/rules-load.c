@@ -106,27 +106,6 @@ static void id_add(struct lh_rules *rs, const char *id, const char *file, unsign
 
 /* Messages */
 
-/* Return: the length of the valid UTF-8 sequence of a printable character at s, or 0. */
-static size_t utf8_printable(const unsigned char *s)
-{
-	size_t n, i;
-	uint32_t cp;
-
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	cp = s[0] & (0x3f >> (n - 1));
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < 0xa0 || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;			/* C1 control, overlong, surrogate, out of range */
-	return n;
-}
-
 /*
  * Rule files may be binary: messages quote their text, so control bytes and invalid UTF-8
  * are shown as \xHH rather than sent to a terminal.
@@ -141,7 +120,7 @@ static char *escape_text(const char *s)
 	while (*p) {
 		if (*p >= 0x20 && *p < 0x7f) {
 			*o++ = *p++;
-		} else if ((n = utf8_printable(p))) {
+		} else if ((n = lh_utf8_printable(p))) {
 			memcpy(o, p, n);
 			o += n;
 			p += n;

@@ -477,6 +477,26 @@ char *lh_xasprintf(const char *fmt, ...)
 	return s;
 }
 
+size_t lh_utf8_printable(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	cp = s[0] & (0x3f >> (n - 1));
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < 0xa0 || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;			/* C1 control, overlong, surrogate, out of range */
+	return n;
+}
+
 uint64_t lh_hash(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *p = data;

@@ -157,6 +157,13 @@ char *lh_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1
  */
 void lh_oom(void) __attribute__((noreturn));
 
+/*
+ * Return: the length of the valid UTF-8 sequence of a printable character at s (2 to 4), or
+ * 0: ASCII, a C1 control, an overlong form, a surrogate, a truncated sequence or a byte that
+ * is not UTF-8. s is NUL-terminated (a NUL ends a sequence as any non-continuation byte).
+ */
+size_t lh_utf8_printable(const unsigned char *s);
+
 /* Return: the 64-bit FNV-1a hash of data[0..len): stable, for signatures. */
 uint64_t lh_hash(const void *data, size_t len, uint64_t seed);
 

@@ -6,7 +6,7 @@
 PKGS=(gcc make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libpcre2-dev
       libjson-c-dev check libsubunit-dev zlib1g-dev jq clang libxml2-utils trace-cmd
       qemu-system-x86 busybox-static linux-source-6.1 flex bison bc libelf-dev libssl-dev
-      cpio xz-utils kmod)
+      cpio xz-utils kmod prometheus prometheus-node-exporter curl python3-yaml systemd man-db)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -18,6 +18,16 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# prometheus and prometheus-node-exporter start their services when installed where an init
+# system runs: the tests need neither (they start node_exporter on a free port of their own)
+# and the default ports 9090 and 9100 are not theirs to take. A policy-rc.d that forbids
+# starting services is put in place for the install only, unless one is there already.
+policy=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d &&
+		policy=/usr/sbin/policy-rc.d
+	trap '[ -n "$policy" ] && rm -f "$policy"' EXIT
+fi
 if ! apt-get install -y --no-install-recommends "${missing[@]}" >/tmp/lathound-apt.log 2>&1; then
 	apt-get update >>/tmp/lathound-apt.log 2>&1
 	apt-get install -y --no-install-recommends "${missing[@]}" >>/tmp/lathound-apt.log 2>&1 ||

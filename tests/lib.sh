@@ -103,3 +103,65 @@ second_signal() {
 }
 
 finish() { exit $T_FAILED; }
+
+# ---- Prometheus: the real promtool and node_exporter (Debian's prometheus and
+# prometheus-node-exporter packages, installed by tests/deps.sh) ----
+
+# prom_missing: why the Prometheus checks cannot run here (empty when they can).
+prom_missing() {
+	local p
+	for p in promtool prometheus-node-exporter curl; do
+		command -v $p >/dev/null || { echo "no $p (tests/deps.sh installs prometheus, prometheus-node-exporter, curl)"; return; }
+	done
+}
+
+# expect_promtool DESC FILE: 'promtool check metrics' accepts FILE with no lint problem
+# (it prints nothing and exits 0 then; a lint problem or a parse error is printed).
+expect_promtool() {
+	local o
+	o=$(promtool check metrics <"$2" 2>&1)
+	if [ $? = 0 ] && [ -z "$o" ]; then ok "$1: promtool check metrics finds no problem"; else
+		not_ok "$1: promtool check metrics:"; head -10 <<<"$o" | sed 's/^/#   /'; fi
+}
+
+# node_exporter_scrape DIR OUT: starts node_exporter with only the textfile collector on DIR,
+# on a free port of 127.0.0.1 (tried until one is), scrapes it once with curl into OUT and
+# stops it. Return: 0 when the scrape worked.
+node_exporter_scrape() {
+	local dir=$1 scrape=$2 try port pid i rc=1
+	for try in 1 2 3 4 5; do
+		port=$((20000 + RANDOM % 40000))
+		prometheus-node-exporter --web.listen-address="127.0.0.1:$port" \
+			--collector.disable-defaults --collector.textfile \
+			--collector.textfile.directory="$dir" >"$TMP/node_exporter.log" 2>&1 &
+		pid=$!
+		for i in $(seq 50); do
+			kill -0 $pid 2>/dev/null || break
+			if curl -sf "http://127.0.0.1:$port/metrics" >"$scrape" 2>/dev/null; then
+				rc=0
+				break
+			fi
+			sleep 0.1
+		done
+		kill $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		[ $rc = 0 ] && return 0
+		# The port was taken (node_exporter exited): another one.
+	done
+	sed 's/^/#   node_exporter: /' "$TMP/node_exporter.log" | tail -5
+	return 1
+}
+
+# prom_value FILE SERIES: the value of one series as Prometheus writes it, e.g.
+# 'lathound_running' or 'lathound_verdict{verdict="fail"}' (labels in the file's order).
+prom_value() {
+	awk -v s="$2" 'index($0, s " ") == 1 { print $2; exit }' "$1"
+}
+
+# expect_prom DESC FILE SERIES VALUE: the series has that value (compared as numbers).
+expect_prom() {
+	local v
+	v=$(prom_value "$2" "$3")
+	if [ -n "$v" ] && awk -v a="$v" -v b="$4" 'BEGIN { exit !(a + 0 == b + 0) }'; then
+		ok "$1"; else not_ok "$1: $3 is '$v', expected $4"; fi
+}

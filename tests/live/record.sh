@@ -5,8 +5,8 @@
 # interrupts (--irq-only), the restore of every knob on every way a run can end (duration,
 # error, SIGINT, SIGTERM, SIGHUP, a second SIGINT, a SIGTERM during the shutdown, SIGKILL then
 # the next run or 'reset'), the run lock, checkpoints, '-- COMMAND' and its failure, a full
-# output disk, and the status line. After each run the knobs must be byte-identical to what
-# they were before it.
+# output disk, the status line, and the --metrics file (promtool, node_exporter). After each
+# run the knobs must be byte-identical to what they were before it.
 . "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
@@ -337,6 +337,58 @@ if mount -t tmpfs -o size=64k lathound-test "$TINY"; then
 	check "nothing left mounted" bash -c "! mountpoint -q '$TINY'"
 else
 	skip "full output disk" "cannot mount a tmpfs"
+fi
+
+# ---- (i) --metrics: IRQ handler statistics of real interrupts, judged by promtool and served
+# by node_exporter's textfile collector ----
+P=$TMP/textfile/lathound.prom
+mkdir -p "$TMP/textfile"
+start --irq-only -d 4s --checkpoint 1s -o "$TMP/i" -q --metrics "$P"
+wait_instance $pid
+disk_io 200
+sleep 1.5
+cp "$P" "$TMP/i-mid.prom" 2>/dev/null
+finish_bg
+expect_rc "record --irq-only --metrics" 0
+expect_knobs "record --irq-only --metrics"
+expect_prom "mid-run: the metrics say the run goes on" "$TMP/i-mid.prom" lathound_running 1
+expect_prom "at the end: the run is over" "$P" lathound_running 0
+expect_prom "the verdict is pass" "$P" 'lathound_verdict{verdict="pass"}' 1
+J=$TMP/i/report.json
+bad=0 n=0
+while IFS=$'\t' read -r irq name cpu count max_us; do
+	n=$((n + 1))
+	l="irq=\"$irq\",name=\"$name\",cpu=\"$cpu\""
+	c=$(prom_value "$P" "lathound_irq_handler_duration_seconds_count{$l}")
+	m=$(prom_value "$P" "lathound_irq_handler_max_seconds{$l}")
+	awk -v c="$c" -v m="$m" -v rc="$count" -v rm="$max_us" \
+		'BEGIN { d = m * 1e6 - rm; exit !(c == rc && d < 0.001 && d > -0.001) }' || {
+		echo "#   irq $irq '$name' CPU $cpu: report count $count max $max_us us," \
+			"metrics count '$c' max '$m' s"; bad=1; }
+done < <(jq -r '.irq_stats.handlers[] | [.irq, .name, .cpu, .count, .max_us] | @tsv' "$J")
+check "every handler of report.json has its count and max in the metrics ($n handlers)" \
+	test $bad = 0 -a $n -gt 0
+expect_prom "IRQ events lost as the report says" "$P" lathound_irq_events_lost_total \
+	"$(jq -r .irq_stats.lost "$J")"
+why=$(prom_missing)
+if [ -n "$why" ]; then
+	skip "promtool and node_exporter on real IRQ metrics" "$why"
+else
+	expect_promtool "record --irq-only metrics" "$P"
+	expect_promtool "record --irq-only metrics at a checkpoint" "$TMP/i-mid.prom"
+	if node_exporter_scrape "$TMP/textfile" "$TMP/i.scrape"; then
+		expect_prom "node_exporter read lathound's file without error" "$TMP/i.scrape" \
+			node_textfile_scrape_error 0
+		IFS=$'\t' read -r irq name cpu < <(jq -r '.irq_stats.handlers | max_by(.count) |
+			[.irq, .name, .cpu] | @tsv' "$J")
+		s="lathound_irq_handler_duration_seconds_count{cpu=\"$cpu\",irq=\"$irq\",name=\"$name\"}"
+		expect_prom "node_exporter serves the busiest handler's count ($irq $name)" \
+			"$TMP/i.scrape" "$s" "$(jq -r ".irq_stats.handlers | max_by(.count) | .count" "$J")"
+		grep -F "$s" "$TMP/i.scrape" | sed 's/^/# scraped: /'
+		grep '^node_textfile_scrape_error' "$TMP/i.scrape" | sed 's/^/# scraped: /'
+	else
+		not_ok "node_exporter serves the textfile directory"
+	fi
 fi
 
 # ---- the status line: on a terminal only ----

@@ -1187,6 +1187,116 @@ START_TEST(caller_failure_is_the_verdict)
 }
 END_TEST
 
+/* ---- --metrics: at the start, at every checkpoint, at the end ---- */
+
+/* Return: whether the file at path holds line as a whole line. */
+static bool file_has_line(const char *path, const char *line)
+{
+	char *text = slurp(path), *p;
+	size_t n = strlen(line);
+	bool found = false;
+
+	for (p = text; p && (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			found = true;
+	free(text);
+	return found;
+}
+
+START_TEST(metrics_start_checkpoints_end)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 200 * S);
+	struct lh_recorder *rec;
+	struct lh_diag d = { 0 };
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/lathound.prom", dir);
+	o.metrics = path;
+	rec = rec_alloc(&o);
+	section(70, LH_TRACER_IRQSOFF, 150, 1);
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	/* Written at the start: the run is on, irqsoff armed, nothing captured yet. */
+	ck_assert(file_has_line(path, "lathound_running 1"));
+	ck_assert(file_has_line(path, "lathound_tracer_armed{tracer=\"irqsoff\"} 1"));
+	ck_assert(file_has_line(path, "lathound_sections_captured_total{tracer=\"irqsoff\"} 0"));
+	ck_assert(file_has_line(path, "lathound_last_checkpoint_timestamp_seconds 1800000000"));
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_DURATION);
+	/* The last checkpoint (180 s): the section is in, the run goes on. */
+	ck_assert(file_has_line(path, "lathound_last_checkpoint_timestamp_seconds 1800000180"));
+	ck_assert(file_has_line(path, "lathound_running 1"));
+	ck_assert(file_has_line(path, "lathound_sections_captured_total{tracer=\"irqsoff\"} 1"));
+	ck_assert(file_has_line(path,
+		"lathound_section_max_latency_seconds{tracer=\"irqsoff\",cpu=\"0\"} 0.00015"));
+	ck_assert(file_has_line(path,
+		"lathound_tracer_armed_seconds_total{tracer=\"irqsoff\"} 90"));
+	lh_recorder_stop(rec, true);
+	lh_recorder_finish(rec);
+	ck_assert_int_eq(lh_recorder_write_metrics(rec, &d), 0);
+	/* The final state: over, nothing armed, each tracer measured. */
+	ck_assert(file_has_line(path, "lathound_running 0"));
+	ck_assert(file_has_line(path, "lathound_tracer_armed{tracer=\"irqsoff\"} 0"));
+	ck_assert(file_has_line(path, "lathound_tracer_measured{tracer=\"wakeup_rt\"} 1"));
+	ck_assert(file_has_line(path, "lathound_last_checkpoint_timestamp_seconds 1800000200"));
+	ck_assert(file_has_line(path, "lathound_verdict{verdict=\"pass\"} 1"));
+	ck_assert_uint_eq(nr_said, 0);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(metrics_unwritable_fails_the_start)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 10 * S);
+	struct lh_recorder *rec;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/no/such/dir/lathound.prom", dir);
+	o.metrics = path;
+	rec = rec_alloc(&o);
+	ck_assert_int_eq(lh_recorder_start(rec), -1);
+	ck_assert(lh_recorder_failed(rec));
+	ck_assert(said_has(LH_RECORDER_ERROR, "metrics file '"));
+	lh_recorder_free(rec);
+}
+END_TEST
+
+/* The test's hand in the middle of a run: the metrics file becomes a directory, then not. */
+static const char *metrics_in_the_way(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/lathound.prom", dir);
+	if (k.now < 100 * S) {
+		unlink(path);
+		mkdir(path, 0755);
+		k.event_at = 130 * S;
+	} else {
+		rmdir(path);
+	}
+	return NULL;
+}
+
+START_TEST(metrics_failure_said_once_and_recovery)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 250 * S);
+	struct lh_recorder *rec;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/lathound.prom", dir);
+	o.metrics = path;
+	rec = rec_alloc(&o);
+	k.event_at = 30 * S;
+	k.event_fn = metrics_in_the_way;
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_DURATION);
+	/* 60 and 120 s fail (said once), 180 and 240 s work again (said once). */
+	ck_assert_uint_eq(nr_said, 2);
+	ck_assert(said_has(LH_RECORDER_WARNING, "written again at the next checkpoint"));
+	ck_assert(said_has(LH_RECORDER_INFO, "metrics written again"));
+	ck_assert(file_has_line(path, "lathound_last_checkpoint_timestamp_seconds 1800000240"));
+	lh_recorder_free(rec);
+}
+END_TEST
+
 static Suite *recorder_suite(void)
 {
 	Suite *s = suite_create("recorder");
@@ -1202,6 +1312,9 @@ static Suite *recorder_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, checkpoints_on_time);
 	tcase_add_test(tc, checkpoint_failure_said_once_and_recovery);
+	tcase_add_test(tc, metrics_start_checkpoints_end);
+	tcase_add_test(tc, metrics_unwritable_fails_the_start);
+	tcase_add_test(tc, metrics_failure_said_once_and_recovery);
 	tcase_add_test(tc, event_ends_run);
 	tcase_add_test(tc, event_that_does_not_end);
 	tcase_add_test(tc, wait_error_fails_the_run);

@@ -3,8 +3,8 @@
 # pinned to a CPU, must be captured with that CPU. -T 100ms keeps the noise out: lathound then
 # never reads a snapshot (which pauses tracing on every CPU) while an injected section runs.
 # 200 ms with interrupts off on CPU 1, then 300 ms on CPU 0; a 200 ms delayed SCHED_FIFO
-# wakeup on CPU 1.
-rec percpu record -t irqsoff -T 100ms -o "$OUT/percpu" -r "$RULES" -- \
+# wakeup on CPU 1. The irqsoff run's --metrics file has a series per CPU.
+rec percpu record -t irqsoff -T 100ms -o "$OUT/percpu" -r "$RULES" --metrics "$OUT/percpu.prom" -- \
 	sh -c 'lhx-inject irqs 200000 1 0 1 && sleep 0.5 && lhx-inject irqs 300000 1 0 0 &&
 	       sleep 0.5'
 rec percpu_wakeup record -t wakeup_rt -T 100ms -o "$OUT/percpu_wakeup" -r "$RULES" -- \
