@@ -262,7 +262,7 @@ static void on_status(void *arg, const struct lh_recorder *rec, uint64_t now)
 	const struct lh_recorder_stats *st = lh_recorder_stats(rec);
 	struct lh_report *rep = lh_recorder_report(rec);
 	struct run *r = arg;
-	char line[512], el[32], rem[32];
+	char line[512], el[32], rem[32], arm[32];
 	uint64_t events = lh_irqstat_events(r->irqstat);
 	struct winsize ws;
 	double secs = (double)(now - (r->status_at ? r->status_at : st->started)) / 1e9;
@@ -280,14 +280,16 @@ static void on_status(void *arg, const struct lh_recorder *rec, uint64_t now)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s", el);
 	}
 	if (st->armed) {
-		n += (size_t)snprintf(line + n, sizeof(line) - n, " | %s armed | worst",
-				      lh_tracer_name(st->armed));
-		/* Each tracer's worst, e.g. "irqsoff 120us wakeup_rt 45us". */
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      " | %s armed | worst armed/blind:", lh_tracer_name(st->armed));
+		/* Each tracer's worst, armed and blind time: "irqsoff 120us 00:20:00/1.2s". */
 		for (t = 1; t < LH_TRACER_NR && n < sizeof(line); t++)
 			if (r->tracers & (1u << t))
-				n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %lluus",
-					lh_tracer_name(t),
-					(unsigned long long)lh_report_worst_us(rep, t));
+				n += (size_t)snprintf(line + n, sizeof(line) - n,
+					" %s %lluus %s/%.1fs", lh_tracer_name(t),
+					(unsigned long long)lh_report_worst_us(rep, t),
+					format_elapsed(st->tracer[t].armed_ns, arm, sizeof(arm)),
+					(double)st->tracer[t].blind_ns / NS_PER_S);
 		if (n < sizeof(line))
 			n += (size_t)snprintf(line + n, sizeof(line) - n,
 					      " | %lu captured, %lu lost, %lu rule hits",

@@ -31,6 +31,7 @@ struct lh_recorder {
 	char				*trace;		/* the last snapshot read, reused */
 	size_t				trace_alloc;
 	uint64_t			take_at;	/* when to read a notified snapshot */
+	uint64_t			noticed_at;	/* its first notification */
 	uint64_t			take_delay;	/* from the notification to the read */
 	unsigned long			counted;	/* ops->notifications() accounted */
 	uint64_t			armed_since;
@@ -143,8 +144,10 @@ static int notice(struct lh_recorder *r)
 	account_notified(r);
 	if (n < 0)
 		return run_error(r, &d);
-	if (n > 0 && r->take_at == UINT64_MAX)
-		r->take_at = r->ops->now(r->ctx) + r->take_delay;
+	if (n > 0 && r->take_at == UINT64_MAX) {
+		r->noticed_at = r->ops->now(r->ctx);
+		r->take_at = r->noticed_at + r->take_delay;
+	}
 	return 0;
 }
 
@@ -202,10 +205,13 @@ static void keep_snapshot(struct lh_recorder *r, const struct capture_ctx *c, co
 /*
  * Reads the snapshot; a section not read before is parsed, matched, added to the report and
  * stored. With final (the end of a run or of a slice), a section whose notification is still
- * on its way is taken too.
+ * on its way is taken too. The armed tracer was blind from the notification (else from the
+ * start of the read) until the read was done.
  */
 static void take(struct lh_recorder *r, bool final)
 {
+	uint64_t since = r->take_at != UINT64_MAX ? r->noticed_at : r->ops->now(r->ctx);
+	struct lh_recorder_tracer *tr = &r->st.tracer[r->st.armed];
 	struct capture_ctx c = { .r = r };
 	struct lh_diag d = { 0 };
 	unsigned long hits_before;
@@ -215,6 +221,7 @@ static void take(struct lh_recorder *r, bool final)
 
 	r->take_at = UINT64_MAX;
 	ret = r->ops->read(r->ctx, &r->trace, &r->trace_alloc, &len, final, &d);
+	tr->blind_ns += r->ops->now(r->ctx) - since;
 	account_notified(r);
 	if (ret < 0) {
 		/* Said once; the run goes on, every failure is listed in the report. */
@@ -237,7 +244,9 @@ static void take(struct lh_recorder *r, bool final)
 		return;		/* a snapshot without a section (a buffer just reset) */
 	r->ops->captured(r->ctx);
 	r->st.captures++;
-	r->st.tracer[r->st.armed].captures++;
+	tr->captures++;
+	if (c.latency_us > tr->max_us)
+		tr->max_us = c.latency_us;
 	account_lost(r);
 	keep_snapshot(r, &c, source, len, lh_report_rule_hits(r->report) > hits_before);
 }
@@ -251,14 +260,20 @@ static int take_all(struct lh_recorder *r)
 	return 0;
 }
 
-/* Arms tracer t: the one place a tracer is (re)armed. Return: 0, or -1 (said). */
+/*
+ * Arms tracer t: the one place a tracer is (re)armed. Without a threshold it continues from
+ * the longest section it captured in this run, as if it had never been disarmed: a slice
+ * does not start with a burst of small maxima, and only a section longer than the run's
+ * worst is recorded. Return: 0, or -1 (said).
+ */
 static int arm(struct lh_recorder *r, enum lh_tracer t)
 {
+	uint64_t max_us = r->o.threshold_ns ? 0 : r->st.tracer[t].max_us;
 	struct lh_diag d = { 0 };
 
 	account_armed(r);
 	r->st.armed = LH_TRACER_UNKNOWN;
-	if (r->ops->arm(r->ctx, t, &d))
+	if (r->ops->arm(r->ctx, t, max_us, &d))
 		return run_error(r, &d);
 	lh_diag_release(&d);
 	r->st.armed = t;
@@ -319,8 +334,10 @@ static void report_update(struct lh_recorder *r)
 	i->ended_ns = r->ops->wall(r->ctx);
 	account_armed(r);
 	account_lost(r);
-	for (t = 0; t < LH_TRACER_NR; t++)
+	for (t = 0; t < LH_TRACER_NR; t++) {
 		i->armed_ns[t] = r->st.tracer[t].armed_ns;
+		i->blind_ns[t] = r->st.tracer[t].blind_ns;
+	}
 	i->captures = r->st.captures;
 	i->sections_lost = r->st.lost;
 	i->snapshots_dropped = lh_output_dropped(r->o.out);
@@ -628,6 +645,7 @@ enum lh_recorder_end lh_recorder_run(struct lh_recorder *r)
 			dl.checkpoint = now + o->checkpoint_ns;
 		}
 		if (now >= dl.status) {
+			account_armed(r);
 			if (r->hooks.status)
 				r->hooks.status(r->hooks.arg, r, now);
 			dl.status = now + o->status_ns;

@@ -52,10 +52,11 @@ struct lh_recorder_ops {
 	 */
 	int		(*wait)(void *ctx, uint64_t deadline);
 	/*
-	 * Arms tracer t (its running maximum starts from zero, its snapshot empty) and forgets
-	 * the notifications arming caused. Return: 0, or -1 with the reason in diag.
+	 * Arms tracer t with its running maximum at max_us (tracing_max_latency: only a longer
+	 * section is recorded; 0 from scratch, and with a threshold) and forgets the
+	 * notifications arming caused. Return: 0, or -1 with the reason in diag.
 	 */
-	int		(*arm)(void *ctx, enum lh_tracer t, struct lh_diag *diag);
+	int		(*arm)(void *ctx, enum lh_tracer t, uint64_t max_us, struct lh_diag *diag);
 	/* Never blocks. Return: notifications since the last call, or -1 (reason in diag). */
 	long		(*pending)(void *ctx, struct lh_diag *diag);
 	/*
@@ -135,6 +136,13 @@ struct lh_recorder_opts {
 /* One tracer's share of the run. */
 struct lh_recorder_tracer {
 	uint64_t	armed_ns;	/* armed so far */
+	/*
+	 * Of that, blind: from a notification until its snapshot was read (tracing resumes),
+	 * and the reads at a slice's end. A section then either overwrites the one waiting
+	 * (counted lost when notified) or, while 'trace' is open, is not recorded at all.
+	 */
+	uint64_t	blind_ns;
+	uint64_t	max_us;		/* the longest section captured: its running maximum */
 	unsigned long	arms;		/* times armed (slices begun) */
 	unsigned long	notifications;	/* sections the kernel notified while it was armed */
 	unsigned long	captures;	/* sections read and found in their snapshot */

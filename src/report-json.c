@@ -290,8 +290,10 @@ static json_object *tracer_json(const struct lh_report *rep, enum lh_tracer t)
 
 	add(o, "max_us", juint(tr->worst.set ? tr->worst.latency_us : 0));
 	add(o, "count", juint(tr->count));
-	if (rep->has_run)
+	if (rep->has_run) {
 		add(o, "armed_s", jdouble((double)rep->run.armed_ns[t] / 1e9));
+		add(o, "blind_s", jdouble((double)rep->run.blind_ns[t] / 1e9));
+	}
 	add(o, "accepted", juint(tr->accepted));
 	add(o, "worst", where_json(&tr->worst));
 	add(o, "worst_gated", where_json(&tr->gate));

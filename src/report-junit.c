@@ -2,8 +2,9 @@
 /*
  * The JUnit XML report, for CI: one testcase per tracer under a latency budget (its own
  * --max, or --max all= for every tracer measured) and per rule, with a <failure> when that
- * gate failed, and for a record run one for the run itself. Rules that cannot fail the gate
- * (severity below --fail-on, or 'ignore') pass and say their hits in <system-out>.
+ * gate failed, and for a record run one for the run itself, and the suite's <properties>
+ * (each tracer's armed and blind seconds). Rules that cannot fail the gate (severity below
+ * --fail-on, or 'ignore') pass and say their hits in <system-out>.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -71,8 +72,9 @@ static void run_case(const struct lh_report *rep, struct junit_case *c)
 	for (t = 1; t < LH_TRACER_NR; t++) {
 		if (!run->armed_ns[t])
 			continue;
-		join(&c->out, lh_xasprintf("%s armed %.1f s", lh_tracer_name(t),
-					   (double)run->armed_ns[t] / 1e9));
+		join(&c->out, lh_xasprintf("%s armed %.1f s (blind %.1f s)", lh_tracer_name(t),
+					   (double)run->armed_ns[t] / 1e9,
+					   (double)run->blind_ns[t] / 1e9));
 		armed = true;
 	}
 	if (armed || run->wait_method)
@@ -88,6 +90,28 @@ static void run_case(const struct lh_report *rep, struct junit_case *c)
 		if (run->not_measured[t])
 			join(&c->out, lh_xasprintf("%s not measured (%s)", lh_tracer_name(t),
 						   run->not_measured[t]));
+}
+
+/* A record run's figures CI may plot: per tracer armed, seconds armed and blind. */
+static void write_properties(const struct lh_report *rep, FILE *out)
+{
+	const struct lh_run_info *run = &rep->run;
+	bool any = false;
+	int t;
+
+	for (t = 1; rep->has_run && t < LH_TRACER_NR; t++) {
+		if (!run->armed_ns[t])
+			continue;
+		if (!any)
+			fprintf(out, "    <properties>\n");
+		any = true;
+		fprintf(out, "      <property name=\"%s.armed_s\" value=\"%.3f\"/>\n",
+			lh_tracer_name(t), (double)run->armed_ns[t] / 1e9);
+		fprintf(out, "      <property name=\"%s.blind_s\" value=\"%.3f\"/>\n",
+			lh_tracer_name(t), (double)run->blind_ns[t] / 1e9);
+	}
+	if (any)
+		fprintf(out, "    </properties>\n");
 }
 
 /* Return: whether --max all= gives tracer t its budget: t measured and without its own. */
@@ -219,6 +243,7 @@ int lh_report_write_junit(struct lh_report *rep, FILE *out)
 		n, failures);
 	fprintf(out, "  <testsuite name=\"lathound %s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n",
 		rep->has_run && rep->run.mode ? rep->run.mode : "analyze", n, failures);
+	write_properties(rep, out);
 	for (i = 0; i < n; i++) {
 		fprintf(out, "    <testcase classname=\"%s\" name=\"", cs[i].classname);
 		lh_escape_xml(out, cs[i].name);

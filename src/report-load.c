@@ -525,6 +525,8 @@ static void load_tracers(struct ctx *c, json_object *root)
 		get_u64(c, v, "max_us");
 		if (rep->has_run && json_object_object_get_ex(v, "armed_s", NULL))
 			rep->run.armed_ns[t] += get_ns(c, v, "armed_s", 1e9);
+		if (rep->has_run && json_object_object_get_ex(v, "blind_s", NULL))
+			rep->run.blind_ns[t] += get_ns(c, v, "blind_s", 1e9);
 		if (get_where(c, v, "worst", &w))
 			merge_where(&tr->worst, &w);
 		if (get_where(c, v, "worst_gated", &w))

@@ -584,8 +584,10 @@ static void print_run(const struct lh_report *rep, FILE *out)
 		fprintf(out, "  armed:");
 		for (i = 0; i < LH_TRACER_NR; i++)
 			if (run->armed_ns[tracer_at(i)])
-				fprintf(out, " %s %.1f s", lh_tracer_name(tracer_at(i)),
-					(double)run->armed_ns[tracer_at(i)] / 1e9);
+				fprintf(out, " %s %.1f s (blind %.1f s)",
+					lh_tracer_name(tracer_at(i)),
+					(double)run->armed_ns[tracer_at(i)] / 1e9,
+					(double)run->blind_ns[tracer_at(i)] / 1e9);
 		fputc('\n', out);
 	}
 	for (i = 1; i < LH_TRACER_NR; i++)

@@ -2,11 +2,13 @@
 /*
  * Unit tests of the run engine (src/recorder.c) against a scripted kernel and clock: the
  * fake ops below play a latency tracer (a section is recorded only while its tracer is armed
- * and, without a threshold, only when it beats the running maximum, which arming resets;
- * its snapshot overwrites the last one; its notification comes a little later) and a clock
- * that jumps to the next deadline or happening. Slices, checkpoints, end reasons, the read
- * delay, loss accounting per tracer and what a run could not measure are checked in
- * simulated seconds, in a few milliseconds, without a kernel.
+ * and, without a threshold, only when it beats the running maximum, which arming sets; its
+ * snapshot overwrites the last one; its notification comes a little later; reading a
+ * snapshot takes time, during which tracing is paused and nothing is recorded) and a clock
+ * that jumps to the next deadline or happening. Slices, running maxima across slices,
+ * checkpoints, end reasons, the read delay, loss and blind time per tracer and what a run
+ * could not measure are checked in simulated seconds, in a few milliseconds, without a
+ * kernel.
  */
 #include <check.h>
 #include <errno.h>
@@ -30,6 +32,7 @@ struct fake_section {
 	unsigned int	us;
 	uint64_t	notify_after;	/* from at to the notification */
 	bool		happened;
+	bool		paused;		/* it ended while 'trace' was being read */
 	bool		recorded;	/* the kernel kept it (armed, above max or threshold) */
 	bool		delivered;	/* its notification is waiting */
 	bool		counted;	/* ... and was read, or counted by a final read */
@@ -47,6 +50,7 @@ struct fake {
 	bool			garbage;	/* 'trace' holds no section at all */
 	unsigned long		notifications;
 	uint64_t		poll;		/* 0: wait() wakes on notifications */
+	uint64_t		read_ns;	/* how long reading a section's snapshot takes */
 
 	uint64_t		event_at;	/* UINT64_MAX: none */
 	const char		*event_reason;	/* what on_event() answers */
@@ -55,7 +59,7 @@ struct fake {
 	size_t			arm_fails;	/* fail the arm of this number (from 1); 0: none */
 	bool			irq_fails;
 
-	struct { uint64_t at; enum lh_tracer t; } arms[64];
+	struct { uint64_t at; enum lh_tracer t; uint64_t max_us; } arms[64];
 	size_t			nr_arms;
 	uint64_t		reads_at[64];
 	size_t			nr_reads;
@@ -65,6 +69,8 @@ struct fake {
 	unsigned long		irq_syncs;
 	uint64_t		irq_sync_at[8];	/* the first ones */
 	unsigned long		captured;
+	uint64_t		status_now;	/* at the last status: the clock, */
+	uint64_t		status_armed;	/* ... and every tracer's armed time */
 };
 
 static struct fake k;
@@ -210,18 +216,19 @@ static int f_wait(void *ctx, uint64_t deadline)
 	return wake;
 }
 
-static int f_arm(void *ctx, enum lh_tracer t, struct lh_diag *d)
+static int f_arm(void *ctx, enum lh_tracer t, uint64_t max_us, struct lh_diag *d)
 {
 	ck_assert_uint_lt(k.nr_arms, LH_ARRAY_SIZE(k.arms));
 	k.arms[k.nr_arms].at = k.now;
 	k.arms[k.nr_arms].t = t;
+	k.arms[k.nr_arms].max_us = max_us;
 	if (++k.nr_arms == k.arm_fails) {
 		lh_diag_add(d, LH_DIAG_ERROR, "cannot set current_tracer to '%s': Device busy",
 			    lh_tracer_name(t));
 		return -1;
 	}
 	k.armed = t;
-	k.max_us = 0;
+	k.max_us = (unsigned int)max_us;
 	k.unread = false;
 	k.snap = -1;
 	return 0;
@@ -260,6 +267,14 @@ static int f_read(void *ctx, char **buf, size_t *alloc, size_t *len, bool final,
 	if (!k.unread)
 		return 0;
 	k.unread = false;
+	/* 'trace' is open: sections that end meanwhile are not recorded at all. */
+	k.now += k.read_ns;
+	for (s = k.sec; s < k.sec + k.nr_sec; s++) {
+		if (!s->happened && s->at <= k.now) {
+			s->happened = true;
+			s->paused = true;
+		}
+	}
 	text = k.garbage ? strdup("# tracer: nop\n#\n") : snapshot(k.sec[k.snap].tracer,
 								  k.sec[k.snap].us);
 	*len = strlen(text);
@@ -328,7 +343,14 @@ static void on_message(void *arg, enum lh_recorder_say level, const char *text)
 
 static void on_status(void *arg, const struct lh_recorder *rec, uint64_t now)
 {
+	const struct lh_recorder_stats *st = lh_recorder_stats(rec);
+	int t;
+
 	statuses++;
+	k.status_now = now;
+	k.status_armed = 0;
+	for (t = 0; t < LH_TRACER_NR; t++)
+		k.status_armed += st->tracer[t].armed_ns;
 }
 
 static const char *on_event(void *arg)
@@ -773,6 +795,122 @@ START_TEST(section_at_slice_end_belongs_to_its_tracer)
 }
 END_TEST
 
+/*
+ * Running maxima survive rotation: a tracer armed again continues from the longest section
+ * it captured, so the small maxima that follow every arming from zero (here, a flurry after
+ * each switch) are recorded in its first slice only, and a section is captured in a later
+ * slice only when it is longer than the tracer's worst so far.
+ */
+START_TEST(rotation_continues_the_running_max)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 55 * S);
+	struct lh_recorder *rec;
+	const struct lh_recorder_stats *st;
+	int slice, i;
+
+	o.status_ns = 7 * S;
+	rec = rec_alloc(&o);
+	st = lh_recorder_stats(rec);
+	for (slice = 0; slice < 6; slice++)
+		for (i = 0; i < 5; i++)
+			section(10 * slice + 1 + 0.002 * i, slice % 2 ? LH_TRACER_WAKEUP_RT :
+				LH_TRACER_IRQSOFF, 10 + 10 * i, 0.5);
+	section(5, LH_TRACER_IRQSOFF, 2500, 1);		/* the injected culprit */
+	section(25, LH_TRACER_IRQSOFF, 2400, 1);	/* shorter than the worst: not a capture */
+	section(45, LH_TRACER_IRQSOFF, 2510, 1);	/* longer: captured */
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(k.nr_arms, 6);
+	/* The first arming of each tracer from zero, every later one from its worst so far. */
+	ck_assert_uint_eq(k.arms[0].max_us, 0);
+	ck_assert_uint_eq(k.arms[1].max_us, 0);
+	ck_assert_uint_eq(k.arms[2].max_us, 2500);
+	ck_assert_uint_eq(k.arms[3].max_us, 50);
+	ck_assert_uint_eq(k.arms[4].max_us, 2500);
+	ck_assert_uint_eq(k.arms[5].max_us, 50);
+	/* Captures: each tracer's first flurry (read once at its largest), and two culprits. */
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].captures, 3);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_WAKEUP_RT].captures, 1);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].max_us, 2510);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_WAKEUP_RT].max_us, 50);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].notifications, 5 + 1 + 1);
+	ck_assert_uint_eq(st->lost, 4 + 4);
+	ck_assert_uint_eq(lh_report_worst_us(lh_recorder_report(rec), LH_TRACER_IRQSOFF), 2510);
+	/* Reads: the two flurries, two culprits, and one at the end of every slice. */
+	ck_assert_uint_eq(k.nr_reads, 2 + 2 + 6);
+	/* The status line saw every tracer's armed time up to that moment. */
+	ck_assert_uint_eq(k.status_now, 49 * S);
+	ck_assert_uint_eq(k.status_armed, 49 * S);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(threshold_arms_from_zero)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 35 * S);
+	struct lh_recorder *rec;
+
+	o.threshold_ns = 1000 * 1000;
+	rec = rec_alloc(&o);
+	section(1, LH_TRACER_IRQSOFF, 2500, 1);
+	section(21, LH_TRACER_IRQSOFF, 2400, 1);	/* above the threshold: captured */
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert_uint_eq(k.nr_arms, 4);
+	ck_assert_uint_eq(k.arms[2].max_us, 0);
+	ck_assert_uint_eq(lh_recorder_stats(rec)->tracer[LH_TRACER_IRQSOFF].captures, 2);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+/*
+ * Blind time: from the notification until the read is done. Without a threshold a longer
+ * section during the read delay overwrites the one notified (lost, counted); one during
+ * the read itself is never recorded: no notification, not counted, only the blind time
+ * says the tracer could not see it.
+ */
+START_TEST(blind_time_per_tracer)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 20 * S);
+	struct lh_recorder *rec;
+	const struct lh_recorder_stats *st;
+	json_object *j;
+	char *text;
+
+	rec = rec_alloc(&o);
+	st = lh_recorder_stats(rec);
+	k.read_ns = 30 * MS;
+	section(1.000, LH_TRACER_IRQSOFF, 100, 2);	/* noticed at 1.002, read at 1.022 */
+	section(1.010, LH_TRACER_IRQSOFF, 200, 2);	/* overwrites it before the read */
+	section(1.030, LH_TRACER_IRQSOFF, 300, 2);	/* during the read: never recorded */
+	section(15, LH_TRACER_WAKEUP_RT, 64, 1);	/* read at 15.021, done at 15.051 */
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert(k.sec[2].paused && !k.sec[2].recorded);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].captures, 1);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].notifications, 2);
+	ck_assert_uint_eq(st->lost, 1);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].blind_ns, 1052 * MS - 1002 * MS);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_WAKEUP_RT].blind_ns, 15051 * MS - 15001 * MS);
+	ck_assert_uint_eq(lh_report_worst_us(lh_recorder_report(rec), LH_TRACER_IRQSOFF), 200);
+	lh_recorder_finish(rec);
+	ck_assert_uint_eq(lh_recorder_info(rec)->blind_ns[LH_TRACER_IRQSOFF], 50 * MS);
+	j = report_json(rec);
+	ck_assert(json_object_get_double(jget(j, "tracers.irqsoff.blind_s")) == 0.05);
+	ck_assert(json_object_get_double(jget(j, "tracers.wakeup_rt.blind_s")) == 0.05);
+	ck_assert(json_object_get_double(jget(j, "tracers.irqsoff.armed_s")) == 10.0);
+	json_object_put(j);
+	text = report_text(rec, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(text,
+		"  armed: irqsoff 10.0 s (blind 0.1 s) wakeup_rt 10.0 s (blind 0.1 s)\n"));
+	free(text);
+	text = report_text(rec, LH_FORMAT_JUNIT);
+	ck_assert_ptr_nonnull(strstr(text, "irqsoff armed 10.0 s (blind 0.1 s)"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"    <properties>\n      <property name=\"irqsoff.armed_s\" value=\"10.000\"/>\n"
+		"      <property name=\"irqsoff.blind_s\" value=\"0.050\"/>\n"));
+	free(text);
+	lh_recorder_free(rec);
+}
+END_TEST
+
 START_TEST(snapshot_without_a_section_is_lost)
 {
 	struct lh_recorder_opts o = opts(IRQSOFF, 5 * S);
@@ -1190,6 +1328,9 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, threshold_reads_each_section_at_once);
 	tcase_add_test(tc, loss_accounted_per_tracer);
 	tcase_add_test(tc, section_at_slice_end_belongs_to_its_tracer);
+	tcase_add_test(tc, rotation_continues_the_running_max);
+	tcase_add_test(tc, threshold_arms_from_zero);
+	tcase_add_test(tc, blind_time_per_tracer);
 	tcase_add_test(tc, snapshot_without_a_section_is_lost);
 	tcase_add_test(tc, polling_finds_sections);
 	tcase_add_test(tc, irq_failure_said_once_per_streak);
