@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,8 +34,9 @@ static const char analyze_epilogue[] =
 	"with a latency tracer (-p irqsoff...); '-' or none reads standard input.\n"
 	"\nexit status:\n"
 	"    0  every gate passed\n"
-	"    1  error: bad option, unreadable trace, broken rule file, report not written\n"
-	"       (with several FILEs, the report covers those that could be read)\n"
+	"    1  error: bad option, broken rule file, report not written, or a FILE not read\n"
+	"       in full (unreadable, no latency snapshot, a snapshot skipped as malformed)\n"
+	"       unless --allow-unreadable; the report covers what could be read\n"
 	"    2  a gate failed: a tracer exceeded its --max, or a rule at or above --fail-on fired\n"
 	"\nexample:\n"
 	"    lathound analyze --max irqsoff=500us --max all=1ms --fail-on warning \\\n"
@@ -47,6 +49,7 @@ struct analyze {
 	const char	*output;
 	unsigned long	keep;
 	int		quiet;
+	int		allow_unreadable;
 };
 
 /* Return: 0, or -1 when a rule file is broken or missing (every problem printed). */
@@ -61,43 +64,95 @@ static int load_rules(struct lh_rules *rs, const struct analyze *a)
 	return ret;
 }
 
+/* One input: what the report gets, and the sentence that says why it was not read in full. */
+struct input {
+	struct lh_report_input	in;
+	bool			binary;	/* NUL bytes near its start: not text */
+	char			why[512];
+};
+
+/* The first reason an input was not read in full wins. */
+static void __attribute__((format(printf, 2, 3)))
+unread(struct input *inp, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (inp->in.problem)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(inp->why, sizeof(inp->why), fmt, ap);
+	va_end(ap);
+	inp->in.problem = inp->why;
+}
+
 /*
  * Parses the bytes of one input, read from fd, into the report: a trace.dat (known by its
- * magic) through libtracecmd, anything else as trace text. Return: 0, or -1 (printed).
+ * magic) through libtracecmd, anything else as trace text.
  */
-static int parse_input(struct lh_parser *p, const char *name, int fd, const char *buf,
-		       size_t len, struct lh_report *rep)
+static void parse_input(struct lh_parser *p, struct input *inp, int fd, const char *buf,
+			size_t len, struct lh_report *rep)
 {
 	const char *why;
 	char *text;
 	size_t text_len;
 
 	if (!lh_tracedat_detect(buf, len)) {
-		lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
-		return 0;
+		inp->binary = memchr(buf, '\0', len < 4096 ? len : 4096) != NULL;
+		lh_parse_buffer(p, inp->in.name, buf, len, lh_report_feed, rep);
+		return;
 	}
-	if (lh_tracedat_read_latency(fd, buf, len, &text, &text_len, &why))
-		return lh_error("cannot read trace.dat '%s': %s", name, why);
-	lh_parse_buffer(p, name, text, text_len, lh_report_feed, rep);
+	if (lh_tracedat_read_latency(fd, buf, len, &text, &text_len, &why)) {
+		unread(inp, "cannot read trace.dat '%s': %s", inp->in.name, why);
+		return;
+	}
+	lh_parse_buffer(p, inp->in.name, text, text_len, lh_report_feed, rep);
 	free(text);
-	return 0;
 }
 
-/* Parses one trace file ("-": standard input) into the report. Return: 0, or -1 (printed). */
-static int analyze_file(const char *path, struct lh_parser *p, struct lh_report *rep,
-			struct lh_diag *diag)
+/*
+ * What the parser made of one input: no snapshot at all, or snapshots it skipped as
+ * malformed, leave the input unread (in part), and the gate cannot judge what it did not read.
+ */
+static void judge_input(struct input *inp, const struct lh_parser *p,
+			const struct lh_parse_stats *before)
 {
-	unsigned long before = lh_parser_stats(p)->snapshots;
+	const struct lh_parse_stats *st = lh_parser_stats(p);
+	const char *skip = lh_parser_first_skip(p);
+	unsigned long n = st->snapshots - before->snapshots, k = st->skipped - before->skipped;
+
+	inp->in.snapshots = n;
+	inp->in.skipped = k;
+	if (inp->in.problem)
+		return;
+	if (!n && !k)
+		unread(inp, "no latency snapshot in trace '%s': %s", inp->in.name,
+		       inp->binary ? "binary data, not the text of a latency trace" :
+				     "no '# tracer:' line starts one");
+	else if (!n)
+		unread(inp, "no latency snapshot read from trace '%s': %lu skipped as malformed (%s)",
+		       inp->in.name, k, skip ? skip : "?");
+	else if (k)
+		unread(inp, "trace '%s': %lu of %lu snapshots skipped as malformed (%s)",
+		       inp->in.name, k, k + n, skip ? skip : "?");
+}
+
+/* Parses one trace file ("-": standard input) into the report; inp says how much was read. */
+static void analyze_file(const char *path, struct input *inp, struct lh_parser *p,
+			 struct lh_report *rep)
+{
+	struct lh_parse_stats before = *lh_parser_stats(p);
 	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "<stdin>" : path;
 	struct stat st;
 	size_t len, alloc = 0;
 	char *buf = NULL;
-	int fd, ret = 0;
+	int fd;
 
+	inp->in.name = is_stdin ? "<stdin>" : path;
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return lh_error("cannot open trace '%s': %s", path, strerror(errno));
+	if (fd < 0) {
+		unread(inp, "cannot open trace '%s': %s", path, strerror(errno));
+		return;
+	}
 	if (fstat(fd, &st))
 		goto err_read;
 	if (S_ISDIR(st.st_mode)) {
@@ -109,30 +164,28 @@ static int analyze_file(const char *path, struct lh_parser *p, struct lh_report 
 		buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (buf != MAP_FAILED) {
 			madvise(buf, len, MADV_SEQUENTIAL);
-			ret = parse_input(p, name, fd, buf, len, rep);
+			parse_input(p, inp, fd, buf, len, rep);
 			munmap(buf, len);
 			goto out_close;
 		}
+		buf = NULL;
 	}
 	if (lh_read_fd(fd, &buf, &alloc, &len, SIZE_MAX)) {
 		free(buf);
 		goto err_read;
 	}
-	ret = parse_input(p, name, fd, buf, len, rep);
+	parse_input(p, inp, fd, buf, len, rep);
 	free(buf);
 out_close:
-	if (!ret && lh_parser_stats(p)->snapshots == before)
-		lh_diag_add(diag, LH_DIAG_WARNING, "%s: no latency snapshot found ('# tracer:' header)",
-			    name);
+	judge_input(inp, p, &before);
 	if (!is_stdin)
 		close(fd);
-	return ret;
+	return;
 
 err_read:
-	ret = lh_error("cannot read trace '%s': %s", path, strerror(errno));
+	unread(inp, "cannot read trace '%s': %s", path, strerror(errno));
 	if (!is_stdin)
 		close(fd);
-	return ret;
 }
 
 int lh_cmd_analyze(int argc, char **argv)
@@ -152,6 +205,8 @@ int lh_cmd_analyze(int argc, char **argv)
 			    "records kept in full, rule hits then worst first (default 100)"),
 		LH_OPT_BOOL('q', "quiet", &a.quiet, "print no warnings or notes on stderr"),
 		LH_OPT_GATES(&a.gate),
+		LH_OPT_BOOL(0, "allow-unreadable", &a.allow_unreadable,
+			    "an input not read in full (no snapshot, a malformed one) is listed, not an error"),
 		LH_OPT_END(),
 	};
 	struct lh_report_opts ropts = { 0 };
@@ -160,11 +215,11 @@ int lh_cmd_analyze(int argc, char **argv)
 	struct lh_report *rep = NULL;
 	struct lh_parser *parser = NULL;
 	static char *stdin_only[] = { "-", NULL };
+	struct input *inputs = NULL;
 	char **files;
 	int i, nfiles, first, code = LH_EXIT_ERROR;
 	bool failed = false, passed;
-	size_t v, unreadable = 0;
-	char why[64];
+	size_t v;
 
 	lh_gate_init(&a.gate);
 	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue,
@@ -195,27 +250,32 @@ int lh_cmd_analyze(int argc, char **argv)
 	ropts.diag = &diag;
 	rep = lh_report_alloc(rules, &ropts);
 	parser = lh_parser_alloc(&diag);
-	for (i = 0; i < nfiles; i++)
-		if (analyze_file(files[i], parser, rep, &diag))
-			unreadable++;
-	if (unreadable) {
-		snprintf(why, sizeof(why), "%zu of %d input%s could not be read", unreadable,
-			 nfiles, nfiles == 1 ? "" : "s");
-		lh_report_set_error(rep, why);
-		failed = true;
+	inputs = lh_xcalloc((size_t)nfiles, sizeof(*inputs));
+	for (i = 0; i < nfiles; i++) {
+		analyze_file(files[i], &inputs[i], parser, rep);
+		inputs[i].in.accepted = a.allow_unreadable;
+		lh_report_add_input(rep, &inputs[i].in);
 	}
 
 	if (!a.quiet)
 		lh_print_diag(&diag, SHOW_WARNINGS, true);
-	/* An empty or foreign input must not pass a gate by having nothing in it. */
-	if (!failed && !lh_parser_stats(parser)->snapshots) {
-		lh_error("no latency snapshot in the input: nothing to analyze or gate");
-		lh_report_set_error(rep, "no latency snapshot in the input");
-		failed = true;
+	/* Each input not read in full, named with why: an error unless --allow-unreadable. */
+	for (i = 0; i < nfiles; i++) {
+		if (!inputs[i].in.problem)
+			continue;
+		if (!a.allow_unreadable) {
+			lh_error("%s", inputs[i].in.problem);
+			failed = true;
+		} else if (!a.quiet) {
+			lh_warn("%s (accepted: --allow-unreadable)", inputs[i].in.problem);
+		}
 	}
 	lh_report_add_parse_stats(rep, lh_parser_stats(parser));
 	lh_report_add_diag(rep, &diag);
 	passed = lh_report_evaluate(rep, &a.gate);
+	/* Nothing read at all must not pass a gate, even with --allow-unreadable. */
+	if (!lh_report_error(rep) && !lh_parser_stats(parser)->snapshots)
+		lh_report_set_error(rep, "no latency snapshot in the input: nothing to analyze or gate");
 	if (!failed && lh_report_error(rep)) {
 		lh_error("%s", lh_report_error(rep));
 		failed = true;
@@ -243,6 +303,7 @@ out:
 	if (rules)
 		lh_rules_free(rules);
 	lh_diag_release(&diag);
+	free(inputs);
 	free(a.rules.v);
 	return lh_finish_stdout(code);
 }

@@ -47,6 +47,7 @@ struct lh_parser {
 	const char		*source;
 	size_t			source_len;
 	unsigned long		lineno;
+	char			first_skip[160];	/* why its first snapshot was skipped */
 
 	/* the snapshot being parsed */
 	enum state		state;
@@ -279,6 +280,8 @@ static void skip_snapshot(struct lh_parser *p, unsigned long line, const char *w
 	const struct lh_record *r = p->rec;
 
 	warn(p, line, "%s, skipping snapshot '%s' from line %lu", why, r->tracer_name, r->line);
+	if (!p->first_skip[0])
+		snprintf(p->first_skip, sizeof(p->first_skip), "line %lu: %s", line, why);
 	p->stats.skipped++;
 	p->state = ST_SKIP;
 }
@@ -879,6 +882,7 @@ int lh_parse_buffer(struct lh_parser *p, const char *source, const char *buf, si
 	p->source = source ? source : "<buffer>";
 	p->source_len = strlen(p->source);
 	p->lineno = 0;
+	p->first_skip[0] = '\0';
 	p->state = ST_NONE;
 	p->warned_outside = false;
 	for (; s < end; s = nl ? nl + 1 : end) {
@@ -934,4 +938,9 @@ void lh_parser_free(struct lh_parser *p)
 const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p)
 {
 	return &p->stats;
+}
+
+const char *lh_parser_first_skip(const struct lh_parser *p)
+{
+	return p->first_skip[0] ? p->first_skip : NULL;
 }

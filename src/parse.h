@@ -41,5 +41,11 @@ int lh_parse_buffer(struct lh_parser *p, const char *source, const char *buf, si
 
 /* Return: the counters since the parser was allocated (borrowed). */
 const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p);
+/*
+ * Return: why the first snapshot that the last lh_parse_buffer() skipped was dropped,
+ * "line 7: header cut before the column legend" (borrowed, valid until the next parse), or
+ * NULL when it skipped none. Names the reason an input was not read in full.
+ */
+const char *lh_parser_first_skip(const struct lh_parser *p);
 
 #endif /* LH_PARSE_H */

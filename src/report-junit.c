@@ -14,7 +14,9 @@
 struct junit_case {
 	const char	*classname;
 	char		name[160];
-	char		*failure;	/* NULL: passed */
+	char		*failure;	/* a gate failed; NULL: passed */
+	char		*error;		/* it could not be judged (verdict error) */
+	char		*skipped;	/* not judged, and accepted so (--allow-unreadable) */
 	char		*out;		/* system-out text */
 };
 
@@ -104,7 +106,7 @@ static void run_case(const struct lh_report *rep, struct junit_case *c)
 	c->classname = "lathound.run";
 	snprintf(c->name, sizeof(c->name), "run");
 	if (rep->error)
-		c->failure = lh_xstrdup(rep->error);
+		c->error = lh_xstrdup(rep->error);
 	join(&c->out, lh_xasprintf("ended by %s", run->end_reason ? run->end_reason : "?"));
 	for (t = 1; t < LH_TRACER_NR; t++) {
 		if (!run->armed_ns[t])
@@ -173,19 +175,37 @@ static bool max_case(const struct lh_report *rep, int t, struct junit_case *c)
 static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 {
 	size_t n = 0, i, nrules = rep->rules ? lh_rules_count(rep->rules) : 0;
-	struct junit_case *cs = lh_xcalloc(LH_TRACER_NR + nrules + 2, sizeof(*cs));
+	struct junit_case *cs = lh_xcalloc(LH_TRACER_NR + nrules + rep->inputs_unread +
+					   rep->inputs_accepted + 2, sizeof(*cs));
 	char budget[32];
 	int t;
 
 	if (rep->has_run) {
 		run_case(rep, &cs[n++]);
-	} else if (rep->error) {
+	} else if (rep->error && !rep->inputs_unread) {
 		struct junit_case *c = &cs[n++];
 
 		c->classname = "lathound.input";
 		snprintf(c->name, sizeof(c->name), "input");
-		c->failure = lh_xstrdup(rep->error);
+		c->error = lh_xstrdup(rep->error);
 		c->out = lh_xstrdup("the run failed: the other testcases cover only what was read");
+	}
+	/* Each input not read in full, named by its file: an error, or skipped when accepted. */
+	for (i = 0; i < rep->nr_inputs; i++) {
+		const struct lh_report_input *in = &rep->inputs[i];
+		struct junit_case *c;
+
+		if (!in->problem)
+			continue;
+		c = &cs[n++];
+		c->classname = "lathound.input";
+		snprintf(c->name, sizeof(c->name), "%s", in->name);
+		if (in->accepted)
+			c->skipped = lh_xasprintf("%s (accepted: --allow-unreadable)", in->problem);
+		else
+			c->error = lh_xstrdup(in->problem);
+		c->out = lh_xasprintf("%lu snapshot%s read, %lu skipped as malformed; the other testcases cover only what was read",
+				      in->snapshots, in->snapshots == 1 ? "" : "s", in->skipped);
 	}
 	/* Tracers named first, records of a tracer lathound does not know last. */
 	for (i = 1; i <= LH_TRACER_NR; i++) {
@@ -239,35 +259,54 @@ static void free_cases(struct junit_case *cs, size_t n)
 
 	for (i = 0; i < n; i++) {
 		free(cs[i].failure);
+		free(cs[i].error);
+		free(cs[i].skipped);
 		free(cs[i].out);
 	}
 	free(cs);
 }
 
+/* <failure>, <error> or <skipped/>: the message, and for the first two the same as text. */
+static void write_outcome(FILE *out, const char *tag, const char *text, const char *type)
+{
+	fprintf(out, "      <%s message=\"", tag);
+	xml_escape(out, text);
+	if (!type) {
+		fprintf(out, "\"/>\n");
+		return;
+	}
+	fprintf(out, "\" type=\"%s\">", type);
+	xml_escape(out, text);
+	fprintf(out, "</%s>\n", tag);
+}
+
 int lh_report_write_junit(struct lh_report *rep, FILE *out)
 {
-	size_t n, i, failures = 0;
+	size_t n, i, failures = 0, errors = 0, skipped = 0;
 	struct junit_case *cs = make_cases(rep, &n);
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		failures += cs[i].failure != NULL;
+		errors += cs[i].error != NULL;
+		skipped += cs[i].skipped != NULL;
+	}
 	errno = 0;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(out, "<testsuites name=\"lathound\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n",
-		n, failures);
-	fprintf(out, "  <testsuite name=\"lathound %s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n",
-		rep->has_run && rep->run.mode ? rep->run.mode : "analyze", n, failures);
+	fprintf(out, "<testsuites name=\"lathound\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
+		n, failures, errors, skipped);
+	fprintf(out, "  <testsuite name=\"lathound %s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
+		rep->has_run && rep->run.mode ? rep->run.mode : "analyze", n, failures, errors,
+		skipped);
 	for (i = 0; i < n; i++) {
 		fprintf(out, "    <testcase classname=\"%s\" name=\"", cs[i].classname);
 		xml_escape(out, cs[i].name);
 		fprintf(out, "\">\n");
-		if (cs[i].failure) {
-			fprintf(out, "      <failure message=\"");
-			xml_escape(out, cs[i].failure);
-			fprintf(out, "\" type=\"%s\">", cs[i].classname);
-			xml_escape(out, cs[i].failure);
-			fprintf(out, "</failure>\n");
-		}
+		if (cs[i].error)
+			write_outcome(out, "error", cs[i].error, cs[i].classname);
+		if (cs[i].failure)
+			write_outcome(out, "failure", cs[i].failure, cs[i].classname);
+		if (cs[i].skipped)
+			write_outcome(out, "skipped", cs[i].skipped, NULL);
 		fprintf(out, "      <system-out>");
 		xml_escape(out, cs[i].out);
 		fprintf(out, "</system-out>\n    </testcase>\n");

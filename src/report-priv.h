@@ -116,6 +116,11 @@ struct lh_report {
 	size_t				alloc_heap;
 
 	struct lh_parse_stats		parse;
+	struct lh_report_input		*inputs;	/* strings in the arena */
+	size_t				nr_inputs;
+	size_t				alloc_inputs;
+	size_t				inputs_unread;	/* with a problem, not accepted */
+	size_t				inputs_accepted;	/* with a problem, accepted */
 	char				**warnings;
 	size_t				nr_warnings;
 	size_t				alloc_warnings;

@@ -126,6 +126,7 @@ void lh_report_free(struct lh_report *rep)
 		free(rep->tracers[i].steps);
 	}
 	free(rep->offenders);
+	free(rep->inputs);
 	lh_htab_release(&rep->offender_htab);
 	free(rep->rule_agg);
 	for (i = 0; i < rep->nr_warnings; i++)
@@ -476,6 +477,36 @@ static void merge_own_diag(struct lh_report *rep)
 	rep->own_merged_count = count;
 }
 
+void lh_report_add_input(struct lh_report *rep, const struct lh_report_input *in)
+{
+	struct lh_report_input *c;
+
+	LH_GROW(rep->inputs, rep->nr_inputs + 1, rep->alloc_inputs);
+	c = &rep->inputs[rep->nr_inputs++];
+	*c = *in;
+	c->name = arena_dup(rep, in->name);
+	c->problem = arena_dup(rep, in->problem);
+	if (c->problem && c->accepted)
+		rep->inputs_accepted++;
+	else if (c->problem)
+		rep->inputs_unread++;
+}
+
+/* Return: why inputs not read in full make the verdict error, or NULL (free it). */
+static char *input_error(const struct lh_report *rep)
+{
+	size_t i;
+
+	if (!rep->inputs_unread)
+		return NULL;
+	for (i = 0; rep->inputs[i].accepted || !rep->inputs[i].problem; i++)
+		;
+	if (rep->nr_inputs == 1)
+		return lh_xstrdup(rep->inputs[i].problem);
+	return lh_xasprintf("%zu of %zu inputs could not be read in full; first: %s",
+			    rep->inputs_unread, rep->nr_inputs, rep->inputs[i].problem);
+}
+
 void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run)
 {
 	rep->run = *run;
@@ -583,6 +614,11 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 	add_violation(rep, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
 	for (i = 0; i < rep->nr_rules; i++)
 		add_violation(rep, lh_report_rule_violation(rep, i));
+	/* what was not read cannot have passed */
+	err = input_error(rep);
+	if (err)
+		lh_report_set_error(rep, err);
+	free(err);
 	/* as git grep and GNU grep stop: a rule the gate needed could not be evaluated */
 	err = lh_report_unevaluated_error(rep);
 	if (err)

@@ -275,20 +275,26 @@ expect_jq "concatenated: sources name the line of each snapshot" "$TMP/cat.json"
 
 # Malformed input: warnings with file:line, still a report that counts what was skipped
 run analyze "${NORULES[@]}" -f json "$MALFORMED"
-expect_rc "malformed trace still gives a report" 0
+expect_rc "malformed trace: an error (snapshots skipped), still a report" 1
 echo "$out" >"$TMP/malformed.json"
 check "malformed: warning with file:line on stderr" \
 	grep -qE "^lathound: warning: $MALFORMED:[0-9]+: " "$TMP/err"
 expect_jq "malformed: skipped snapshots counted" "$TMP/malformed.json" \
 	'.input.skipped >= 1 and .input.warnings_total >= 1 and (.input.warnings | length) == .input.warnings_total and .records_total >= 1'
+expect_jq "malformed: the verdict is error, naming the file" "$TMP/malformed.json" \
+	".verdict == \"error\" and (.error | startswith(\"trace '$MALFORMED': 4 of 6 snapshots skipped as malformed\"))"
 nwarn=$(grep -c '^lathound: warning: ' "$TMP/err")
 expect_jq "malformed: every warning printed is in the report" "$TMP/malformed.json" \
 	".input.warnings_total == $nwarn"
 run analyze "${NORULES[@]}" "$MALFORMED"
 expect_in "text: skipped count shown" "$out" "skipped as malformed"
 run analyze "${NORULES[@]}" -q "$MALFORMED"
-expect_rc "-q" 0
-check "-q: no warnings on stderr" test -z "$err"
+expect_rc "-q: still an error" 1
+check "-q: no warnings on stderr, only the error" \
+	test "$(grep -vc "^lathound: error: trace '$MALFORMED': 4 of 6 snapshots skipped" "$TMP/err")" = 0
+run analyze "${NORULES[@]}" -q --allow-unreadable "$MALFORMED"
+expect_rc "-q --allow-unreadable: the gates decide" 0
+check "-q --allow-unreadable: nothing on stderr" test -z "$err"
 
 # Many malformed snapshots: the first warnings, then how many more
 for i in $(seq 30); do cat "$DATA/handmade-truncated-header.trace"; done >"$TMP/many.trace"
@@ -352,8 +358,14 @@ expect_not_in "junit: no failure" "$out" "<failure"
 expect_in "junit: rule below --fail-on says its hits" "$out" "1 hit (0 accepted), worst 2007us; severity warning, --fail-on critical: below --fail-on"
 
 # Every trace of the corpus at once
+# (three hold a snapshot lathound skips as malformed: an error unless accepted)
 run analyze "${NORULES[@]}" -f json "$DATA"/*.trace
-expect_rc "the whole corpus" 0
+expect_rc "the whole corpus: three files with a skipped snapshot make it an error" 1
+echo "$out" >"$TMP/all-data.json"
+expect_jq "corpus: the files not read in full are named" "$TMP/all-data.json" \
+	"[.input.files[] | select(.problem) | .name] == [\"$DATA/ftrace-rst-wakeup_rt.trace\", \"$DATA/handmade-malformed.trace\", \"$DATA/handmade-truncated-header.trace\"]"
+run analyze "${NORULES[@]}" -f json --allow-unreadable "$DATA"/*.trace
+expect_rc "the whole corpus, --allow-unreadable" 0
 echo "$out" >"$TMP/all-data.json"
 expect_jq "corpus: every tracer seen" "$TMP/all-data.json" \
 	'[.tracers | keys[]] | contains(["irqsoff","preemptoff","preemptirqsoff","wakeup","wakeup_rt","wakeup_dl"])'
