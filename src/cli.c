@@ -108,6 +108,61 @@ int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, stru
 	return ret;
 }
 
+static const char *const format_options[LH_FORMAT_NR] = {
+	[LH_FORMAT_TEXT] = "--text", [LH_FORMAT_JSON] = "--json", [LH_FORMAT_JUNIT] = "--junit",
+};
+
+int lh_report_files_check(struct lh_report_files *f, const char *extra, enum lh_format fmt)
+{
+	int i, to_stdout = 0, named = 0;
+
+	if (extra) {
+		if (f->path[fmt])
+			return lh_error("-o and %s both name where the %s report goes",
+					format_options[fmt], format_options[fmt] + 2);
+		f->path[fmt] = extra;
+	}
+	for (i = 0; i < LH_FORMAT_NR; i++) {
+		named += f->path[i] != NULL;
+		to_stdout += f->path[i] && !strcmp(f->path[i], "-");
+	}
+	if (to_stdout > 1)
+		return lh_error("only one report can go to standard output ('-')");
+	if (!named)
+		f->path[fmt] = "-";
+	return 0;
+}
+
+int lh_report_files_write(struct lh_report *rep, const struct lh_report_files *f, bool passed)
+{
+	const char *text = f->path[LH_FORMAT_TEXT];
+	int i, ret = 0;
+	size_t v;
+
+	for (i = 0; i < LH_FORMAT_NR; i++) {
+		struct lh_diag d = { 0 };
+
+		if (!f->path[i])
+			continue;
+		if (!strcmp(f->path[i], "-")) {
+			/* errors on stdout are reported by lh_finish_stdout() */
+			if (lh_report_write(rep, (enum lh_format)i, stdout))
+				ret = -1;
+			continue;
+		}
+		if (lh_report_write_file(rep, (enum lh_format)i, f->path[i], &d)) {
+			lh_print_diag(&d, LH_DIAG_KEEP, false);
+			ret = -1;
+		}
+		lh_diag_release(&d);
+	}
+	/* The text report on standard output lists them already. */
+	if (!passed && !(text && !strcmp(text, "-")))
+		for (v = 0; v < lh_report_nr_violations(rep); v++)
+			lh_info("gate failed: %s", lh_report_violation(rep, v));
+	return ret;
+}
+
 int lh_opt_format(const struct lh_option *opt, const char *arg)
 {
 	if (lh_format_parse(arg, opt->value))

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "opts.h"
+#include "report.h"
 #include "util.h"
 
 /* Exit codes, as rtla: 0 passed, 1 error, 2 gate failed. */
@@ -55,6 +56,37 @@ int lh_opt_fail_on(const struct lh_option *opt, const char *arg);
 	LH_OPT_CALLBACK(0, "fail-on", (gate), "SEVERITY",					\
 			"fail on rule hits of SEVERITY or above: info, warning, "		\
 			"critical (default), none", lh_opt_fail_on)
+
+/*
+ * --text FILE, --json FILE, --junit FILE: each report format to a file of its own, written
+ * atomically, or to standard output for '-'. A run that writes files this way prints no
+ * other report on standard output, so that a workload's own output never lands in a report.
+ */
+struct lh_report_files {
+	const char	*path[LH_FORMAT_NR];	/* NULL: not written */
+};
+
+#define LH_OPT_REPORT_FILES(files)							\
+	LH_OPT_STRING(0, "text", &(files)->path[LH_FORMAT_TEXT], "FILE",			\
+		      "write the text report to FILE ('-': standard output)"),			\
+	LH_OPT_STRING(0, "json", &(files)->path[LH_FORMAT_JSON], "FILE",			\
+		      "write the JSON report to FILE ('-': standard output)"),			\
+	LH_OPT_STRING(0, "junit", &(files)->path[LH_FORMAT_JUNIT], "FILE",			\
+		      "write the JUnit XML report to FILE ('-': standard output)")
+
+/*
+ * Checks what --text, --json and --junit name, with extra (may be NULL: analyze's -o FILE)
+ * for the format fmt (--format): a format at most once, standard output at most once. When
+ * none is named, the fmt report goes to standard output.
+ * Return: 0 with f completed, or -1 (printed).
+ */
+int lh_report_files_check(struct lh_report_files *f, const char *extra, enum lh_format fmt);
+/*
+ * Writes the report in each format f names, every one tried (a failure is printed), then
+ * when !passed prints each violation on stderr unless the text report went to stdout.
+ * Return: 0, or -1 when one could not be written.
+ */
+int lh_report_files_write(struct lh_report *rep, const struct lh_report_files *f, bool passed);
 
 /*
  * Loads the rule files named by --rules (paths[0..nr)), or the default rule directory when

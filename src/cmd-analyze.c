@@ -47,6 +47,7 @@ struct analyze {
 	struct lh_gate	gate;
 	enum lh_format	format;
 	const char	*output;
+	struct lh_report_files	files;
 	unsigned long	keep;
 	int		quiet;
 	int		allow_unreadable;
@@ -200,7 +201,8 @@ int lh_cmd_analyze(int argc, char **argv)
 		LH_OPT_CALLBACK('f', "format", &a.format, "FORMAT",
 				"text (default), json or junit", lh_opt_format),
 		LH_OPT_STRING('o', "output", &a.output, "FILE",
-			      "write the report to FILE (atomically), not standard output"),
+			      "write the --format report to FILE (atomically; '-': standard output)"),
+		LH_OPT_REPORT_FILES(&a.files),
 		LH_OPT_UINT(0, "keep", &a.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),
 		LH_OPT_BOOL('q', "quiet", &a.quiet, "print no warnings or notes on stderr"),
@@ -219,7 +221,6 @@ int lh_cmd_analyze(int argc, char **argv)
 	char **files;
 	int i, nfiles, first, code = LH_EXIT_ERROR;
 	bool failed = false, passed;
-	size_t v;
 
 	lh_gate_init(&a.gate);
 	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue,
@@ -228,7 +229,7 @@ int lh_cmd_analyze(int argc, char **argv)
 		free(a.rules.v);
 		return lh_finish_stdout(LH_EXIT_PASS);
 	}
-	if (first < 0)
+	if (first < 0 || lh_report_files_check(&a.files, a.output, a.format))
 		goto out;
 	files = argv + first;
 	nfiles = argc - first;
@@ -281,20 +282,8 @@ int lh_cmd_analyze(int argc, char **argv)
 		failed = true;
 	}
 
-	if (a.output) {
-		struct lh_diag wd = { 0 };
-
-		if (lh_report_write_file(rep, a.format, a.output, &wd)) {
-			lh_print_diag(&wd, LH_DIAG_KEEP, false);
-			failed = true;
-		}
-		lh_diag_release(&wd);
-	} else if (lh_report_write(rep, a.format, stdout)) {
+	if (lh_report_files_write(rep, &a.files, passed))
 		failed = true;
-	}
-	if (!passed && (a.output || a.format != LH_FORMAT_TEXT))
-		for (v = 0; v < lh_report_nr_violations(rep); v++)
-			lh_info("gate failed: %s", lh_report_violation(rep, v));
 	code = failed ? LH_EXIT_ERROR : passed ? LH_EXIT_PASS : LH_EXIT_GATE;
 out:
 	if (parser)

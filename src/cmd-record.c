@@ -89,6 +89,7 @@ struct record_opts {
 	const char	*state_dir;
 	struct lh_gate	gate;
 	enum lh_format	format;
+	struct lh_report_files	files;
 	unsigned long	keep;
 	int		quiet;
 	int		irq_only;
@@ -528,7 +529,9 @@ static int check_opts(struct record_opts *o)
 		return lh_error("--checkpoint must be at least 1s");
 	if (o->threshold_ns && o->threshold_ns < 1000)
 		return lh_error("--threshold must be at least 1us (tracing_thresh counts microseconds)");
-	return 0;
+	if (o->output && !strcmp(o->output, "-"))
+		return lh_error("-o names the output directory; for a report on standard output give --text -, --json - or --junit -");
+	return lh_report_files_check(&o->files, NULL, o->format);
 }
 
 /* Borrows tracefs. Return: 0, or -1 (printed; tracefs as it was). */
@@ -640,7 +643,6 @@ static int finish(struct run *r)
 	const struct record_opts *o = r->o;
 	struct lh_diag d = { 0 };
 	bool passed, failed = false;
-	size_t v;
 	int ret;
 
 	passed = lh_recorder_finish(r->rec);
@@ -654,11 +656,8 @@ static int finish(struct run *r)
 		failed = true;
 	}
 	lh_diag_release(&d);
-	if (lh_report_write(rep, o->format, stdout))
+	if (lh_report_files_write(rep, &o->files, passed))
 		failed = true;
-	if (!passed && o->format != LH_FORMAT_TEXT)
-		for (v = 0; v < lh_report_nr_violations(rep); v++)
-			lh_info("gate failed: %s", lh_report_violation(rep, v));
 	if (!ret)
 		lh_info("report: '%s/report.json', '%s/report.txt'%s", lh_output_dir(r->out),
 			lh_output_dir(r->out),
@@ -796,6 +795,7 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_CALLBACK('f', "format", &o.format, "FORMAT",
 				"report printed at the end: text (default), json or junit",
 				lh_opt_format),
+		LH_OPT_REPORT_FILES(&o.files),
 		LH_OPT_UINT(0, "keep", &o.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),
 		LH_OPT_BOOL('q', "quiet", &o.quiet, "no status line, no warnings"),

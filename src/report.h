@@ -48,7 +48,7 @@ const char *lh_gate_fail_on_name(const struct lh_gate *g);
  */
 bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns);
 
-enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT };
+enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT, LH_FORMAT_NR };
 /* Return: 0, or -1 when name is not text, json or junit. */
 int lh_format_parse(const char *name, enum lh_format *f);
 

@@ -315,11 +315,11 @@ expect_jq "--keep 2: two worst kept, totals count all" "$TMP/keep.json" \
 run analyze -r "$TMP/site.rules" -f junit --max irqsoff=1ms --max all=999ms --fail-on warning "$IRQEV"
 expect_rc "--format junit with failed gates" 2
 echo "$out" >"$TMP/junit.xml"
-expect_in "junit: a testcase per budget, named by its tracer" "$out" '<testcase classname="lathound.max" name="irqsoff">'
+expect_in "junit: a testcase per budget, named by its tracer" "$out" '<testcase classname="lathound.max" name="irqsoff" '
 expect_in "junit: the budget in its text" "$out" '<system-out>budget --max irqsoff=1ms; irqsoff: 1 section, worst 2007us</system-out>'
 expect_in "junit: an all budget that covers nothing read says so" "$out" \
-	'<testcase classname="lathound.max" name="all">'
-expect_in "junit: a testcase per rule" "$out" '<testcase classname="lathound.rules" name="camera-known">'
+	'<testcase classname="lathound.max" name="all" '
+expect_in "junit: a testcase per rule" "$out" '<testcase classname="lathound.rules" name="camera-known" '
 expect_in "junit: failure says what failed" "$out" \
 	'<failure message="irqsoff: worst 2007us (irq_test-82 on CPU0) exceeds --max irqsoff=1ms by 1007us"'
 check "junit: 4 testcases" test "$(grep -c '<testcase ' "$TMP/junit.xml")" = 4
@@ -339,8 +339,8 @@ run analyze "${NORULES[@]}" -f junit --max all=1ms "$MULTI"
 expect_rc "junit, --max all= over three tracers" 2
 echo "$out" >"$TMP/junit-all.xml"
 check "junit --max all=: one testcase per tracer" \
-	test "$(grep -o '<testcase [^>]*>' "$TMP/junit-all.xml" | tr '\n' ' ')" = \
-	'<testcase classname="lathound.max" name="irqsoff"> <testcase classname="lathound.max" name="preemptoff"> <testcase classname="lathound.max" name="wakeup_rt"> '
+	test "$(grep -o '<testcase [^>]*name="[^"]*"' "$TMP/junit-all.xml" | tr '\n' ' ')" = \
+	'<testcase classname="lathound.max" name="irqsoff" <testcase classname="lathound.max" name="preemptoff" <testcase classname="lathound.max" name="wakeup_rt" '
 expect_in "junit --max all=: the tracer over budget fails" "$out" \
 	'<failure message="irqsoff: worst 1999us (camera_poll-145 on CPU0) exceeds --max all=1ms by 999us"'
 check "junit --max all=: only that one" test "$(grep -c '<failure ' "$TMP/junit-all.xml")" = 1

@@ -22,7 +22,7 @@ expect_jq "unreadable input: verdict error, what was read still reported" "$TMP/
 	'.verdict == "error" and (.error | startswith("1 of 2 inputs could not be read in full; first: cannot open trace")) and .records_total == 1'
 run analyze --format junit "$TMP/nonexistent.trace" "$DATA/pidt-irqsoff-nofunc.trace"
 expect_in "unreadable input: a JUnit error testcase names it" "$out" \
-	"<testcase classname=\"lathound.input\" name=\"$TMP/nonexistent.trace\">"
+	"<testcase classname=\"lathound.input\" name=\"$TMP/nonexistent.trace\" "
 expect_in "unreadable input: ... with the reason" "$out" \
 	"<error message=\"cannot open trace &apos;$TMP/nonexistent.trace&apos;: No such file or directory\""
 
@@ -64,7 +64,7 @@ for bad in empty binary cut-header one-bad; do
 	echo "$out" >"$TMP/$bad.xml"
 	expect_in "... $bad: JUnit counts it in errors" "$out" 'errors="1"'
 	expect_in "... $bad: JUnit <error> in the testcase of the file" "$out" \
-		"<testcase classname=\"lathound.input\" name=\"$f\">"
+		"<testcase classname=\"lathound.input\" name=\"$f\" "
 	check "... $bad: the JUnit XML is well-formed (xmllint)" xmllint --noout "$TMP/$bad.xml"
 	# Accepted explicitly: the gates decide, and the report still lists the file.
 	run analyze -q -f json --allow-unreadable "$GOOD" "$f" --max all=5ms --fail-on none
