@@ -85,25 +85,33 @@ const char *lh_default_rules_dir(void)
 	return LH_RULES_DIR;
 }
 
-int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, struct lh_diag *diag)
+void lh_rule_paths_release(struct lh_rule_paths *p)
+{
+	free(p->rules.v);
+	free(p->add.v);
+}
+
+int lh_load_rules(struct lh_rules *rs, const struct lh_rule_paths *p, struct lh_diag *diag)
 {
 	const char *def;
 	struct stat st;
 	size_t i;
 	int ret = 0;
 
-	if (!nr) {
+	if (!p->rules.nr) {
 		def = lh_default_rules_dir();
-		if (stat(def, &st)) {
+		if (stat(def, &st))
 			lh_diag_add(diag, LH_DIAG_WARNING,
-				    "no rules loaded: default rule directory '%s' not found (give --rules PATH)",
+				    "no default rules loaded: default rule directory '%s' not found (give --rules PATH)",
 				    def);
-			return 0;
-		}
-		return lh_rules_load(rs, def, diag);
+		else if (lh_rules_load(rs, def, diag))
+			ret = -1;
 	}
-	for (i = 0; i < nr; i++)
-		if (lh_rules_load(rs, paths[i], diag))
+	for (i = 0; i < p->rules.nr; i++)
+		if (lh_rules_load(rs, p->rules.v[i], diag))
+			ret = -1;
+	for (i = 0; i < p->add.nr; i++)
+		if (lh_rules_load(rs, p->add.v[i], diag))
 			ret = -1;
 	return ret;
 }

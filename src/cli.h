@@ -89,11 +89,31 @@ int lh_report_files_check(struct lh_report_files *f, const char *extra, enum lh_
 int lh_report_files_write(struct lh_report *rep, const struct lh_report_files *f, bool passed);
 
 /*
- * Loads the rule files named by --rules (paths[0..nr)), or the default rule directory when
- * there are none; a missing default directory is a warning in diag, not an error.
+ * --rules PATH replaces the default rule directory; --add-rules PATH is loaded after it (or
+ * after the --rules files), so a site's own rules join the shipped library without naming
+ * where it is installed. Both repeatable; lh_rule_paths_release() frees them.
+ */
+struct lh_rule_paths {
+	struct lh_strlist	rules;
+	struct lh_strlist	add;
+};
+
+#define LH_OPT_RULES(paths)								\
+	LH_OPT_CALLBACK('r', "rules", &(paths)->rules, "PATH",				\
+			"rule file or directory (repeatable; replaces the defaults)",	\
+			lh_opt_list),							\
+	LH_OPT_CALLBACK(0, "add-rules", &(paths)->add, "PATH",				\
+			"rule file or directory loaded after the defaults (repeatable)",	\
+			lh_opt_list)
+
+void lh_rule_paths_release(struct lh_rule_paths *p);
+
+/*
+ * Loads the rule files of p: the --rules paths, or the default rule directory when there are
+ * none, then the --add-rules paths. A missing default directory is a warning in diag.
  * Return: 0, or -1 when a rule file is broken or missing (every problem in diag).
  */
 struct lh_rules;
-int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, struct lh_diag *diag);
+int lh_load_rules(struct lh_rules *rs, const struct lh_rule_paths *p, struct lh_diag *diag);
 
 #endif /* LH_CLI_H */

@@ -43,7 +43,7 @@ static const char analyze_epilogue[] =
 	"        --format junit -o latency.xml traces/*.trace\n";
 
 struct analyze {
-	struct lh_strlist	rules;
+	struct lh_rule_paths	rules;
 	struct lh_gate	gate;
 	enum lh_format	format;
 	const char	*output;
@@ -59,7 +59,7 @@ static int load_rules(struct lh_rules *rs, const struct analyze *a)
 	struct lh_diag diag = { 0 };
 	int ret;
 
-	ret = lh_load_rules(rs, a->rules.v, a->rules.nr, &diag);
+	ret = lh_load_rules(rs, &a->rules, &diag);
 	lh_print_diag(&diag, (size_t)-1, !a->quiet);
 	lh_diag_release(&diag);
 	return ret;
@@ -194,9 +194,7 @@ int lh_cmd_analyze(int argc, char **argv)
 	struct analyze a = { .format = LH_FORMAT_TEXT, .keep = LH_REPORT_KEEP };
 	const struct lh_option options[] = {
 		LH_OPT_GROUP("rules"),
-		LH_OPT_CALLBACK('r', "rules", &a.rules, "PATH",
-				"rule file or directory (repeatable; replaces the defaults)",
-				lh_opt_list),
+		LH_OPT_RULES(&a.rules),
 		LH_OPT_GROUP("report"),
 		LH_OPT_CALLBACK('f', "format", &a.format, "FORMAT",
 				"text (default), json or junit", lh_opt_format),
@@ -226,7 +224,7 @@ int lh_cmd_analyze(int argc, char **argv)
 	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue,
 				 LH_OPERANDS_FILES);
 	if (first == LH_OPTS_HELP) {
-		free(a.rules.v);
+		lh_rule_paths_release(&a.rules);
 		return lh_finish_stdout(LH_EXIT_PASS);
 	}
 	if (first < 0 || lh_report_files_check(&a.files, a.output, a.format))
@@ -293,6 +291,6 @@ out:
 		lh_rules_free(rules);
 	lh_diag_release(&diag);
 	free(inputs);
-	free(a.rules.v);
+	lh_rule_paths_release(&a.rules);
 	return lh_finish_stdout(code);
 }

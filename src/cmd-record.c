@@ -84,7 +84,7 @@ struct record_opts {
 	struct lh_strlist	filters;
 	struct lh_strlist	notrace;
 	struct lh_strlist	kprobes;
-	struct lh_strlist	rules;
+	struct lh_rule_paths	rules;
 	int		force;
 	const char	*state_dir;
 	struct lh_gate	gate;
@@ -488,7 +488,7 @@ static int load_rules(struct lh_rules *rs, const struct record_opts *o)
 	struct lh_diag diag = { 0 };
 	int ret;
 
-	ret = lh_load_rules(rs, o->rules.v, o->rules.nr, &diag);
+	ret = lh_load_rules(rs, &o->rules, &diag);
 	lh_print_diag(&diag, (size_t)-1, !lh_quiet);
 	lh_diag_release(&diag);
 	return ret;
@@ -800,9 +800,7 @@ int lh_cmd_record(int argc, char **argv)
 			    "records kept in full, rule hits then worst first (default 100)"),
 		LH_OPT_BOOL('q', "quiet", &o.quiet, "no status line, no warnings"),
 		LH_OPT_GROUP("rules"),
-		LH_OPT_CALLBACK('r', "rules", &o.rules, "PATH",
-				"rule file or directory (repeatable; replaces the defaults)",
-				lh_opt_list),
+		LH_OPT_RULES(&o.rules),
 		LH_OPT_GATES(&o.gate),
 		LH_OPT_GROUP("tracefs"),
 		LH_OPT_BOOL(0, "force", &o.force,
@@ -841,6 +839,6 @@ out:
 	free(o.filters.v);
 	free(o.notrace.v);
 	free(o.kprobes.v);
-	free(o.rules.v);
+	lh_rule_paths_release(&o.rules);
 	return lh_finish_stdout(code);
 }

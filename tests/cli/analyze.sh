@@ -374,8 +374,8 @@ expect_jq "corpus: records sorted worst first" "$TMP/all-data.json" \
 expect_jq "corpus: counts add up" "$TMP/all-data.json" \
 	'.records_total == ([.tracers[].count] | add) and .records_total == .input.snapshots and .records_total == .records_kept + .records_dropped'
 
-# The real snapshots of tests/vm under the shipped rules: each names the lhx driver
-run analyze -r "$TOP/rules" -f json "$DATA"/vm-*.trace
+# The real snapshots of tests/vm under the shipped rules and the lhx driver's: each names it
+run analyze -r "$TOP/rules" --add-rules "$LHX_RULES" -f json "$DATA"/vm-*.trace
 expect_rc "vm snapshots under rules/: a critical rule fails the gate" 2
 echo "$out" >"$TMP/vm.json"
 expect_jq "vm: lhx-fakeraid-irq (critical) fires on the three fakeraid snapshots" "$TMP/vm.json" \

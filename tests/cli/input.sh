@@ -104,7 +104,7 @@ else
 	rc=$?
 	expect_rc "no rule directory: still analyzes" 0
 	expect_in "no rule directory: warned" "$(cat "$TMP/alone.err")" \
-		"no rules loaded: default rule directory"
+		"no default rules loaded: default rule directory"
 fi
 
 finish

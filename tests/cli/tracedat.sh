@@ -55,7 +55,7 @@ if command -v trace-cmd >/dev/null; then
 else
 	skip "trace.dat against trace-cmd report" "no trace-cmd here (apt-get install trace-cmd)"
 fi
-run analyze -r "$TOP/rules" "$DAT"
+run analyze -r "$TOP/rules" --add-rules "$LHX_RULES" "$DAT"
 expect_rc "trace.dat with the shipped rules: fakeraid's rule fails the gate" 2
 expect_in "trace.dat: rule lhx-fakeraid-irq fired" "$out" "lhx-fakeraid-irq"
 
