@@ -107,8 +107,8 @@ static void run_case(const struct lh_report *rep, struct junit_case *c)
 
 	c->classname = "lathound.run";
 	snprintf(c->name, sizeof(c->name), "run");
-	c->time = run->ended_ns > run->started_ns ? (double)(run->ended_ns - run->started_ns) / 1e9 :
-						    0;
+	if (run->ended_ns > run->started_ns)
+		c->time = (double)(run->ended_ns - run->started_ns) / 1e9;
 	if (rep->error)
 		c->error = lh_xstrdup(rep->error);
 	join(&c->out, lh_xasprintf("ended by %s", run->end_reason ? run->end_reason : "?"));
