@@ -107,26 +107,77 @@ const char *lh_default_rules_dir(void)
 	return LH_RULES_DIR;
 }
 
-int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, struct lh_diag *diag)
+void lh_rule_paths_release(struct lh_rule_paths *p)
+{
+	free(p->rules.v);
+	free(p->add.v);
+}
+
+int lh_load_rules(struct lh_rules *rs, const struct lh_rule_paths *p, struct lh_diag *diag)
 {
 	const char *def;
 	struct stat st;
 	size_t i;
 	int ret = 0;
 
-	if (!nr) {
+	if (!p->rules.nr) {
 		def = lh_default_rules_dir();
-		if (stat(def, &st)) {
+		if (stat(def, &st))
 			lh_diag_add(diag, LH_DIAG_WARNING,
-				    "no rules loaded: default rule directory '%s' not found (give --rules PATH)",
+				    "no default rules loaded: default rule directory '%s' not found (give --rules PATH)",
 				    def);
-			return 0;
-		}
-		return lh_rules_load(rs, def, diag);
-	}
-	for (i = 0; i < nr; i++)
-		if (lh_rules_load(rs, paths[i], diag))
+		else if (lh_rules_load(rs, def, diag))
 			ret = -1;
+	}
+	for (i = 0; i < p->rules.nr; i++)
+		if (lh_rules_load(rs, p->rules.v[i], diag))
+			ret = -1;
+	for (i = 0; i < p->add.nr; i++)
+		if (lh_rules_load(rs, p->add.v[i], diag))
+			ret = -1;
+	return ret;
+}
+
+static const char *const format_options[LH_FORMAT_NR] = {
+	[LH_FORMAT_TEXT] = "--text", [LH_FORMAT_JSON] = "--json", [LH_FORMAT_JUNIT] = "--junit",
+	[LH_FORMAT_HTML] = "--html",
+};
+
+int lh_report_files_check(struct lh_report_files *f, const char *extra, enum lh_format fmt)
+{
+	int i, to_stdout = 0, named = 0;
+
+	if (extra) {
+		if (f->path[fmt])
+			return lh_error("-o and %s both name where the %s report goes",
+					format_options[fmt], format_options[fmt] + 2);
+		f->path[fmt] = extra;
+	}
+	for (i = 0; i < LH_FORMAT_NR; i++) {
+		named += f->path[i] != NULL;
+		to_stdout += f->path[i] && !strcmp(f->path[i], "-");
+	}
+	if (to_stdout > 1)
+		return lh_error("only one report can go to standard output ('-')");
+	if (!named)
+		f->path[fmt] = "-";
+	return 0;
+}
+
+int lh_report_files_write(struct lh_report *rep, const struct lh_report_files *f, bool passed)
+{
+	const char *text = f->path[LH_FORMAT_TEXT];
+	int i, ret = 0;
+	size_t v;
+
+	for (i = 0; i < LH_FORMAT_NR; i++)
+		if (f->path[i] && lh_report_output(rep, (enum lh_format)i,
+						   strcmp(f->path[i], "-") ? f->path[i] : NULL))
+			ret = -1;
+	/* The text report on standard output lists them already. */
+	if (!passed && !(text && !strcmp(text, "-")))
+		for (v = 0; v < lh_report_nr_violations(rep); v++)
+			lh_info("gate failed: %s", lh_report_violation(rep, v));
 	return ret;
 }
 

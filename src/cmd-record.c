@@ -88,11 +88,12 @@ struct record_opts {
 	struct lh_strlist	filters;
 	struct lh_strlist	notrace;
 	struct lh_strlist	kprobes;
-	struct lh_strlist	rules;
+	struct lh_rule_paths	rules;
 	int		force;
 	const char	*state_dir;
 	struct lh_gate	gate;
 	enum lh_format	format;
+	struct lh_report_files	files;
 	unsigned long	keep;
 	int		quiet;
 	int		irq_only;
@@ -495,7 +496,7 @@ static int load_rules(struct lh_rules *rs, const struct record_opts *o)
 	struct lh_diag diag = { 0 };
 	int ret;
 
-	ret = lh_load_rules(rs, o->rules.v, o->rules.nr, &diag);
+	ret = lh_load_rules(rs, &o->rules, &diag);
 	lh_print_diag(&diag, (size_t)-1, !lh_quiet);
 	lh_diag_release(&diag);
 	return ret;
@@ -536,7 +537,9 @@ static int check_opts(struct record_opts *o)
 		return lh_error("--checkpoint must be at least 1s");
 	if (o->threshold_ns && o->threshold_ns < 1000)
 		return lh_error("--threshold must be at least 1us (tracing_thresh counts microseconds)");
-	return 0;
+	if (o->output && !strcmp(o->output, "-"))
+		return lh_error("-o names the output directory; for a report on standard output give --text -, --json - or --junit -");
+	return lh_report_files_check(&o->files, NULL, o->format);
 }
 
 /* Borrows tracefs. Return: 0, or -1 (printed; tracefs as it was). */
@@ -666,7 +669,6 @@ static int finish(struct run *r)
 	const struct record_opts *o = r->o;
 	struct lh_diag d = { 0 };
 	bool passed, failed = false;
-	size_t v;
 	int ret;
 
 	passed = lh_recorder_finish(r->rec);
@@ -682,11 +684,8 @@ static int finish(struct run *r)
 		failed = true;
 	}
 	lh_diag_release(&d);
-	if (lh_report_output(rep, o->format, NULL))
+	if (lh_report_files_write(rep, &o->files, passed))
 		failed = true;
-	if (!passed && o->format != LH_FORMAT_TEXT)
-		for (v = 0; v < lh_report_nr_violations(rep); v++)
-			lh_info("gate failed: %s", lh_report_violation(rep, v));
 	if (!ret)
 		lh_info("report: '%s/report.json', '%s/report.txt', '%s/report.html'%s",
 			lh_output_dir(r->out), lh_output_dir(r->out), lh_output_dir(r->out),
@@ -829,13 +828,12 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_CALLBACK('f', "format", &o.format, "FORMAT",
 				"report printed at the end: text (default), json, junit or html",
 				lh_opt_format),
+		LH_OPT_REPORT_FILES(&o.files),
 		LH_OPT_UINT(0, "keep", &o.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),
 		LH_OPT_BOOL('q', "quiet", &o.quiet, "no status line, no warnings"),
 		LH_OPT_GROUP("rules"),
-		LH_OPT_CALLBACK('r', "rules", &o.rules, "PATH",
-				"rule file or directory (repeatable; replaces the defaults)",
-				lh_opt_list),
+		LH_OPT_RULES(&o.rules),
 		LH_OPT_GATES(&o.gate),
 		LH_OPT_GROUP("tracefs"),
 		LH_OPT_BOOL(0, "force", &o.force,
@@ -874,6 +872,6 @@ out:
 	free(o.filters.v);
 	free(o.notrace.v);
 	free(o.kprobes.v);
-	free(o.rules.v);
+	lh_rule_paths_release(&o.rules);
 	return lh_finish_stdout(code);
 }

@@ -118,6 +118,7 @@ struct lh_parser {
 	char			*namebuf;	/* a name unescaped or escaped for the table */
 	unsigned long		input_records;
 	unsigned long		input_skipped;
+	char			first_skip[160];	/* why its first snapshot was skipped */
 	unsigned long		empty_line;	/* a '# tracer:' line with nothing after it */
 	unsigned long		qp_line;	/* undecoded quoted-printable seen there */
 	bool			warned_outside;
@@ -618,6 +619,8 @@ static void skip_snapshot(struct lh_parser *p, unsigned long line, const char *w
 	const struct lh_record *r = p->rec;
 
 	warn(p, line, "%s, skipping snapshot '%s' from line %lu", why, snap_name(p), r->line);
+	if (!p->first_skip[0])
+		snprintf(p->first_skip, sizeof(p->first_skip), "line %lu: %s", line, why);
 	p->stats.skipped++;
 	p->input_skipped++;
 	p->state = ST_SKIP;
@@ -1915,6 +1918,7 @@ void lh_parse_begin(struct lh_parser *p, const char *source, lh_record_fn fn, vo
 	p->qp = p->flowed = p->in_ctype = false;
 	p->qpj.active = p->flj.active = false;
 	p->input_records = p->input_skipped = 0;
+	p->first_skip[0] = '\0';
 	p->empty_line = p->qp_line = 0;
 	p->warned_outside = p->warned_cut = false;
 	p->state = ST_NONE;
@@ -2051,4 +2055,9 @@ void lh_parser_free(struct lh_parser *p)
 const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p)
 {
 	return &p->stats;
+}
+
+const char *lh_parser_first_skip(const struct lh_parser *p)
+{
+	return p->first_skip[0] ? p->first_skip : NULL;
 }

@@ -92,5 +92,11 @@ void lh_parse_jump(struct lh_parser *p, unsigned long lineno);
 
 /* Return: the counters since the parser was allocated (borrowed). */
 const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p);
+/*
+ * Return: why the first snapshot of the input lh_parse_end() ended was skipped,
+ * "line 7: header cut before the column legend" (borrowed, valid until the next parse), or
+ * NULL when it skipped none. Names the reason an input was not read in full.
+ */
+const char *lh_parser_first_skip(const struct lh_parser *p);
 
 #endif /* LH_PARSE_H */

@@ -139,6 +139,8 @@ static json_object *where_json(const struct lh_report_where *w)
 	add(o, "started_at", str_or_null(w->started));
 	add(o, "ended_at", str_or_null(w->ended));
 	add(o, "source", jsource(w->source, w->line));
+	add(o, "irq", str_or_null(w->irq));
+	add(o, "rule", str_or_null(w->rule));
 	return o;
 }
 
@@ -404,6 +406,21 @@ static json_object *input_json(const struct lh_report *rep)
 		json_object_array_add(a, jstr(rep->warnings[i]));
 	add(o, "warnings", a);
 	add(o, "warnings_total", juint(rep->warnings_total));
+	a = json_object_new_array();
+	for (i = 0; i < rep->nr_inputs; i++) {
+		const struct lh_report_input *in = &rep->inputs[i];
+		json_object *f = json_object_new_object();
+
+		add(f, "name", jstr(in->name));
+		add(f, "snapshots", juint(in->snapshots));
+		add(f, "skipped", juint(in->skipped));
+		add(f, "problem", jstr(in->problem));
+		add(f, "accepted", in->problem ? json_object_new_boolean(in->accepted) : NULL);
+		json_object_array_add(a, f);
+	}
+	add(o, "files", a);
+	add(o, "unread", juint(rep->inputs_unread));
+	add(o, "unread_accepted", juint(rep->inputs_accepted));
 	return o;
 }
 

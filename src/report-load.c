@@ -407,6 +407,10 @@ static bool get_where(struct ctx *c, json_object *o, const char *key, struct lh_
 	s = get_str(c, v, "ended_at", true, a);
 	snprintf(w->ended, sizeof(w->ended), "%s", s ? s : "");
 	get_source(c, v, "source", a, &w->source, &w->line);
+	s = get_str(c, v, "irq", true, a);
+	snprintf(w->irq, sizeof(w->irq), "%s", s ? s : "");
+	s = get_str(c, v, "rule", true, a);
+	snprintf(w->rule, sizeof(w->rule), "%s", s ? s : "");
 	pop(c, p);
 	return !c->failed;
 }
@@ -938,6 +942,28 @@ static void load_input(struct ctx *c, json_object *root)
 			lh_xstrdup(inert(&rep->arena, json_object_get_string(s),
 					 (size_t)json_object_get_string_len(s)));
 	}
+	a = array(c, o, "files", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_report_input in = { 0 };
+		size_t q;
+
+		q = push(c, "files", 0);
+		push(c, NULL, i);
+		s = element(c, a, i);
+		if (s) {
+			in.name = get_str(c, s, "name", false, &rep->arena);
+			in.snapshots = get_u64(c, s, "snapshots");
+			in.skipped = get_u64(c, s, "skipped");
+			in.problem = get_str(c, s, "problem", true, &rep->arena);
+			if (in.problem)
+				in.accepted = get_bool(c, s, "accepted");
+			if (in.name)
+				lh_report_add_input(rep, &in);
+		}
+		pop(c, q);
+	}
+	get_u64(c, o, "unread");
+	get_u64(c, o, "unread_accepted");
 	pop(c, p);
 }
 

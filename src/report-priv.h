@@ -30,6 +30,8 @@ struct lh_report_where {
 	char		ended[128];
 	const char	*source;	/* interned */
 	unsigned long	line;
+	char		irq[64];	/* its longest IRQ handler: "fakeraid (irq 24, 2001us)" */
+	char		rule[96];	/* its most severe rule: "raid-irq-held (critical)" */
 };
 
 /* One step of a (tracer, CPU) progression of maxima. */
@@ -94,6 +96,7 @@ struct lh_report_rule {
 	uint64_t	worst_us;
 	unsigned long	gate_hits;	/* hits on records not accepted */
 	uint64_t	gate_worst_us;
+	struct lh_report_where	gate_where;	/* the worst of those */
 	unsigned long	unevaluated;	/* records in its scope it could not be evaluated on */
 	unsigned long	gate_unevaluated;	/* of those, records not accepted */
 };
@@ -142,6 +145,11 @@ struct lh_report {
 	size_t				alloc_heap;
 
 	struct lh_parse_stats		parse;
+	struct lh_report_input		*inputs;	/* strings in the arena */
+	size_t				nr_inputs;
+	size_t				alloc_inputs;
+	size_t				inputs_unread;	/* with a problem, not accepted */
+	size_t				inputs_accepted;	/* with a problem, accepted */
 	char				**warnings;
 	size_t				nr_warnings;
 	size_t				alloc_warnings;
@@ -155,6 +163,7 @@ struct lh_report {
 	size_t				own_merged_msgs;	/* of own_diag, in warnings */
 	unsigned long			own_merged_count;
 
+	uint64_t			created_ns;	/* CLOCK_REALTIME: when analyze began */
 	bool				evaluated;
 	bool				passed;
 	char				*error;		/* lh_report_set_error(), or NULL */
@@ -246,6 +255,12 @@ struct lh_report_rule *lh_report_rule_agg(struct lh_report *rep, size_t idx);
 bool lh_report_rule_gated(const struct lh_report *rep, size_t i);
 /* The record's tracer as written ("irqsoff", or the unknown name). Return: static or r's. */
 const char *lh_report_tracer_name(const struct lh_record *r);
+
+/*
+ * Where w was, for a reader who must find it: "source: f.trace:1\nsection: a -> b\n..."
+ * (lines without a trailing newline), with its most severe rule when with_rule. Return: the text (free it).
+ */
+char *lh_report_where_text(const struct lh_report_where *w, bool with_rule);
 
 /* Return: us in ns, saturating: a latency read from a trace may be absurdly large. */
 static inline uint64_t lh_report_us_to_ns(uint64_t us)

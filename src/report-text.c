@@ -544,6 +544,11 @@ static void print_input(const struct lh_report *rep, FILE *out)
 		fprintf(out, "  %s\n", rep->warnings[i]);
 	if (rep->warnings_total > n)
 		fprintf(out, "  and %lu more\n", rep->warnings_total - (unsigned long)n);
+	for (i = 0; i < rep->nr_inputs; i++)
+		if (rep->inputs[i].problem)
+			fprintf(out, "  NOT READ%s: %s\n",
+				rep->inputs[i].accepted ? " (accepted: --allow-unreadable)" : "",
+				rep->inputs[i].problem);
 	fprintf(out, "Records: %lu section%s, %zu kept in full, %lu dropped after aggregation\n",
 		rep->total, rep->total == 1 ? "" : "s", rep->nr_heap,
 		rep->total - (unsigned long)rep->nr_heap);

@@ -5,6 +5,7 @@
  * gate evaluation, and the atomic report file. The writers live in report-*.c.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -96,6 +97,7 @@ struct lh_report *lh_report_alloc(struct lh_rules *rules, const struct lh_report
 	else
 		rep->opts.keep = LH_REPORT_KEEP;
 	lh_gate_init(&rep->gate);
+	rep->created_ns = lh_wall_ns();
 	return rep;
 }
 
@@ -149,6 +151,7 @@ void lh_report_free(struct lh_report *rep)
 	if (rep->own_rules)
 		lh_rules_free(rep->own_rules);
 	free(rep->offenders);
+	free(rep->inputs);
 	lh_htab_release(&rep->offender_htab);
 	free(rep->rule_agg);
 	for (i = 0; i < rep->nr_warnings; i++)
@@ -177,7 +180,52 @@ static const char *intern_source(struct lh_report *rep, const char *s)
 	return rep->source;
 }
 
-static void where_set(struct lh_report_where *w, const struct lh_record *r, const char *source)
+/* "fakeraid (irq 24, 2001us)" for r's handler that ran longest, one without exit first. */
+static void where_irq(char *buf, size_t len, const struct lh_record *r)
+{
+	const struct lh_irq *q = NULL;
+	char dur[32];
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->nr_irqs; i++) {
+		const struct lh_irq *c = &r->irqs[i];
+
+		if (!q || (q->duration_us >= 0 &&
+			   (c->duration_us < 0 || c->duration_us > q->duration_us)))
+			q = c;
+	}
+	if (!q)
+		return;
+	if (q->duration_us >= 0)
+		snprintf(dur, sizeof(dur), "%.0fus", q->duration_us);
+	else
+		snprintf(dur, sizeof(dur), "no exit in the section");
+	if (q->irq >= 0)
+		snprintf(buf, len, "%s (irq %d, %s)", q->name ? q->name : "?", q->irq, dur);
+	else
+		snprintf(buf, len, "%s (%s)", q->name ? q->name : "?", dur);
+}
+
+/* "raid-irq-held (critical)": the first of m's hits of its worst severity. */
+static void where_rule(char *buf, size_t len, const struct lh_report *rep,
+		       const struct lh_match *m)
+{
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; m && m->has_worst && i < m->nr_hits; i++) {
+		const struct lh_rule *rule = lh_rules_get(rep->rules, m->hits[i]);
+
+		if (rule && rule->severity == m->worst) {
+			snprintf(buf, len, "%s (%s)", rule->id, lh_severity_name(rule->severity));
+			return;
+		}
+	}
+}
+
+static void where_set(struct lh_report_where *w, const struct lh_report *rep,
+		      const struct lh_record *r, const struct lh_match *m, const char *source)
 {
 	w->set = true;
 	w->latency_us = r->latency_us;
@@ -188,6 +236,45 @@ static void where_set(struct lh_report_where *w, const struct lh_record *r, cons
 	copy_str(w->ended, sizeof(w->ended), r->ended_at);
 	w->source = source;
 	w->line = r->line;
+	where_irq(w->irq, sizeof(w->irq), r);
+	where_rule(w->rule, sizeof(w->rule), rep, m);
+}
+
+/* Appends to the string *s (NULL: empty), which it reallocates. */
+static void __attribute__((format(printf, 2, 3))) appendf(char **s, const char *fmt, ...)
+{
+	va_list ap;
+	char *add, *old = *s;
+
+	va_start(ap, fmt);
+	add = lh_xvasprintf(fmt, ap);
+	va_end(ap);
+	*s = lh_xasprintf("%s%s", old ? old : "", add);
+	free(old);
+	free(add);
+}
+
+char *lh_report_where_text(const struct lh_report_where *w, bool with_rule)
+{
+	char *s = NULL;
+
+	if (!w->set)
+		return lh_xstrdup("");
+	appendf(&s, "source: %s", w->source ? w->source : "?");
+	if (w->source && w->line)
+		appendf(&s, ":%lu", w->line);
+	if (w->started[0] || w->ended[0])
+		appendf(&s, "\nsection: %s -> %s", w->started[0] ? w->started : "?",
+			w->ended[0] ? w->ended : "?");
+	if (w->comm[0])
+		appendf(&s, "\ntask: %s-%d", w->comm, w->pid);
+	if (w->cpu >= 0)
+		appendf(&s, "%sCPU%d", w->comm[0] ? " on " : "\ncpu: ", w->cpu);
+	if (w->irq[0])
+		appendf(&s, "\nirq handler: %s", w->irq);
+	if (with_rule && w->rule[0])
+		appendf(&s, "\nrule: %s", w->rule);
+	return s;
 }
 
 const uint64_t lh_report_hist_le_us[LH_REPORT_HIST_NR] = {
@@ -228,8 +315,8 @@ static void add_hist(struct lh_report_cpu *c, const struct lh_record *r)
  * The per-CPU view: counts r in its (tracer, CPU) histograms, keeps its worst, and appends
  * a progression step when r beats the maximum.
  */
-static void add_progression(struct lh_report_tracer *tr, const struct lh_record *r,
-			    const char *source)
+static void add_progression(const struct lh_report *rep, struct lh_report_tracer *tr,
+			    const struct lh_record *r, const struct lh_match *m, const char *source)
 {
 	struct lh_report_cpu *c = lh_report_cpu_slot(tr, r->cpu);
 	struct lh_report_step *s;
@@ -240,7 +327,7 @@ static void add_progression(struct lh_report_tracer *tr, const struct lh_record 
 	if (!c->worst)
 		c->worst = lh_xcalloc(1, sizeof(*c->worst));
 	if (!c->worst->set || r->latency_us > c->worst->latency_us)
-		where_set(c->worst, r, source);
+		where_set(c->worst, rep, r, m, source);
 	if (c->seen && r->latency_us <= c->max_us)
 		return;
 	c->seen = true;
@@ -472,14 +559,14 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 
 	tr->count++;
 	if (!tr->worst.set || r->latency_us > tr->worst.latency_us)
-		where_set(&tr->worst, r, source);
+		where_set(&tr->worst, rep, r, m, source);
 	if (accepted) {
 		tr->accepted++;
 		rep->accepted_records++;
 	} else if (!tr->gate.set || r->latency_us > tr->gate.latency_us) {
-		where_set(&tr->gate, r, source);
+		where_set(&tr->gate, rep, r, m, source);
 	}
-	add_progression(tr, r, source);
+	add_progression(rep, tr, r, m, source);
 	lh_histogram_add(&tr->hist, lh_report_us_to_ns(r->latency_us));
 
 	o = offender_get(rep, r);
@@ -511,8 +598,10 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 			ra->accepted++;
 		} else {
 			ra->gate_hits++;
-			if (r->latency_us > ra->gate_worst_us)
+			if (!ra->gate_where.set || r->latency_us > ra->gate_worst_us) {
 				ra->gate_worst_us = r->latency_us;
+				where_set(&ra->gate_where, rep, r, m, source);
+			}
 		}
 	}
 	if (hit && !accepted)
@@ -582,6 +671,36 @@ static void merge_own_diag(struct lh_report *rep)
 	add_diag_from(rep, d, rep->own_merged_msgs, count - rep->own_merged_count);
 	rep->own_merged_msgs = d->nr;
 	rep->own_merged_count = count;
+}
+
+void lh_report_add_input(struct lh_report *rep, const struct lh_report_input *in)
+{
+	struct lh_report_input *c;
+
+	LH_GROW(rep->inputs, rep->nr_inputs + 1, rep->alloc_inputs);
+	c = &rep->inputs[rep->nr_inputs++];
+	*c = *in;
+	c->name = arena_dup(rep, in->name);
+	c->problem = arena_dup(rep, in->problem);
+	if (c->problem && c->accepted)
+		rep->inputs_accepted++;
+	else if (c->problem)
+		rep->inputs_unread++;
+}
+
+/* Return: why inputs not read in full make the verdict error, or NULL (free it). */
+static char *input_error(const struct lh_report *rep)
+{
+	size_t i;
+
+	if (!rep->inputs_unread)
+		return NULL;
+	for (i = 0; rep->inputs[i].accepted || !rep->inputs[i].problem; i++)
+		;
+	if (rep->nr_inputs == 1)
+		return lh_xstrdup(rep->inputs[i].problem);
+	return lh_xasprintf("%zu of %zu inputs could not be read in full; first: %s",
+			    rep->inputs_unread, rep->nr_inputs, rep->inputs[i].problem);
 }
 
 void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run)
@@ -701,6 +820,11 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 	add_violation(rep, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
 	for (i = 0; i < rep->nr_rules; i++)
 		add_violation(rep, lh_report_rule_violation(rep, i));
+	/* what was not read cannot have passed */
+	err = input_error(rep);
+	if (err)
+		lh_report_set_error(rep, err);
+	free(err);
 	/* as git grep and GNU grep stop: a rule the gate needed could not be evaluated */
 	err = lh_report_unevaluated_error(rep);
 	if (err)

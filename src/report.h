@@ -56,7 +56,7 @@ const char *lh_gate_fail_on_name(const struct lh_gate *g);
  */
 bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns);
 
-enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT, LH_FORMAT_HTML };
+enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT, LH_FORMAT_HTML, LH_FORMAT_NR };
 /* Return: 0, or -1 when name is not text, json, junit or html. */
 int lh_format_parse(const char *name, enum lh_format *f);
 
@@ -127,13 +127,29 @@ void lh_report_add_parse_stats(struct lh_report *rep, const struct lh_parse_stat
  * of d: pass a diag once, or release it after each call.
  */
 void lh_report_add_diag(struct lh_report *rep, const struct lh_diag *d);
+/*
+ * One input of 'analyze' and how much of it was read. An input with a problem (it could not
+ * be opened or read, held no latency snapshot, or had snapshots skipped as malformed) was
+ * not read in full: the verdict is "error", unless it was accepted (--allow-unreadable).
+ * Every format lists such inputs either way.
+ */
+struct lh_report_input {
+	const char	*name;		/* as given; "<stdin>" */
+	unsigned long	snapshots;	/* parsed into records */
+	unsigned long	skipped;	/* dropped as malformed */
+	const char	*problem;	/* a sentence naming the input and why; NULL: read in full */
+	bool		accepted;	/* a problem that is listed, not an error */
+};
+
+/* Adds one input (copied) in the order read. */
+void lh_report_add_input(struct lh_report *rep, const struct lh_report_input *in);
 /* Run metadata for record mode (copied; strings must outlive the report). */
 void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run);
 
 /*
- * Evaluates the gate (g is copied); call before writing. A rule at or above --fail-on that
- * could not be evaluated on a record no 'ignore' rule accepted makes the verdict "error"
- * (see lh_report_error()). Return: true when every gate passed and the verdict is not error.
+ * Evaluates the gate (g is copied); call before writing. An input not read in full and not
+ * accepted, or a rule at or above --fail-on that could not be evaluated on a record no
+ * 'ignore' rule accepted, makes the verdict "error" (see lh_report_error()). Return: true when every gate passed and the verdict is not error.
  */
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g);
 /*

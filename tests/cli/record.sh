@@ -335,8 +335,8 @@ mkfake
 rec -t irqsoff -o "$TMP/o-segv" -f junit "${NORULES[@]}" -- sh -c 'kill -SEGV $$'
 expect_rc "a COMMAND killed by SIGSEGV makes the run an error" 1
 expect_in "it names the signal" "$err" "the command was killed by signal 11 (Segmentation fault)"
-expect_in "JUnit: the run testcase fails with the reason" "$out" \
-	'<failure message="the command was killed by signal 11 (Segmentation fault)"'
+expect_in "JUnit: the run testcase is an <error> with the reason" "$out" \
+	'<error message="the command was killed by signal 11 (Segmentation fault)"'
 check "JUnit: the XML is well-formed" python3 -c \
 	'import sys, xml.dom.minidom; xml.dom.minidom.parseString(sys.stdin.read())' <<<"$out"
 expect_jq "report.json: command_status 139 (128 + 11)" "$TMP/o-segv/report.json" \

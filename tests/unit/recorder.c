@@ -684,7 +684,7 @@ START_TEST(arm_error_at_a_slice_fails_the_run)
 	lh_recorder_finish(rec);
 	text = report_text(rec, LH_FORMAT_JUNIT);
 	ck_assert_ptr_nonnull(strstr(text, "classname=\"lathound.run\" name=\"run\""));
-	ck_assert_ptr_nonnull(strstr(text, "<failure message=\"cannot set current_tracer"));
+	ck_assert_ptr_nonnull(strstr(text, "<error message=\"cannot set current_tracer"));
 	free(text);
 	lh_recorder_free(rec);
 }
@@ -1116,7 +1116,7 @@ START_TEST(gate_over_what_was_not_measured_is_an_error)
 	ck_assert_ptr_nonnull(strstr(text, "Verdict: ERROR: wakeup_rt was not measured"));
 	free(text);
 	text = report_text(rec, LH_FORMAT_JUNIT);
-	ck_assert_ptr_nonnull(strstr(text, "<failure message=\"wakeup_rt was not measured"));
+	ck_assert_ptr_nonnull(strstr(text, "<error message=\"wakeup_rt was not measured"));
 	free(text);
 	lh_recorder_free(rec);
 }

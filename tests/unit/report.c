@@ -1075,6 +1075,70 @@ START_TEST(junit_well_formed_and_escaped)
 }
 END_TEST
 
+/* Inputs not read in full: an error unless accepted, listed in every format either way. */
+START_TEST(inputs_not_read_are_errors)
+{
+	struct lh_report_input good = { .name = "good.trace", .snapshots = 1 };
+	struct lh_report_input bad = {
+		.name = "bad.trace", .skipped = 1,
+		.problem = "no latency snapshot read from trace 'bad.trace': 1 skipped",
+	};
+	struct lh_record *r = mk(LH_TRACER_IRQSOFF, 200, 0, "t", 1, "s", "e", NULL);
+	struct lh_report *rep;
+	json_object *root, *f;
+	struct lh_gate g;
+	char *x;
+	int accept;
+
+	lh_gate_init(&g);
+	for (accept = 0; accept < 2; accept++) {
+		rep = lh_report_alloc(NULL, NULL);
+		lh_report_add(rep, r, NULL);
+		bad.accepted = accept;
+		lh_report_add_input(rep, &good);
+		lh_report_add_input(rep, &bad);
+		ck_assert(lh_report_evaluate(rep, &g) == (bool)accept);
+		if (accept)
+			ck_assert_ptr_null(lh_report_error(rep));
+		else
+			ck_assert_str_eq(lh_report_error(rep),
+					 "1 of 2 inputs could not be read in full; first: no latency snapshot read from trace 'bad.trace': 1 skipped");
+
+		root = render_json(rep);
+		ck_assert_str_eq(js(root, "verdict"), accept ? "pass" : "error");
+		f = at(ja(jk(root, "input"), "files", 2), 1);
+		ck_assert_str_eq(js(f, "name"), "bad.trace");
+		ck_assert_str_eq(js(f, "problem"), bad.problem);
+		ck_assert(json_object_get_boolean(jk(f, "accepted")) == (bool)accept);
+		ck_assert(jnull(at(jk(jk(root, "input"), "files"), 0), "problem"));
+		ck_assert_int_eq(ji(jk(root, "input"), "unread"), !accept);
+		ck_assert_int_eq(ji(jk(root, "input"), "unread_accepted"), accept);
+		json_object_put(root);
+
+		x = render(rep, LH_FORMAT_TEXT);
+		ck_assert_ptr_nonnull(strstr(x, accept ?
+			"NOT READ (accepted: --allow-unreadable): no latency snapshot read from trace 'bad.trace'" :
+			"NOT READ: no latency snapshot read from trace 'bad.trace'"));
+		ck_assert_ptr_nonnull(strstr(x, accept ? "Verdict: PASS" : "Verdict: ERROR: 1 of 2"));
+		free(x);
+
+		x = render(rep, LH_FORMAT_JUNIT);
+		ck_assert_ptr_nonnull(strstr(x, "<testcase classname=\"lathound.input\" name=\"bad.trace\" "));
+		ck_assert_ptr_null(strstr(x, "name=\"good.trace\""));
+		if (accept) {
+			ck_assert_ptr_nonnull(strstr(x, "errors=\"0\" skipped=\"1\""));
+			ck_assert_int_eq(xml_count(x, "skipped"), 1);
+		} else {
+			ck_assert_ptr_nonnull(strstr(x, "errors=\"1\" skipped=\"0\""));
+			ck_assert_ptr_nonnull(strstr(x, "<error message=\"no latency snapshot read from trace &#39;bad.trace&#39;: 1 skipped\""));
+		}
+		free(x);
+		lh_report_free(rep);
+	}
+	lh_record_free(r);
+}
+END_TEST
+
 START_TEST(junit_no_gates_no_rules)
 {
 	struct lh_report *rep = lh_report_alloc(NULL, NULL);
@@ -1260,6 +1324,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, feed_matches_rules);
 	tcase_add_test(tc, junit_well_formed_and_escaped);
 	tcase_add_test(tc, junit_no_gates_no_rules);
+	tcase_add_test(tc, inputs_not_read_are_errors);
 	tcase_add_test(tc, text_has_key_lines);
 	tcase_add_test(tc, text_empty_report);
 	tcase_add_test(tc, write_file_is_atomic);
