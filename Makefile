@@ -87,6 +87,11 @@ bench-vm: deps lathound
 	bench/vm-capture.sh
 	bench/vm-hist.sh
 
+# 12 guest hours of record in each mode (max, thresh, single) under QEMU: about half an hour
+# of wall time per mode on 2 cores. Not part of make check, which runs a 30-minute one.
+bench-vm-soak: deps lathound
+	bench/vm-soak.sh
+
 valgrind: lathound unit
 	LH_VALGRIND=1 tests/run-all unit cli
 
@@ -108,5 +113,6 @@ clean:
 	-$(MAKE) -C tests/fuzz clean 2>/dev/null
 
 .PHONY: all unit check check-unit check-host check-vm deps demo fuzz bench bench-live bench-vm \
+	bench-vm-soak \
 	valgrind install \
 	uninstall clean

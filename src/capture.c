@@ -21,6 +21,8 @@ struct lh_capture {
 	int			ifd;		/* inotify fd, -1 when polling */
 	int			vfd;		/* tracing_max_latency */
 	char			value[32];	/* its last value seen by polling */
+	uint64_t		armed_us;	/* tracing_max_latency as arming left it */
+	bool			notified;	/* a section was notified since arming */
 	bool			have_last;	/* a snapshot was read since arming */
 	uint64_t		last_us;	/* tracing_max_latency with it */
 	uint64_t		last_hash;	/* its text */
@@ -150,15 +152,28 @@ static void notified(struct lh_capture *c, unsigned long n)
 {
 	c->counts.notifications += n;
 	c->since_capture += n;
+	c->notified |= n != 0;
 }
 
-void lh_capture_rearm(struct lh_capture *c)
+void lh_capture_rearm(struct lh_capture *c, uint64_t max_us)
 {
 	if (c->ifd >= 0)
 		read_events(c);
 	else
 		read_value(c, c->value, sizeof(c->value));
+	c->armed_us = max_us;
+	c->notified = false;
 	c->have_last = false;
+}
+
+/*
+ * Return: whether tracing_max_latency = us says that nothing was recorded since the last
+ * read, or since arming: 0, or (before any notification or read) not above what arming
+ * wrote. A section just above it that was not notified yet is left to its notification.
+ */
+static bool nothing_new(const struct lh_capture *c, uint64_t us)
+{
+	return !us || (!c->have_last && !c->notified && us <= c->armed_us);
 }
 
 long lh_capture_pending(struct lh_capture *c, struct lh_diag *diag)
@@ -220,10 +235,9 @@ int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len
 	int fd, ret;
 
 	*len = 0;
-	/* 0: nothing recorded since the tracer was armed, or since the last read. */
 	if (read_us(c, &us))
 		return fail(diag, "read", c->max_path);
-	if (!us) {
+	if (nothing_new(c, us)) {
 		c->counts.stale++;
 		return 0;
 	}
@@ -235,13 +249,13 @@ int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len
 		ret = fail(diag, "read", c->max_path);
 		goto out;
 	}
-	if (us && lh_read_fd(fd, buf, alloc, len, TRACE_READ_MAX)) {
+	if (!nothing_new(c, us) && lh_read_fd(fd, buf, alloc, len, TRACE_READ_MAX)) {
 		ret = fail(diag, "read", c->trace_path);
 		goto out;
 	}
 	hash = lh_hash(*len ? *buf : "", *len, 0x6c617468ULL);
-	stale = !us || (!c->threshold && c->have_last && us == c->last_us &&
-			hash == c->last_hash && *len == c->last_len);
+	stale = nothing_new(c, us) || (!c->threshold && c->have_last && us == c->last_us &&
+				       hash == c->last_hash && *len == c->last_len);
 	if (stale) {
 		c->counts.stale++;
 		ret = 0;

@@ -13,7 +13,9 @@
  *   - with a threshold, tracing_max_latency is set to 0 (still paused) after each read; the
  *     kernel sets it to the latency of every section it records, so non-zero means new;
  *   - without one (running maxima) a new section is a new maximum: new when the value or
- *     the text changed since the last read; 0 means nothing recorded since arming.
+ *     the text changed since the last read. Arming writes the running maximum the tracer
+ *     continues from (0 the first time): until a section is notified, a value not above it
+ *     means nothing was recorded since arming, and 'trace' is not even opened.
  *
  * Sections lost (recorded, but overwritten before they could be read) = notifications -
  * sections captured. Notifications lathound causes itself (arming, the reset above) are not
@@ -69,9 +71,11 @@ uint64_t lh_capture_poll_interval(const struct lh_capture *c);
 
 /*
  * Call right after (re)arming a tracer: discards the notifications that arming caused
- * (it writes tracing_max_latency) and forgets the last snapshot read.
+ * (it writes tracing_max_latency) and forgets the last snapshot read. max_us is what arming
+ * wrote to tracing_max_latency: the running maximum the tracer continues from, 0 with a
+ * threshold or the first time.
  */
-void lh_capture_rearm(struct lh_capture *c);
+void lh_capture_rearm(struct lh_capture *c, uint64_t max_us);
 
 /*
  * Return: the sections notified since the last call (0 when none), or -1 with the reason

@@ -14,6 +14,28 @@
 #include "report.h"
 #include "rules.h"
 
+/* Why the report written to stdout failed, when it did (lh_report_output()). */
+static int stdout_errno;
+
+int lh_report_output(struct lh_report *rep, enum lh_format f, const char *path)
+{
+	struct lh_diag d = { 0 };
+	int ret;
+
+	if (path) {
+		ret = lh_report_write_file(rep, f, path, &d);
+		lh_print_diag(&d, LH_DIAG_KEEP, false);
+		lh_diag_release(&d);
+		return ret;
+	}
+	errno = 0;
+	if (!lh_report_write(rep, f, stdout))
+		return 0;
+	if (!stdout_errno)
+		stdout_errno = errno ? errno : EIO;
+	return -1;
+}
+
 int lh_finish_stdout(int code)
 {
 	int err;
@@ -21,7 +43,7 @@ int lh_finish_stdout(int code)
 	/* errno after a failed fflush() says why; an error flagged earlier may not. */
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		err = errno ? errno : EIO;
+		err = stdout_errno ? stdout_errno : errno ? errno : EIO;
 		fclose(stdout);
 	} else {
 		err = fclose(stdout) ? (errno ? errno : EIO) : 0;
@@ -85,33 +107,84 @@ const char *lh_default_rules_dir(void)
 	return LH_RULES_DIR;
 }
 
-int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, struct lh_diag *diag)
+void lh_rule_paths_release(struct lh_rule_paths *p)
+{
+	free(p->rules.v);
+	free(p->add.v);
+}
+
+int lh_load_rules(struct lh_rules *rs, const struct lh_rule_paths *p, struct lh_diag *diag)
 {
 	const char *def;
 	struct stat st;
 	size_t i;
 	int ret = 0;
 
-	if (!nr) {
+	if (!p->rules.nr) {
 		def = lh_default_rules_dir();
-		if (stat(def, &st)) {
+		if (stat(def, &st))
 			lh_diag_add(diag, LH_DIAG_WARNING,
-				    "no rules loaded: default rule directory '%s' not found (give --rules PATH)",
+				    "no default rules loaded: default rule directory '%s' not found (give --rules PATH)",
 				    def);
-			return 0;
-		}
-		return lh_rules_load(rs, def, diag);
-	}
-	for (i = 0; i < nr; i++)
-		if (lh_rules_load(rs, paths[i], diag))
+		else if (lh_rules_load(rs, def, diag))
 			ret = -1;
+	}
+	for (i = 0; i < p->rules.nr; i++)
+		if (lh_rules_load(rs, p->rules.v[i], diag))
+			ret = -1;
+	for (i = 0; i < p->add.nr; i++)
+		if (lh_rules_load(rs, p->add.v[i], diag))
+			ret = -1;
+	return ret;
+}
+
+static const char *const format_options[LH_FORMAT_NR] = {
+	[LH_FORMAT_TEXT] = "--text", [LH_FORMAT_JSON] = "--json", [LH_FORMAT_JUNIT] = "--junit",
+	[LH_FORMAT_HTML] = "--html",
+};
+
+int lh_report_files_check(struct lh_report_files *f, const char *extra, enum lh_format fmt)
+{
+	int i, to_stdout = 0, named = 0;
+
+	if (extra) {
+		if (f->path[fmt])
+			return lh_error("-o and %s both name where the %s report goes",
+					format_options[fmt], format_options[fmt] + 2);
+		f->path[fmt] = extra;
+	}
+	for (i = 0; i < LH_FORMAT_NR; i++) {
+		named += f->path[i] != NULL;
+		to_stdout += f->path[i] && !strcmp(f->path[i], "-");
+	}
+	if (to_stdout > 1)
+		return lh_error("only one report can go to standard output ('-')");
+	if (!named)
+		f->path[fmt] = "-";
+	return 0;
+}
+
+int lh_report_files_write(struct lh_report *rep, const struct lh_report_files *f, bool passed)
+{
+	const char *text = f->path[LH_FORMAT_TEXT];
+	int i, ret = 0;
+	size_t v;
+
+	for (i = 0; i < LH_FORMAT_NR; i++)
+		if (f->path[i] && lh_report_output(rep, (enum lh_format)i,
+						   strcmp(f->path[i], "-") ? f->path[i] : NULL))
+			ret = -1;
+	/* The text report on standard output lists them already. */
+	if (!passed && !(text && !strcmp(text, "-")))
+		for (v = 0; v < lh_report_nr_violations(rep); v++)
+			lh_info("gate failed: %s", lh_report_violation(rep, v));
 	return ret;
 }
 
 int lh_opt_format(const struct lh_option *opt, const char *arg)
 {
 	if (lh_format_parse(arg, opt->value))
-		return lh_error("invalid --format '%s': expected text, json or junit", arg);
+		return lh_error("invalid --format '%s': expected text, json, junit or html", arg);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "opts.h"
+#include "report.h"
 #include "util.h"
 
 /* Exit codes, as rtla: 0 passed, 1 error, 2 gate failed. */
@@ -23,6 +24,13 @@
  * left on device"), as git does at exit. Return: code, or LH_EXIT_ERROR when it failed.
  */
 int lh_finish_stdout(int code);
+
+/*
+ * Writes rep in format f to the file at path, atomically (problems printed), or to standard
+ * output when path is NULL (why a write failed is kept for lh_finish_stdout() to report).
+ * Return: 0, or -1 when writing failed.
+ */
+int lh_report_output(struct lh_report *rep, enum lh_format f, const char *path);
 
 /*
  * The rule directory used when no --rules is given: ./rules in a source tree, else the
@@ -57,11 +65,62 @@ int lh_opt_fail_on(const struct lh_option *opt, const char *arg);
 			"critical (default), none", lh_opt_fail_on)
 
 /*
- * Loads the rule files named by --rules (paths[0..nr)), or the default rule directory when
- * there are none; a missing default directory is a warning in diag, not an error.
+ * --text FILE, --json FILE, --junit FILE: each report format to a file of its own, written
+ * atomically, or to standard output for '-'. A run that writes files this way prints no
+ * other report on standard output, so that a workload's own output never lands in a report.
+ */
+struct lh_report_files {
+	const char	*path[LH_FORMAT_NR];	/* NULL: not written */
+};
+
+#define LH_OPT_REPORT_FILES(files)							\
+	LH_OPT_STRING(0, "text", &(files)->path[LH_FORMAT_TEXT], "FILE",			\
+		      "write the text report to FILE ('-': standard output)"),			\
+	LH_OPT_STRING(0, "json", &(files)->path[LH_FORMAT_JSON], "FILE",			\
+		      "write the JSON report to FILE ('-': standard output)"),			\
+	LH_OPT_STRING(0, "junit", &(files)->path[LH_FORMAT_JUNIT], "FILE",			\
+		      "write the JUnit XML report to FILE ('-': standard output)")
+
+/*
+ * Checks what --text, --json and --junit name, with extra (may be NULL: analyze's -o FILE)
+ * for the format fmt (--format): a format at most once, standard output at most once. When
+ * none is named, the fmt report goes to standard output.
+ * Return: 0 with f completed, or -1 (printed).
+ */
+int lh_report_files_check(struct lh_report_files *f, const char *extra, enum lh_format fmt);
+/*
+ * Writes the report in each format f names, every one tried (a failure is printed), then
+ * when !passed prints each violation on stderr unless the text report went to stdout.
+ * Return: 0, or -1 when one could not be written.
+ */
+int lh_report_files_write(struct lh_report *rep, const struct lh_report_files *f, bool passed);
+
+/*
+ * --rules PATH replaces the default rule directory; --add-rules PATH is loaded after it (or
+ * after the --rules files), so a site's own rules join the shipped library without naming
+ * where it is installed. Both repeatable; lh_rule_paths_release() frees them.
+ */
+struct lh_rule_paths {
+	struct lh_strlist	rules;
+	struct lh_strlist	add;
+};
+
+#define LH_OPT_RULES(paths)								\
+	LH_OPT_CALLBACK('r', "rules", &(paths)->rules, "PATH",				\
+			"rule file or directory (repeatable; replaces the defaults)",	\
+			lh_opt_list),							\
+	LH_OPT_CALLBACK(0, "add-rules", &(paths)->add, "PATH",				\
+			"rule file or directory loaded after the defaults (repeatable)",	\
+			lh_opt_list)
+
+void lh_rule_paths_release(struct lh_rule_paths *p);
+
+/*
+ * Loads the rule files of p: the --rules paths, or the default rule directory when there are
+ * none, then the --add-rules paths. A missing default directory is a warning in diag.
  * Return: 0, or -1 when a rule file is broken or missing (every problem in diag).
  */
 struct lh_rules;
-int lh_load_rules(struct lh_rules *rs, const char *const *paths, size_t nr, struct lh_diag *diag);
+int lh_load_rules(struct lh_rules *rs, const struct lh_rule_paths *p, struct lh_diag *diag);
 
 #endif /* LH_CLI_H */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,20 +34,23 @@ static const char analyze_epilogue[] =
 	"with a latency tracer (-p irqsoff...); '-' or none reads standard input.\n"
 	"\nexit status:\n"
 	"    0  every gate passed\n"
-	"    1  error: bad option, unreadable trace, broken rule file, report not written\n"
-	"       (with several FILEs, the report covers those that could be read)\n"
+	"    1  error: bad option, broken rule file, report not written, or a FILE not read\n"
+	"       in full (unreadable, no latency snapshot, a snapshot skipped as malformed)\n"
+	"       unless --allow-unreadable; the report covers what could be read\n"
 	"    2  a gate failed: a tracer exceeded its --max, or a rule at or above --fail-on fired\n"
 	"\nexample:\n"
 	"    lathound analyze --max irqsoff=500us --max all=1ms --fail-on warning \\\n"
 	"        --format junit -o latency.xml traces/*.trace\n";
 
 struct analyze {
-	struct lh_strlist	rules;
+	struct lh_rule_paths	rules;
 	struct lh_gate	gate;
 	enum lh_format	format;
 	const char	*output;
+	struct lh_report_files	files;
 	unsigned long	keep;
 	int		quiet;
+	int		allow_unreadable;
 };
 
 /* Return: 0, or -1 when a rule file is broken or missing (every problem printed). */
@@ -55,84 +59,218 @@ static int load_rules(struct lh_rules *rs, const struct analyze *a)
 	struct lh_diag diag = { 0 };
 	int ret;
 
-	ret = lh_load_rules(rs, a->rules.v, a->rules.nr, &diag);
+	ret = lh_load_rules(rs, &a->rules, &diag);
 	lh_print_diag(&diag, (size_t)-1, !a->quiet);
 	lh_diag_release(&diag);
 	return ret;
 }
 
+/* One input: what the report gets, and the sentence that says why it was not read in full. */
+struct input {
+	struct lh_report_input	in;
+	bool			binary;	/* NUL bytes near its start: not text */
+	char			shown[1024];	/* its name, escaped for messages */
+	char			why[1536];
+};
+
+/* The first reason an input was not read in full wins. */
+static void __attribute__((format(printf, 2, 3)))
+unread(struct input *inp, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (inp->in.problem)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(inp->why, sizeof(inp->why), fmt, ap);
+	va_end(ap);
+	inp->in.problem = inp->why;
+}
+
 /*
- * Parses the bytes of one input, read from fd, into the report: a trace.dat (known by its
- * magic) through libtracecmd, anything else as trace text. Return: 0, or -1 (printed).
+ * What one piece of input costs: a regular file is mapped and read MAP_PIECE bytes at a time,
+ * each piece given back to the page cache once parsed (so that RSS stays bounded); anything
+ * else (standard input, a pipe, a device) is read READ_PIECE bytes at a time. A trace.dat is
+ * the exception: libtracecmd needs it whole, and gives back its latency text whole.
  */
-static int parse_input(struct lh_parser *p, const char *name, int fd, const char *buf,
-		       size_t len, struct lh_report *rep)
+#define MAP_PIECE	(8 << 20)
+#define READ_PIECE	(256 << 10)
+
+/*
+ * Parses the latency text of a trace.dat whose bytes buf[0..len) (all of them) were read
+ * from fd. Return: 0, or -1 when it cannot be read (inp says why).
+ */
+static int feed_tracedat(int fd, const char *buf, size_t len, struct input *inp,
+			 struct lh_parser *p)
 {
 	const char *why;
 	char *text;
 	size_t text_len;
 
-	if (!lh_tracedat_detect(buf, len)) {
-		lh_parse_buffer(p, name, buf, len, lh_report_feed, rep);
-		return 0;
+	if (lh_tracedat_read_latency(fd, buf, len, &text, &text_len, &why)) {
+		unread(inp, "cannot read trace.dat '%s': %s", inp->shown, why);
+		return -1;
 	}
-	if (lh_tracedat_read_latency(fd, buf, len, &text, &text_len, &why))
-		return lh_error("cannot read trace.dat '%s': %s", name, why);
-	lh_parse_buffer(p, name, text, text_len, lh_report_feed, rep);
+	lh_parse_feed(p, text, text_len);
 	free(text);
 	return 0;
 }
 
-/* Parses one trace file ("-": standard input) into the report. Return: 0, or -1 (printed). */
-static int analyze_file(const char *path, struct lh_parser *p, struct lh_report *rep,
-			struct lh_diag *diag)
+/* Notes whether the first bytes of an input hold NUL bytes: binary data, not trace text. */
+static void note_binary(struct input *inp, const char *buf, size_t len)
 {
-	unsigned long before = lh_parser_stats(p)->snapshots;
-	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "<stdin>" : path;
-	struct stat st;
-	size_t len, alloc = 0;
-	char *buf = NULL;
-	int fd, ret = 0;
+	inp->binary = memchr(buf, '\0', len < 4096 ? len : 4096) != NULL;
+}
 
+/*
+ * Feeds a regular file, mapped. Return: 0, -1 when it is a trace.dat that cannot be read
+ * (inp says why), or -2 when it cannot be mapped (nothing read).
+ */
+static int feed_mapped(int fd, size_t len, struct input *inp, struct lh_parser *p)
+{
+	size_t off, n;
+	char *map;
+	int ret = 0;
+
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return -2;
+	madvise(map, len, MADV_SEQUENTIAL);
+	if (lh_tracedat_detect(map, len)) {
+		ret = feed_tracedat(fd, map, len, inp, p);
+		goto out;
+	}
+	note_binary(inp, map, len);
+	for (off = 0; off < len; off += n) {
+		n = len - off < MAP_PIECE ? len - off : MAP_PIECE;
+		if (lh_parse_feed(p, map + off, n))
+			break;
+		madvise(map + off, n, MADV_DONTNEED);
+	}
+out:
+	munmap(map, len);
+	return ret;
+}
+
+/*
+ * Feeds what fd reads until its end: READ_PIECE bytes at a time, or all of it at once when
+ * its first bytes are a trace.dat's. Return: 0, -1 when it is a trace.dat that cannot be
+ * read (inp says why), or -2 with errno when reading failed.
+ */
+static int feed_stream(int fd, struct input *inp, struct lh_parser *p)
+{
+	size_t alloc = READ_PIECE, len = 0;
+	char *buf = lh_xmalloc(alloc);
+	bool whole = false, head = true;
+	ssize_t n;
+	int ret = 0;
+
+	for (;;) {
+		if (whole && alloc - len < READ_PIECE)
+			lh_grow((void **)&buf, &alloc, len + READ_PIECE, 1);
+		n = read(fd, buf + len, alloc - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -2;
+			break;
+		}
+		len += (size_t)n;
+		if (head) {
+			if (n && len < 64)	/* enough to tell a trace.dat by its magic */
+				continue;
+			head = false;
+			whole = lh_tracedat_detect(buf, len);
+			note_binary(inp, buf, len);
+		}
+		if (whole) {
+			if (!n) {
+				ret = feed_tracedat(fd, buf, len, inp, p);
+				break;
+			}
+			continue;
+		}
+		if (len && lh_parse_feed(p, buf, len))
+			break;
+		len = 0;
+		if (!n)
+			break;
+	}
+	n = errno;
+	free(buf);
+	errno = (int)n;
+	return ret;
+}
+
+/*
+ * What the parser made of one input: no snapshot at all, or snapshots it skipped as
+ * malformed, leave the input unread (in part), and the gate cannot judge what it did not read.
+ */
+static void judge_input(struct input *inp, const struct lh_parser *p,
+			const struct lh_parse_stats *before)
+{
+	const struct lh_parse_stats *st = lh_parser_stats(p);
+	const char *skip = lh_parser_first_skip(p);
+	unsigned long n = st->snapshots - before->snapshots, k = st->skipped - before->skipped;
+	char reason[256];
+
+	inp->in.snapshots = n;
+	inp->in.skipped = k;
+	if (inp->in.problem)
+		return;
+	if (!n && !k)
+		unread(inp, "no latency snapshot in trace '%s': %s", inp->shown,
+		       inp->binary ? "binary data, not the text of a latency trace" :
+		       lh_parser_why_empty(p, reason, sizeof(reason)) ?: "none found");
+	else if (!n)
+		unread(inp, "no latency snapshot read from trace '%s': %lu skipped as malformed (%s)",
+		       inp->shown, k, skip ? skip : "?");
+	else if (k)
+		unread(inp, "trace '%s': %lu of %lu snapshots skipped as malformed (%s)",
+		       inp->shown, k, k + n, skip ? skip : "?");
+}
+
+/* Parses one trace file ("-": standard input) into the report; inp says how much was read. */
+static void analyze_file(const char *path, struct input *inp, struct lh_parser *p,
+			 struct lh_report *rep)
+{
+	struct lh_parse_stats before = *lh_parser_stats(p);
+	bool is_stdin = !strcmp(path, "-");
+	struct stat st;
+	int fd, ret = -2;
+
+	inp->in.name = is_stdin ? "<stdin>" : path;
+	lh_record_escape(inp->shown, sizeof(inp->shown), inp->in.name, strlen(inp->in.name));
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return lh_error("cannot open trace '%s': %s", path, strerror(errno));
+	if (fd < 0) {
+		unread(inp, "cannot open trace '%s': %s", inp->shown, strerror(errno));
+		return;
+	}
 	if (fstat(fd, &st))
 		goto err_read;
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		goto err_read;
 	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		len = (size_t)st.st_size;
-		buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (buf != MAP_FAILED) {
-			madvise(buf, len, MADV_SEQUENTIAL);
-			ret = parse_input(p, name, fd, buf, len, rep);
-			munmap(buf, len);
-			goto out_close;
-		}
-	}
-	if (lh_read_fd(fd, &buf, &alloc, &len, SIZE_MAX)) {
-		free(buf);
+	lh_parse_begin(p, inp->in.name, lh_report_feed, rep);
+	if (S_ISREG(st.st_mode) && st.st_size > 0)
+		ret = feed_mapped(fd, (size_t)st.st_size, inp, p);
+	if (ret == -2)
+		ret = feed_stream(fd, inp, p);
+	if (ret == -2)
 		goto err_read;
-	}
-	ret = parse_input(p, name, fd, buf, len, rep);
-	free(buf);
-out_close:
-	if (!ret && lh_parser_stats(p)->snapshots == before)
-		lh_diag_add(diag, LH_DIAG_WARNING, "%s: no latency snapshot found ('# tracer:' header)",
-			    name);
+	lh_parse_end(p);
+	judge_input(inp, p, &before);
 	if (!is_stdin)
 		close(fd);
-	return ret;
+	return;
 
 err_read:
-	ret = lh_error("cannot read trace '%s': %s", path, strerror(errno));
+	unread(inp, "cannot read trace '%s': %s", inp->shown, strerror(errno));
+	lh_parse_end(p);
+	judge_input(inp, p, &before);
 	if (!is_stdin)
 		close(fd);
-	return ret;
 }
 
 int lh_cmd_analyze(int argc, char **argv)
@@ -140,18 +278,19 @@ int lh_cmd_analyze(int argc, char **argv)
 	struct analyze a = { .format = LH_FORMAT_TEXT, .keep = LH_REPORT_KEEP };
 	const struct lh_option options[] = {
 		LH_OPT_GROUP("rules"),
-		LH_OPT_CALLBACK('r', "rules", &a.rules, "PATH",
-				"rule file or directory (repeatable; replaces the defaults)",
-				lh_opt_list),
+		LH_OPT_RULES(&a.rules),
 		LH_OPT_GROUP("report"),
 		LH_OPT_CALLBACK('f', "format", &a.format, "FORMAT",
-				"text (default), json or junit", lh_opt_format),
+				"text (default), json, junit or html", lh_opt_format),
 		LH_OPT_STRING('o', "output", &a.output, "FILE",
-			      "write the report to FILE (atomically), not standard output"),
+			      "write the --format report to FILE (atomically; '-': standard output)"),
+		LH_OPT_REPORT_FILES(&a.files),
 		LH_OPT_UINT(0, "keep", &a.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),
 		LH_OPT_BOOL('q', "quiet", &a.quiet, "print no warnings or notes on stderr"),
 		LH_OPT_GATES(&a.gate),
+		LH_OPT_BOOL(0, "allow-unreadable", &a.allow_unreadable,
+			    "an input not read in full (no snapshot, a malformed one) is listed, not an error"),
 		LH_OPT_END(),
 	};
 	struct lh_report_opts ropts = { 0 };
@@ -160,20 +299,19 @@ int lh_cmd_analyze(int argc, char **argv)
 	struct lh_report *rep = NULL;
 	struct lh_parser *parser = NULL;
 	static char *stdin_only[] = { "-", NULL };
+	struct input *inputs = NULL;
 	char **files;
 	int i, nfiles, first, code = LH_EXIT_ERROR;
 	bool failed = false, passed;
-	size_t v, unreadable = 0;
-	char why[64];
 
 	lh_gate_init(&a.gate);
 	first = lh_parse_command(argc, argv, options, analyze_usage, analyze_epilogue,
 				 LH_OPERANDS_FILES);
 	if (first == LH_OPTS_HELP) {
-		free(a.rules.v);
+		lh_rule_paths_release(&a.rules);
 		return lh_finish_stdout(LH_EXIT_PASS);
 	}
-	if (first < 0)
+	if (first < 0 || lh_report_files_check(&a.files, a.output, a.format))
 		goto out;
 	files = argv + first;
 	nfiles = argc - first;
@@ -195,46 +333,39 @@ int lh_cmd_analyze(int argc, char **argv)
 	ropts.diag = &diag;
 	rep = lh_report_alloc(rules, &ropts);
 	parser = lh_parser_alloc(&diag);
-	for (i = 0; i < nfiles; i++)
-		if (analyze_file(files[i], parser, rep, &diag))
-			unreadable++;
-	if (unreadable) {
-		snprintf(why, sizeof(why), "%zu of %d input%s could not be read", unreadable,
-			 nfiles, nfiles == 1 ? "" : "s");
-		lh_report_set_error(rep, why);
-		failed = true;
+	inputs = lh_xcalloc((size_t)nfiles, sizeof(*inputs));
+	for (i = 0; i < nfiles; i++) {
+		analyze_file(files[i], &inputs[i], parser, rep);
+		inputs[i].in.accepted = a.allow_unreadable;
+		lh_report_add_input(rep, &inputs[i].in);
 	}
 
 	if (!a.quiet)
 		lh_print_diag(&diag, SHOW_WARNINGS, true);
-	/* An empty or foreign input must not pass a gate by having nothing in it. */
-	if (!failed && !lh_parser_stats(parser)->snapshots) {
-		lh_error("no latency snapshot in the input: nothing to analyze or gate");
-		lh_report_set_error(rep, "no latency snapshot in the input");
-		failed = true;
+	/* Each input not read in full, named with why: an error unless --allow-unreadable. */
+	for (i = 0; i < nfiles; i++) {
+		if (!inputs[i].in.problem)
+			continue;
+		if (!a.allow_unreadable) {
+			lh_error("%s", inputs[i].in.problem);
+			failed = true;
+		} else if (!a.quiet) {
+			lh_warn("%s (accepted: --allow-unreadable)", inputs[i].in.problem);
+		}
 	}
 	lh_report_add_parse_stats(rep, lh_parser_stats(parser));
 	lh_report_add_diag(rep, &diag);
 	passed = lh_report_evaluate(rep, &a.gate);
+	/* Nothing read at all must not pass a gate, even with --allow-unreadable. */
+	if (!lh_report_error(rep) && !lh_parser_stats(parser)->snapshots)
+		lh_report_set_error(rep, "no latency snapshot in the input: nothing to analyze or gate");
 	if (!failed && lh_report_error(rep)) {
 		lh_error("%s", lh_report_error(rep));
 		failed = true;
 	}
 
-	if (a.output) {
-		struct lh_diag wd = { 0 };
-
-		if (lh_report_write_file(rep, a.format, a.output, &wd)) {
-			lh_print_diag(&wd, LH_DIAG_KEEP, false);
-			failed = true;
-		}
-		lh_diag_release(&wd);
-	} else if (lh_report_write(rep, a.format, stdout)) {
+	if (lh_report_files_write(rep, &a.files, passed))
 		failed = true;
-	}
-	if (!passed && (a.output || a.format != LH_FORMAT_TEXT))
-		for (v = 0; v < lh_report_nr_violations(rep); v++)
-			lh_info("gate failed: %s", lh_report_violation(rep, v));
 	code = failed ? LH_EXIT_ERROR : passed ? LH_EXIT_PASS : LH_EXIT_GATE;
 out:
 	if (parser)
@@ -243,6 +374,7 @@ out:
 	if (rules)
 		lh_rules_free(rules);
 	lh_diag_release(&diag);
-	free(a.rules.v);
+	free(inputs);
+	lh_rule_paths_release(&a.rules);
 	return lh_finish_stdout(code);
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -91,11 +92,12 @@ struct record_opts {
 	struct lh_strlist	filters;
 	struct lh_strlist	notrace;
 	struct lh_strlist	kprobes;
-	struct lh_strlist	rules;
+	struct lh_rule_paths	rules;
 	int		force;
 	const char	*state_dir;
 	struct lh_gate	gate;
 	enum lh_format	format;
+	struct lh_report_files	files;
 	unsigned long	keep;
 	int		quiet;
 	int		irq_only;
@@ -196,6 +198,8 @@ struct run {
 	bool				irq_stats;	/* the IRQ instance was created */
 	unsigned int			hist;		/* histograms counted */
 	char				kernel[65];
+	char				host[65];
+	char				run_id[33];	/* 128 random bits in hex */
 	char				*command;
 
 	pid_t				child;
@@ -280,7 +284,7 @@ static void on_status(void *arg, const struct lh_recorder *rec, uint64_t now)
 	const struct lh_recorder_stats *st = lh_recorder_stats(rec);
 	struct lh_report *rep = lh_recorder_report(rec);
 	struct run *r = arg;
-	char line[512], el[32], rem[32];
+	char line[512], el[32], rem[32], arm[32];
 	uint64_t events = lh_irqstat_events(r->irqstat);
 	struct winsize ws;
 	double secs = (double)(now - (r->status_at ? r->status_at : st->started)) / 1e9;
@@ -298,14 +302,16 @@ static void on_status(void *arg, const struct lh_recorder *rec, uint64_t now)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s", el);
 	}
 	if (st->armed) {
-		n += (size_t)snprintf(line + n, sizeof(line) - n, " | %s armed | worst",
-				      lh_tracer_name(st->armed));
-		/* Each tracer's worst, e.g. "irqsoff 120us wakeup_rt 45us". */
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      " | %s armed | worst armed/blind:", lh_tracer_name(st->armed));
+		/* Each tracer's worst, armed and blind time: "irqsoff 120us 00:20:00/1.2s". */
 		for (t = 1; t < LH_TRACER_NR && n < sizeof(line); t++)
 			if (r->tracers & (1u << t))
-				n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %lluus",
-					lh_tracer_name(t),
-					(unsigned long long)lh_report_worst_us(rep, t));
+				n += (size_t)snprintf(line + n, sizeof(line) - n,
+					" %s %lluus %s/%.1fs", lh_tracer_name(t),
+					(unsigned long long)lh_report_worst_us(rep, t),
+					format_elapsed(st->tracer[t].armed_ns, arm, sizeof(arm)),
+					(double)st->tracer[t].blind_ns / NS_PER_S);
 		if (n < sizeof(line))
 			n += (size_t)snprintf(line + n, sizeof(line) - n,
 					      " | %lu captured, %lu lost, %lu rule hits",
@@ -511,7 +517,7 @@ static int load_rules(struct lh_rules *rs, const struct record_opts *o)
 	struct lh_diag diag = { 0 };
 	int ret;
 
-	ret = lh_load_rules(rs, o->rules.v, o->rules.nr, &diag);
+	ret = lh_load_rules(rs, &o->rules, &diag);
 	lh_print_diag(&diag, (size_t)-1, !lh_quiet);
 	lh_diag_release(&diag);
 	return ret;
@@ -556,7 +562,9 @@ static int check_opts(struct record_opts *o)
 		return lh_error("--hist-comm and --hist-pid filter the wakeup histogram, which --hist leaves out");
 	if (o->hist_pid > 4194304)
 		return lh_error("invalid --hist-pid %lu", o->hist_pid);
-	return 0;
+	if (o->output && !strcmp(o->output, "-"))
+		return lh_error("-o names the output directory; for a report on standard output give --text -, --json - or --junit -");
+	return lh_report_files_check(&o->files, NULL, o->format);
 }
 
 /* Borrows tracefs. Return: 0, or -1 (printed; tracefs as it was). */
@@ -640,12 +648,29 @@ static void say_start(const struct run *r, bool with_command)
 		lh_info("no histograms counted in the kernel (see the report, or 'lathound doctor')");
 }
 
+/* A run's id, unique among runs, for telling reports of one run from reports of two. */
+static void make_run_id(char *buf, size_t len)
+{
+	unsigned char b[16];
+	size_t i;
+
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
+		uint64_t x = lh_wall_ns() ^ ((uint64_t)getpid() << 32) ^ lh_now_ns();
+
+		for (i = 0; i < sizeof(b); i++, x = x * 6364136223846793005ULL + 1)
+			b[i] = (unsigned char)(x >> 56);
+	}
+	for (i = 0; i < sizeof(b) && 2 * i + 2 < len; i++)
+		snprintf(buf + 2 * i, len - 2 * i, "%02x", b[i]);
+}
+
 /* The engine over the tracefs just borrowed; notes (the session's warnings) go in its report. */
 static void recorder_alloc(struct run *r, struct lh_rules *rules, struct lh_diag *notes)
 {
 	const struct record_opts *o = r->o;
 	struct lh_run_info info = {
 		.mode = "record", .command_status = -1, .kernel = r->kernel,
+		.host = r->host[0] ? r->host : NULL, .run_id = r->run_id,
 		.command = r->command, .wait_method = lh_recorder_tracefs_method(r->tracefs),
 	};
 	struct lh_recorder_opts ro = {
@@ -667,12 +692,8 @@ static void recorder_alloc(struct run *r, struct lh_rules *rules, struct lh_diag
 	struct lh_recorder_hooks hooks = {
 		.arg = r, .message = on_message, .status = on_status, .event = on_event,
 	};
-	int k;
 
 	ro.hist_kinds = r->hist = lh_recorder_tracefs_hist(r->tracefs, ro.hist_why_not);
-	for (k = 0; k < LH_HIST_NR; k++)
-		if (!(o->hist & (1u << k)))
-			ro.hist_why_not[k] = "not asked (--hist)";
 
 	r->rec = lh_recorder_alloc(&lh_recorder_tracefs_ops, r->tracefs, &ro, &hooks);
 	lh_report_add_diag(lh_recorder_report(r->rec), notes);
@@ -685,13 +706,13 @@ static int finish(struct run *r)
 	const struct record_opts *o = r->o;
 	struct lh_diag d = { 0 };
 	bool passed, failed = false;
-	size_t v;
 	int ret;
 
 	passed = lh_recorder_finish(r->rec);
 	/* Both are tried: one that cannot be written does not stop the other. */
 	ret = lh_recorder_write(r->rec, "report.json", LH_FORMAT_JSON, &d);
 	ret |= lh_recorder_write(r->rec, "report.txt", LH_FORMAT_TEXT, &d);
+	ret |= lh_recorder_write(r->rec, "report.html", LH_FORMAT_HTML, &d);
 	ret |= lh_recorder_write_metrics(r->rec, &d);
 	if (ret) {
 		print_diag(r, &d);
@@ -700,14 +721,11 @@ static int finish(struct run *r)
 		failed = true;
 	}
 	lh_diag_release(&d);
-	if (lh_report_write(rep, o->format, stdout))
+	if (lh_report_files_write(rep, &o->files, passed))
 		failed = true;
-	if (!passed && o->format != LH_FORMAT_TEXT)
-		for (v = 0; v < lh_report_nr_violations(rep); v++)
-			lh_info("gate failed: %s", lh_report_violation(rep, v));
 	if (!ret)
-		lh_info("report: '%s/report.json', '%s/report.txt'%s", lh_output_dir(r->out),
-			lh_output_dir(r->out),
+		lh_info("report: '%s/report.json', '%s/report.txt', '%s/report.html'%s",
+			lh_output_dir(r->out), lh_output_dir(r->out), lh_output_dir(r->out),
 			lh_output_kept(r->out) ? ", raw snapshots in 'snapshots/'" : "");
 	/* The report's own verdict too: a rule a gate depends on that could not be evaluated. */
 	if (failed || lh_recorder_failed(r->rec) || lh_report_error(rep))
@@ -775,8 +793,11 @@ static int record(struct record_opts *o, char **command)
 		goto out_rules;
 	}
 	r.irqstat = lh_irqstat_alloc();
-	if (!uname(&uts))
+	if (!uname(&uts)) {
 		snprintf(r.kernel, sizeof(r.kernel), "%s", uts.release);
+		snprintf(r.host, sizeof(r.host), "%s", uts.nodename);
+	}
+	make_run_id(r.run_id, sizeof(r.run_id));
 	r.command = command ? join_argv(command) : NULL;
 	/* From here to the exit of the process, signals are read, never delivered. */
 	if (signals_catch(&r))
@@ -848,15 +869,14 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_UINT(0, "max-snapshots", &o.max_snapshots, "N",
 			    "raw snapshots kept at most (default 1000)"),
 		LH_OPT_CALLBACK('f', "format", &o.format, "FORMAT",
-				"report printed at the end: text (default), json or junit",
+				"report printed at the end: text (default), json, junit or html",
 				lh_opt_format),
+		LH_OPT_REPORT_FILES(&o.files),
 		LH_OPT_UINT(0, "keep", &o.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),
 		LH_OPT_BOOL('q', "quiet", &o.quiet, "no status line, no warnings"),
 		LH_OPT_GROUP("rules"),
-		LH_OPT_CALLBACK('r', "rules", &o.rules, "PATH",
-				"rule file or directory (repeatable; replaces the defaults)",
-				lh_opt_list),
+		LH_OPT_RULES(&o.rules),
 		LH_OPT_GATES(&o.gate),
 		LH_OPT_GROUP("tracefs"),
 		LH_OPT_BOOL(0, "force", &o.force,
@@ -895,6 +915,6 @@ out:
 	free(o.filters.v);
 	free(o.notrace.v);
 	free(o.kprobes.v);
-	free(o.rules.v);
+	lh_rule_paths_release(&o.rules);
 	return lh_finish_stdout(code);
 }

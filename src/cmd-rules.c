@@ -3,10 +3,13 @@
  * lathound rules check PATH...: loads rule files exactly as analyze and record do (all
  * together, so an id defined twice across files is an error), lists every problem as
  * "file:line:column: message" on stderr and sums up on stdout.
+ * lathound rules list [--rules PATH] [--add-rules PATH]: the rules analyze and record would
+ * load with the same options, each with its severity and the file:line it comes from.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cmds.h"
 #include "opts.h"
 #include "rules.h"
@@ -14,6 +17,7 @@
 
 static const char *const rules_usage[] = {
 	"lathound rules check [-q] PATH...",
+	"lathound rules list [--rules PATH]... [--add-rules PATH]...",
 	NULL,
 };
 
@@ -65,10 +69,55 @@ static int rules_check(int argc, char **argv)
 	return lh_finish_stdout(code);
 }
 
+static int rules_list(int argc, char **argv)
+{
+	struct lh_rule_paths paths = { 0 };
+	const struct lh_option options[] = {
+		LH_OPT_RULES(&paths),
+		LH_OPT_END(),
+	};
+	struct lh_diag diag = { 0 };
+	struct lh_rules *rs;
+	size_t i, nr;
+	int n, code = LH_EXIT_ERROR;
+
+	n = lh_parse_options(argc, argv, options, rules_usage);
+	if (n == LH_OPTS_HELP) {
+		code = lh_finish_stdout(LH_EXIT_PASS);
+		goto out;
+	}
+	if (n < 0)
+		goto out;
+	if (n < argc) {
+		lh_error("unexpected argument '%s'; name rule files with --rules or --add-rules",
+			 argv[n]);
+		goto out;
+	}
+	rs = lh_rules_alloc();
+	if (!lh_load_rules(rs, &paths, &diag))
+		code = LH_EXIT_PASS;
+	lh_print_diag(&diag, (size_t)-1, true);
+	nr = lh_rules_count(rs);
+	for (i = 0; i < nr; i++) {
+		const struct lh_rule *r = lh_rules_get(rs, i);
+
+		printf("%-32s %-8s %s:%u\n", r->id, lh_severity_name(r->severity), r->file,
+		       r->line);
+	}
+	printf("%zu rule%s from %zu file%s\n", nr, nr == 1 ? "" : "s", lh_rules_nr_files(rs),
+	       lh_rules_nr_files(rs) == 1 ? "" : "s");
+	lh_diag_release(&diag);
+	lh_rules_free(rs);
+	code = lh_finish_stdout(code);
+out:
+	lh_rule_paths_release(&paths);
+	return code;
+}
+
 int lh_cmd_rules(int argc, char **argv)
 {
 	if (argc < 2) {
-		lh_error("'rules' needs a subcommand: 'lathound rules check PATH...'");
+		lh_error("'rules' needs a subcommand: 'check' or 'list'");
 		lh_usage(stderr, rules_usage, check_options);
 		return LH_EXIT_ERROR;
 	}
@@ -78,7 +127,9 @@ int lh_cmd_rules(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "check"))
 		return rules_check(argc - 1, argv + 1);
-	lh_error("'%s' is not a rules subcommand (use 'lathound rules check PATH...')", argv[1]);
+	if (!strcmp(argv[1], "list"))
+		return rules_list(argc - 1, argv + 1);
+	lh_error("'%s' is not a rules subcommand ('check' or 'list')", argv[1]);
 	lh_usage(stderr, rules_usage, check_options);
 	return LH_EXIT_ERROR;
 }

@@ -10,6 +10,8 @@
 
 /* The subcommands (main.c's table). Return: the exit code, LH_EXIT_*. */
 int lh_cmd_analyze(int argc, char **argv);
+int lh_cmd_report(int argc, char **argv);
+int lh_cmd_diff(int argc, char **argv);
 int lh_cmd_record(int argc, char **argv);
 int lh_cmd_doctor(int argc, char **argv);
 int lh_cmd_reset(int argc, char **argv);

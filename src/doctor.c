@@ -27,11 +27,14 @@
 
 #define KCONFIG_MAX	(16u << 20)
 #define MOUNT_CMD	"mount -t tracefs nodev /sys/kernel/tracing"
+/* The remedy when the kernel config says a tracer is built but the kernel has none. */
+#define NOT_THIS_CONFIG	"the kernel config read is not this kernel's: give --kernel-config the running kernel's (/boot/config-$(uname -r)), or check that tracing is not locked down (lockdown=confidentiality)"
 
 static const char *const kconfig_names[LH_DOCTOR_KCONFIG_NR] = {
 	"CONFIG_FTRACE", "CONFIG_FUNCTION_TRACER", "CONFIG_DYNAMIC_FTRACE",
 	"CONFIG_IRQSOFF_TRACER", "CONFIG_PREEMPT_TRACER", "CONFIG_SCHED_TRACER",
 	"CONFIG_KPROBE_EVENTS", "CONFIG_HIST_TRIGGERS", "CONFIG_SYNTH_EVENTS",
+	"CONFIG_PREEMPT_RT",
 };
 
 /* The events whose absence lathound notices, and what their absence costs. */
@@ -184,6 +187,8 @@ static void read_kconfig(struct lh_doctor *d, const struct lh_doctor_opts *o)
 	for (i = 0; i < np && !text; i++)
 		if (!lh_doctor_kconfig_read(paths[i], &text, &len))
 			d->config_path = lh_xstrdup(paths[i]);
+	if (o->config_path && *o->config_path && !text)
+		d->config_errno = errno ? errno : EIO;
 	for (i = 0; i < LH_DOCTOR_KCONFIG_NR; i++) {
 		d->kconfig[i].name = kconfig_names[i];
 		d->kconfig[i].state = text ? lh_doctor_kconfig_lookup(text, len, kconfig_names[i])
@@ -200,6 +205,14 @@ static enum lh_kconfig kconfig_state(const struct lh_doctor *d, const char *name
 		if (!strcmp(d->kconfig[i].name, name))
 			return d->kconfig[i].state;
 	return LH_KCONFIG_UNKNOWN;
+}
+
+/* Return: whether the kernel config says name is built (=y or =m). */
+static bool kconfig_built(const struct lh_doctor *d, const char *name)
+{
+	enum lh_kconfig k = kconfig_state(d, name);
+
+	return k == LH_KCONFIG_YES || k == LH_KCONFIG_MODULE;
 }
 
 /* "CONFIG_X is not set" / "CONFIG_X=y" / "CONFIG_X: unknown (no kernel config)". */
@@ -286,12 +299,53 @@ out:
 
 static void check_kconfig(struct lh_doctor *d)
 {
-	if (d->config_path)
+	if (d->config_errno)
+		add(d, LH_DOCTOR_FAIL, "kernel config",
+		    "give --kernel-config a kernel config that can be read, or leave it out to look in /proc/config.gz and /boot",
+		    "cannot read kernel config '%s': %s", d->config_tried, strerror(d->config_errno));
+	else if (d->config_path)
 		add(d, LH_DOCTOR_OK, "kernel config", NULL, "read from %s", d->config_path);
 	else
 		add(d, LH_DOCTOR_WARN, "kernel config",
 		    "load the 'configs' module (modprobe configs) or install the kernel's config file to learn which options are missing",
 		    "kernel config not found (%s)", d->config_tried);
+}
+
+/*
+ * Whether the running kernel is PREEMPT_RT: /sys/kernel/realtime reads 1 (the RT patch, and
+ * mainline since 6.12), or uname -v names PREEMPT_RT (as every RT kernel's does).
+ */
+static void check_preempt_rt(struct lh_doctor *d, const struct lh_doctor_opts *o)
+{
+	const char *path = o->realtime_file ? o->realtime_file : "/sys/kernel/realtime";
+	const char *version = o->kernel_version;
+	char buf[8] = "", says[128];
+	struct utsname u;
+	bool rt_file = false;
+	ssize_t n;
+	int fd;
+
+	if (!version)
+		version = uname(&u) ? "unknown" : u.version;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		rt_file = n > 0 && buf[0] == '1';
+		close(fd);
+	}
+	kconfig_says(d, "CONFIG_PREEMPT_RT", says, sizeof(says));
+	if (rt_file || strstr(version, "PREEMPT_RT"))
+		add(d, LH_DOCTOR_OK, "PREEMPT_RT", NULL, "this kernel is PREEMPT_RT (%s)",
+		    rt_file ? "/sys/kernel/realtime is 1" : "uname -v names PREEMPT_RT");
+	else if (kconfig_built(d, "CONFIG_PREEMPT_RT"))
+		add(d, LH_DOCTOR_WARN, "PREEMPT_RT", NOT_THIS_CONFIG,
+		    "this kernel is not PREEMPT_RT (uname -v: %s), though the kernel config read says %s",
+		    version, says);
+	else
+		add(d, LH_DOCTOR_WARN, "PREEMPT_RT",
+		    "a release gate for an RT kernel measures one built with CONFIG_PREEMPT_RT=y",
+		    "this kernel is not PREEMPT_RT (uname -v: %s; %s): its latencies are not an RT kernel's",
+		    version, says);
 }
 
 /*
@@ -301,7 +355,7 @@ static void check_kconfig(struct lh_doctor *d)
 static int check_tracers(struct lh_doctor *d, bool denied)
 {
 	char **avail = d->tracing_dir ? tracefs_tracers(d->tracing_dir) : NULL;
-	char name[64], says[2][128], needs[128], remedy[192];
+	char name[64], first[64], says[2][128], needs[128], remedy[192];
 	int t, i, n = 0;
 
 	for (t = 1; t < LH_TRACER_NR; t++) {
@@ -317,20 +371,24 @@ static int check_tracers(struct lh_doctor *d, bool denied)
 			n++;
 			continue;
 		}
-		if (and) {
-			char first[64];
-
-			snprintf(first, sizeof(first), "%.*s", (int)(and - cfg), cfg);
-			kconfig_says(d, first, says[0], sizeof(says[0]));
+		/* first: the option it needs, or the first of the two */
+		snprintf(first, sizeof(first), "%.*s", and ? (int)(and - cfg) : (int)strlen(cfg),
+			 cfg);
+		kconfig_says(d, first, says[0], sizeof(says[0]));
+		if (and)
 			kconfig_says(d, and + 5, says[1], sizeof(says[1]));
-		} else {
-			kconfig_says(d, cfg, says[0], sizeof(says[0]));
+		else
 			says[1][0] = '\0';
-		}
 		if (denied) {
 			add(d, LH_DOCTOR_WARN, name, "run lathound doctor as root to check",
 			    "unknown (tracefs not readable; kernel config: %s%s%s)", says[0],
 			    says[1][0] ? ", " : "", says[1]);
+			continue;
+		}
+		if (kconfig_built(d, first) && (!and || kconfig_built(d, and + 5))) {
+			add(d, LH_DOCTOR_WARN, name, NOT_THIS_CONFIG,
+			    "not available in this kernel, though the kernel config read says %s%s%s",
+			    says[0], says[1][0] ? ", " : "", says[1]);
 			continue;
 		}
 		snprintf(remedy, sizeof(remedy), "build the kernel with %s",
@@ -345,6 +403,10 @@ static int check_tracers(struct lh_doctor *d, bool denied)
 	else if (denied)
 		add(d, LH_DOCTOR_WARN, "latency tracers", "run lathound doctor as root to check",
 		    "unknown (tracefs not readable)");
+	else if (kconfig_built(d, "CONFIG_IRQSOFF_TRACER") &&
+		 kconfig_built(d, "CONFIG_PREEMPT_TRACER") && kconfig_built(d, "CONFIG_SCHED_TRACER"))
+		add(d, LH_DOCTOR_FAIL, "latency tracers", NOT_THIS_CONFIG,
+		    "none available: lathound record cannot run on this kernel, though the kernel config read says they are built");
 	else
 		add(d, LH_DOCTOR_FAIL, "latency tracers",
 		    "build a kernel with CONFIG_IRQSOFF_TRACER=y CONFIG_PREEMPT_TRACER=y CONFIG_SCHED_TRACER=y (all three are off in most distribution kernels)",
@@ -552,6 +614,7 @@ bool lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o)
 	check_root(d, o->euid < 0 ? (long)geteuid() : o->euid);
 	tracefs = check_tracefs(d, &denied);
 	check_kconfig(d);
+	check_preempt_rt(d, o);
 	holder = lh_session_lock_holder(state_dir);
 	if (d->tracing_dir) {
 		tracers = check_tracers(d, false);
@@ -564,6 +627,7 @@ bool lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o)
 		tracers = check_tracers(d, denied);	/* from the kernel config alone */
 	}
 	check_leftovers(d, state_dir, holder);
-	d->can_run = root && tracefs && tracers > 0;
+	/* A kernel config asked for and not read is an error: its advice would be a guess. */
+	d->can_run = root && tracefs && tracers > 0 && !d->config_errno;
 	return d->can_run;
 }

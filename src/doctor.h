@@ -30,13 +30,15 @@ enum lh_kconfig {
 	LH_KCONFIG_MODULE,	/* =m */
 };
 
-#define LH_DOCTOR_KCONFIG_NR	9
+#define LH_DOCTOR_KCONFIG_NR	10
 
 struct lh_doctor_opts {
 	const char	*state_dir;	/* NULL: LH_STATE_DIR */
 	const char	*config_path;	/* NULL: /proc/config.gz, /boot/config-RELEASE;
 					 * "": pretend there is none */
 	long		euid;		/* -1: geteuid(); tests pretend other users */
+	const char	*kernel_version;	/* NULL: uname -v; tests pretend other kernels */
+	const char	*realtime_file;		/* NULL: /sys/kernel/realtime */
 };
 
 struct lh_doctor {
@@ -47,6 +49,7 @@ struct lh_doctor {
 	const char		*tracing_dir;	/* NULL if tracefs is unusable (borrowed) */
 	char			*config_path;	/* where the kernel config was read */
 	char			*config_tried;	/* the paths looked at */
+	int			config_errno;	/* why an explicit --kernel-config was not read */
 	struct {
 		const char	*name;		/* "CONFIG_IRQSOFF_TRACER" */
 		enum lh_kconfig	state;

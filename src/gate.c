@@ -16,26 +16,38 @@ void lh_gate_init(struct lh_gate *g)
 	g->fail_on = LH_SEV_CRITICAL;
 }
 
-int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err)
+int lh_gate_parse_key(const char *arg, const char *expected, enum lh_tracer *t,
+		      const char **value, const char **err)
 {
 	const char *eq = arg ? strchr(arg, '=') : NULL;
-	enum lh_tracer t;
-	uint64_t ns;
 
 	if (!eq || eq == arg) {
-		*err = "expected TRACER=DURATION, e.g. irqsoff=500us or all=1ms";
+		*err = expected;
 		return -1;
 	}
 	if (eq - arg == 3 && !memcmp(arg, "all", 3)) {
-		t = LH_TRACER_UNKNOWN;
+		*t = LH_TRACER_UNKNOWN;
 	} else {
-		t = lh_tracer_from_name(arg, (size_t)(eq - arg));
-		if (t == LH_TRACER_UNKNOWN) {
+		*t = lh_tracer_from_name(arg, (size_t)(eq - arg));
+		if (*t == LH_TRACER_UNKNOWN) {
 			*err = "unknown tracer (use irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt, wakeup_dl or all)";
 			return -1;
 		}
 	}
-	if (lh_budget_parse(eq + 1, &ns, err))
+	*value = eq + 1;
+	return 0;
+}
+
+int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err)
+{
+	const char *value;
+	enum lh_tracer t;
+	uint64_t ns;
+
+	if (lh_gate_parse_key(arg, "expected TRACER=DURATION, e.g. irqsoff=500us or all=1ms", &t,
+			      &value, err))
+		return -1;
+	if (lh_budget_parse(value, &ns, err))
 		return -1;
 	/* Two budgets for one tracer is a typo in a CI script: keeping either would hide it. */
 	if (g->has_max[t]) {

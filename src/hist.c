@@ -379,6 +379,24 @@ size_t lh_hist_cpu_bins(const struct lh_hist_data *d, int cpu, struct lh_hist_bi
 	return n;
 }
 
+int lh_hist_histogram(const struct lh_hist_data *d, int cpu, struct lh_histogram *h)
+{
+	struct lh_hist_bin *bins;
+	size_t i, n = lh_hist_cpu_bins(d, cpu, &bins);
+	int ret = 0;
+
+	lh_histogram_release(h);
+	for (i = 0; i < n && !ret; i++) {
+		ret = lh_histogram_add_bucket(h, bins[i].lo_ns, bins[i].hi_ns, bins[i].count);
+		h->sum_ns = bins[i].sum_ns > UINT64_MAX - h->sum_ns ? UINT64_MAX :
+			    h->sum_ns + bins[i].sum_ns;
+	}
+	free(bins);
+	if (cpu < 0)
+		h->dropped = d->dropped;
+	return ret;
+}
+
 uint64_t lh_hist_summarize(const struct lh_hist_data *d, int cpu, struct lh_hist_summary *s)
 {
 	struct lh_hist_bin *bins;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "histogram.h"
 #include "util.h"
 
 /* Instance names are this prefix and the pid of the lathound that created them. */
@@ -136,8 +137,17 @@ size_t lh_hist_cpu_bins(const struct lh_hist_data *d, int cpu, struct lh_hist_bi
 int lh_hist_nr_cpus(const struct lh_hist_data *d);
 
 /*
+ * Makes h (released first) the histogram of one CPU (cpu >= 0) or of all (cpu < 0) as the
+ * reports carry it: the kernel's buckets as they are, the exact sum, the extremes as the
+ * outer bounds of the lowest and highest bucket, and (all CPUs only) the sections dropped.
+ * Return: 0, or -1 when two buckets overlap (not bins of one hist.c kind).
+ */
+int lh_hist_histogram(const struct lh_hist_data *d, int cpu, struct lh_histogram *h);
+
+/*
  * A run's histograms as its report shows them: what each kind held when last read, or why
- * it is not counted. The recorder fills it; the report borrows it (lh_run_info.hist).
+ * it is not counted. The recorder fills it and gives the report each kind's histograms
+ * (lh_report_set_histogram()).
  */
 struct lh_hist_report {
 	unsigned int		kinds;			/* counted in the kernel */

@@ -46,8 +46,12 @@ struct lh_irqstat *lh_irqstat_alloc(void)
 
 void lh_irqstat_free(struct lh_irqstat *st)
 {
+	size_t i;
+
 	if (!st)
 		return;
+	for (i = 0; i < st->nr; i++)
+		lh_histogram_release(&st->entries[i].dist);
 	free(st->entries);
 	free(st->order);
 	lh_htab_release(&st->keys);
@@ -104,6 +108,7 @@ static void account(struct lh_irqstat_entry *e, uint64_t ns)
 	if (ns > e->max_ns)
 		e->max_ns = ns;
 	e->hist[bucket_of(ns)]++;
+	lh_histogram_add(&e->dist, ns);
 }
 
 /* Return: the state of cpu, allocated on first use; NULL when cpu is out of range. */
@@ -246,6 +251,33 @@ uint64_t lh_irqstat_lost(const struct lh_irqstat *st)
 uint64_t lh_irqstat_dropped(const struct lh_irqstat *st)
 {
 	return st->dropped;
+}
+
+int lh_irqstat_merge_entry(struct lh_irqstat *st, const struct lh_irqstat_entry *e)
+{
+	int idx = e->cpu >= 0 && e->cpu < LH_IRQSTAT_MAX_CPUS ? lookup(st, e->cpu, e->irq, e->name)
+							       : NO_ENTRY;
+	struct lh_irqstat_entry *d;
+	int k;
+
+	if (idx == NO_ENTRY || lh_histogram_merge(&st->entries[idx].dist, &e->dist)) {
+		st->dropped += e->count;
+		return -1;
+	}
+	d = &st->entries[idx];
+	d->count += e->count;
+	d->sum_ns += e->sum_ns;
+	if (e->max_ns > d->max_ns)
+		d->max_ns = e->max_ns;
+	for (k = 0; k < LH_IRQSTAT_BUCKETS; k++)
+		d->hist[k] += e->hist[k];
+	st->events += e->count;
+	return 0;
+}
+
+void lh_irqstat_add_dropped(struct lh_irqstat *st, uint64_t dropped)
+{
+	st->dropped += dropped;
 }
 
 uint64_t lh_irqstat_p99(const struct lh_irqstat_entry *e)

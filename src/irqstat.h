@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "histogram.h"
+
 #define LH_IRQSTAT_BUCKETS	32	/* bucket b counts durations in [2^b, 2^(b+1)) ns */
 #define LH_IRQSTAT_MAX		4096
 #define LH_IRQSTAT_MAX_CPUS	1024
@@ -23,6 +25,8 @@ struct lh_irqstat_entry {
 	uint64_t	max_ns;
 	uint64_t	sum_ns;
 	uint64_t	hist[LH_IRQSTAT_BUCKETS];
+	/* the durations in the fixed buckets of histogram.h: the percentiles reports show */
+	struct lh_histogram dist;
 };
 
 struct lh_irqstat;
@@ -52,7 +56,17 @@ void lh_irqstat_sort(struct lh_irqstat *st);
 uint64_t lh_irqstat_events(const struct lh_irqstat *st);	/* handler runs accounted */
 uint64_t lh_irqstat_lost(const struct lh_irqstat *st);		/* events lost by the kernel */
 uint64_t lh_irqstat_dropped(const struct lh_irqstat *st);	/* runs not accounted (table full, unmatched exit) */
-/* Return: the upper bound of the bucket holding the 99th percentile, in ns. */
+/*
+ * Adds the runs e accounted (count, sum, max, both histograms) to the entry of e's
+ * (cpu, irq, name), created when new, and to the events: statistics read back from a saved
+ * report, or another run's. Return: 0, or -1 when the table is full or e's distribution does
+ * not fit the entry's (counted as dropped).
+ */
+int lh_irqstat_merge_entry(struct lh_irqstat *st, const struct lh_irqstat_entry *e);
+/* Runs not accounted elsewhere (a saved report's 'dropped'). */
+void lh_irqstat_add_dropped(struct lh_irqstat *st, uint64_t dropped);
+
+/* Return: the upper bound of the log2 bucket holding the 99th percentile, in ns. */
 uint64_t lh_irqstat_p99(const struct lh_irqstat_entry *e);
 
 #endif /* LH_IRQSTAT_H */

@@ -1,15 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The latency-snapshot parser: the text of /sys/kernel/tracing/trace after a latency
- * tracer recorded a section (one or several snapshots concatenated) into lh_records.
- * Pure: takes a buffer, calls back with each record, never prints or exits, and does not
- * allocate per line (the record and its tables are reused between snapshots).
+ * tracer recorded a section (one or several snapshots concatenated, as the kernel prints them
+ * or as people publish them: quoted in a mail, indented, quoted-printable, wrapped) into
+ * lh_records. Pure: takes buffers, calls back with each record, never prints or exits, and
+ * does not allocate per line (the record and its tables are reused between snapshots).
+ * Memory is bounded by constants, whatever the input: see LH_PARSE_LINE_MAX and
+ * LH_PARSE_RECORD_MAX.
  */
 #ifndef LH_PARSE_H
 #define LH_PARSE_H
 
 #include "record.h"
 #include "util.h"
+
+/*
+ * A line is read up to this many bytes; the rest of a longer line is skipped, and the line
+ * and its record are flagged (a warning, lh_parse_stats.cut_lines, lh_record.truncated).
+ * A kernel's latency trace line is below 1 KiB.
+ */
+#define LH_PARSE_LINE_MAX	(64 * 1024)
+/*
+ * What one record may hold (its strings and tables); a snapshot beyond it keeps what came
+ * first, is flagged truncated and warned about.
+ */
+#define LH_PARSE_RECORD_MAX	(32 * 1024 * 1024)
 
 struct lh_parser;
 
@@ -19,6 +34,8 @@ struct lh_parse_stats {
 	unsigned long	snapshots;	/* records handed to the callback */
 	unsigned long	skipped;	/* snapshots dropped as malformed or truncated */
 	unsigned long	bad_lines;	/* lines that matched no known layout */
+	unsigned long	incomplete;	/* records whose body is elided or cut */
+	unsigned long	cut_lines;	/* lines longer than LH_PARSE_LINE_MAX */
 };
 
 /*
@@ -27,19 +44,59 @@ struct lh_parse_stats {
  */
 typedef int (*lh_record_fn)(struct lh_record *r, void *arg);
 
-/* Return: a parser; free with lh_parser_free(). Warnings go to diag (borrowed). */
+/* Return: a parser; free with lh_parser_free(). Warnings go to diag (borrowed, may be NULL). */
 struct lh_parser *lh_parser_alloc(struct lh_diag *diag);
 void lh_parser_free(struct lh_parser *p);
 
 /*
- * Parses buf[0..len) as the text named source (used in warnings "source:line: ..." and in
- * each record's source field). Input need not be NUL-terminated or text.
- * Return: 0, or -1 when the callback asked to stop.
+ * Streaming: lh_parse_begin() starts an input named source (used in warnings
+ * "source:line: ..." and in each record's source field; copied), lh_parse_feed() gives its
+ * bytes in pieces of any size (split anywhere, not NUL-terminated, not necessarily text),
+ * lh_parse_end() ends it and hands over its last record. Records go to fn(r, arg) as soon
+ * as their snapshot ends. When the input holds no snapshot, lh_parse_end() warns what it
+ * saw instead. Return (feed, end): 0, or -1 once the callback asked to stop (later calls
+ * do nothing and return -1).
+ */
+void lh_parse_begin(struct lh_parser *p, const char *source, lh_record_fn fn, void *arg);
+int lh_parse_feed(struct lh_parser *p, const char *buf, size_t len);
+int lh_parse_end(struct lh_parser *p);
+
+/*
+ * Parses buf[0..len) as a whole input named source: lh_parse_begin(), lh_parse_feed(),
+ * lh_parse_end(). Return: 0, or -1 when the callback asked to stop.
  */
 int lh_parse_buffer(struct lh_parser *p, const char *source, const char *buf, size_t len,
 		    lh_record_fn fn, void *arg);
 
+/*
+ * Why the input that lh_parse_end() ended gave no record, in terms of what was seen ("the
+ * '# tracer:' line 18 is followed by nothing: the trace buffer was empty"), for the caller's
+ * message. Return: buf, or NULL when it gave records or skipped snapshots (warned about).
+ */
+const char *lh_parser_why_empty(const struct lh_parser *p, char *buf, size_t len);
+
+/*
+ * Whether the input in progress is in its first state (no mail encoding in effect, no line
+ * or snapshot header half read), so that what follows parses the same in a fresh parser:
+ * lets a caller hand the rest of an input to another parser (analyze's second worker).
+ * Return: true when it is.
+ */
+bool lh_parser_at_rest(const struct lh_parser *p);
+
+/*
+ * Tells p that the bytes fed next are the input from line lineno + 1 on, a line that starts a
+ * snapshot (a '# tracer:' line): the snapshot in progress ends as that line would end it.
+ * Only when lh_parser_at_rest(). For a second parser that takes turns with the first.
+ */
+void lh_parse_jump(struct lh_parser *p, unsigned long lineno);
+
 /* Return: the counters since the parser was allocated (borrowed). */
 const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p);
+/*
+ * Return: why the first snapshot of the input lh_parse_end() ended was skipped,
+ * "line 7: header cut before the column legend" (borrowed, valid until the next parse), or
+ * NULL when it skipped none. Names the reason an input was not read in full.
+ */
+const char *lh_parser_first_skip(const struct lh_parser *p);
 
 #endif /* LH_PARSE_H */

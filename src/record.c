@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "record.h"
 
@@ -32,7 +33,7 @@ enum lh_tracer lh_tracer_from_name(const char *name, size_t len)
 	int t;
 
 	for (t = 1; t < LH_TRACER_NR; t++)
-		if (strlen(tracers[t].name) == len && !memcmp(tracers[t].name, name, len))
+		if (strlen(tracers[t].name) == len && !strncasecmp(tracers[t].name, name, len))
 			return t;
 	return LH_TRACER_UNKNOWN;
 }
@@ -64,12 +65,14 @@ static void record_clear(struct lh_record *r)
 	r->latency_us = 0;
 	r->cpu = r->nr_cpus = -1;
 	r->preempt_model = r->kernel = NULL;
-	r->entries = r->entries_total = 0;
+	r->entries = r->entries_total = r->entries_present = 0;
+	r->elided = r->truncated = false;
 	task_init(&r->task);
 	task_init(&r->woken);
 	task_init(&r->waker);
 	r->has_wakeup = false;
 	r->started_at = r->ended_at = NULL;
+	r->started_at_offset = r->ended_at_offset = NULL;
 	for (i = 0; i < LH_MAX_STACKS; i++)
 		r->stacks[i].nr = 0;
 	r->nr_stacks = 0;
@@ -100,8 +103,10 @@ void lh_record_free(struct lh_record *r)
 
 	if (!r)
 		return;
-	for (i = 0; i < LH_MAX_STACKS; i++)
+	for (i = 0; i < LH_MAX_STACKS; i++) {
 		free(r->stacks[i].frames);
+		free(r->stacks[i].offsets);
+	}
 	free(r->funcs);
 	free(r->irqs);
 	lh_arena_release(&r->arena);
@@ -119,11 +124,11 @@ static void dup_task(struct lh_record *to, struct lh_task *dst, const struct lh_
 	dst->comm = dup_str(to, src->comm);
 }
 
-struct lh_record *lh_record_dup(const struct lh_record *r)
+void lh_record_copy(struct lh_record *c, const struct lh_record *r)
 {
-	struct lh_record *c = lh_record_alloc();
 	size_t i, j;
 
+	lh_record_reset(c);
 	c->tracer = r->tracer;
 	c->tracer_name = dup_str(c, r->tracer_name);
 	c->latency_us = r->latency_us;
@@ -133,49 +138,171 @@ struct lh_record *lh_record_dup(const struct lh_record *r)
 	c->kernel = dup_str(c, r->kernel);
 	c->entries = r->entries;
 	c->entries_total = r->entries_total;
+	c->entries_present = r->entries_present;
+	c->elided = r->elided;
+	c->truncated = r->truncated;
 	dup_task(c, &c->task, &r->task);
 	dup_task(c, &c->woken, &r->woken);
 	dup_task(c, &c->waker, &r->waker);
 	c->has_wakeup = r->has_wakeup;
 	c->started_at = dup_str(c, r->started_at);
 	c->ended_at = dup_str(c, r->ended_at);
-	c->nr_stacks = r->nr_stacks;
+	c->started_at_offset = dup_str(c, r->started_at_offset);
+	c->ended_at_offset = dup_str(c, r->ended_at_offset);
 	for (i = 0; i < LH_MAX_STACKS; i++) {
 		const struct lh_stack *s = &r->stacks[i];
+		struct lh_stack *d = &c->stacks[i];
 
-		for (j = 0; j < s->nr; j++)
-			lh_record_add_frame(c, i, s->frames[j], strlen(s->frames[j]));
+		if (s->nr > d->alloc) {
+			LH_GROW(d->frames, s->nr, d->alloc);
+			d->offsets = realloc(d->offsets, d->alloc * sizeof(*d->offsets));
+			if (!d->offsets)
+				lh_oom();
+		}
+		for (j = 0; j < s->nr; j++) {
+			d->frames[j] = dup_str(c, s->frames[j]);
+			d->offsets[j] = dup_str(c, s->offsets[j]);
+		}
+		d->nr = s->nr;
 	}
+	c->nr_stacks = r->nr_stacks;
+	if (r->nr_funcs > c->alloc_funcs)
+		LH_GROW(c->funcs, r->nr_funcs, c->alloc_funcs);
 	for (i = 0; i < r->nr_funcs; i++) {
-		struct lh_func *f = lh_record_add_func(c);
-
-		f->name = dup_str(c, r->funcs[i].name);
-		f->count = r->funcs[i].count;
+		c->funcs[i].name = dup_str(c, r->funcs[i].name);
+		c->funcs[i].count = r->funcs[i].count;
 	}
+	c->nr_funcs = r->nr_funcs;
+	if (r->nr_irqs > c->alloc_irqs)
+		LH_GROW(c->irqs, r->nr_irqs, c->alloc_irqs);
 	for (i = 0; i < r->nr_irqs; i++) {
-		struct lh_irq *q = lh_record_add_irq(c);
-
-		*q = r->irqs[i];
-		q->name = dup_str(c, r->irqs[i].name);
-		q->ret = dup_str(c, r->irqs[i].ret);
+		c->irqs[i] = r->irqs[i];
+		c->irqs[i].name = dup_str(c, r->irqs[i].name);
+		c->irqs[i].ret = dup_str(c, r->irqs[i].ret);
 	}
+	c->nr_irqs = r->nr_irqs;
 	c->source = dup_str(c, r->source);
 	c->line = r->line;
 	c->captured_ns = r->captured_ns;
+}
+
+struct lh_record *lh_record_dup(const struct lh_record *r)
+{
+	struct lh_record *c = lh_record_alloc();
+
+	lh_record_copy(c, r);
 	return c;
 }
 
-void lh_record_add_frame(struct lh_record *r, size_t stack, const char *s, size_t len)
+void lh_record_add_frame_off(struct lh_record *r, size_t stack, const char *s, size_t len,
+			     const char *off, size_t off_len)
 {
 	struct lh_stack *st;
+	size_t alloc;
 
 	if (stack >= LH_MAX_STACKS)
 		return;
 	st = &r->stacks[stack];
+	alloc = st->alloc;
 	LH_GROW(st->frames, st->nr + 1, st->alloc);
-	st->frames[st->nr++] = lh_arena_strndup(&r->arena, s, len);
+	if (st->alloc != alloc || !st->offsets) {
+		st->offsets = realloc(st->offsets, st->alloc * sizeof(*st->offsets));
+		if (!st->offsets)
+			lh_oom();
+	}
+	st->frames[st->nr] = lh_arena_strndup(&r->arena, s, len);
+	st->offsets[st->nr++] = off ? lh_arena_strndup(&r->arena, off, off_len) : NULL;
 	if (r->nr_stacks < stack + 1)
 		r->nr_stacks = stack + 1;
+}
+
+void lh_record_add_frame(struct lh_record *r, size_t stack, const char *s, size_t len)
+{
+	lh_record_add_frame_off(r, stack, s, len, NULL, 0);
+}
+
+/*
+ * Return: the length of the valid, printable UTF-8 character at s (at most n bytes, not
+ * NUL-terminated), 0 when none: lh_utf8_printable(), less U+FFFE and U+FFFF (XML refuses them).
+ */
+static size_t utf8_char(const unsigned char *s, size_t n)
+{
+	unsigned char tail[5] = { 0 };
+	size_t len;
+
+	if (n < 4)	/* lh_utf8_printable() reads at most 4 bytes, or up to a NUL */
+		s = memcpy(tail, s, n);
+	len = lh_utf8_printable(s);
+	if (len == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
+		return 0;
+	return len;
+}
+
+size_t lh_record_escape(char *dst, size_t size, const char *src, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)src;
+	size_t i = 0, o = 0, n;
+
+	while (i < len) {
+		if (s[i] >= 0x20 && s[i] < 0x7f) {
+			if (o + 1 >= size)
+				break;
+			dst[o++] = (char)s[i++];
+		} else if ((n = utf8_char(s + i, len - i))) {
+			if (o + n >= size)
+				break;
+			memcpy(dst + o, s + i, n);
+			o += n;
+			i += n;
+		} else {
+			if (o + 4 >= size)
+				break;
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[s[i] >> 4];
+			dst[o++] = hex[s[i] & 15];
+			i++;
+		}
+	}
+	dst[o] = '\0';
+	return o;
+}
+
+const char *lh_record_strndup(struct lh_record *r, const char *s, size_t len)
+{
+	size_t i;
+	char *d;
+
+	for (i = 0; i < len && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f; i++)
+		;
+	if (i == len)
+		return lh_arena_strndup(&r->arena, s, len);
+	d = lh_arena_alloc(&r->arena, lh_record_escape_len(len));
+	lh_record_escape(d, lh_record_escape_len(len), s, len);
+	return d;
+}
+
+enum lh_body lh_record_body(const struct lh_record *r)
+{
+	if (r->elided)
+		return LH_BODY_ELIDED;
+	if (r->truncated || r->entries_present < r->entries)
+		return LH_BODY_CUT;
+	return LH_BODY_COMPLETE;
+}
+
+const char *lh_body_name(enum lh_body b)
+{
+	switch (b) {
+	case LH_BODY_COMPLETE:
+		return "complete";
+	case LH_BODY_ELIDED:
+		return "elided";
+	case LH_BODY_CUT:
+		break;
+	}
+	return "cut";
 }
 
 struct lh_irq *lh_record_add_irq(struct lh_record *r)
@@ -242,6 +369,20 @@ size_t lh_record_culprit_frames(const struct lh_record *r, const char **frames, 
 	for (; i < s->nr && n < max; i++)
 		frames[n++] = s->frames[i];
 	return n;
+}
+
+/* Drops a UTF-8 character that a truncation of s cut short at its end. */
+static void utf8_trim(char *s)
+{
+	size_t n = strlen(s), i = n, need;
+
+	while (i > 0 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (!i || (unsigned char)s[i - 1] < 0xc0)
+		return;
+	need = (unsigned char)s[i - 1] < 0xe0 ? 2 : (unsigned char)s[i - 1] < 0xf0 ? 3 : 4;
+	if (n - (i - 1) < need)
+		s[i - 1] = '\0';
 }
 
 void lh_record_signature_of(const struct lh_record *r, struct lh_signature *sig)
@@ -315,6 +456,7 @@ char *lh_signature_text(const struct lh_signature *sig, char *buf, size_t len)
 	}
 	if (sig->has_wakeup && off < len)
 		snprintf(buf + off, len - off, "|%s", sig->woken ? sig->woken : "-");
+	utf8_trim(buf);
 	return buf;
 }
 

@@ -26,7 +26,10 @@ enum lh_tracer {
 
 /* Return: the tracefs name ("irqsoff"...), "unknown" for LH_TRACER_UNKNOWN. Static. */
 const char *lh_tracer_name(enum lh_tracer t);
-/* Return: the tracer called name[0..len), or LH_TRACER_UNKNOWN. */
+/*
+ * Return: the tracer called name[0..len) in any case ("wakeup_RT" is wakeup_rt, as some
+ * kernels print it), or LH_TRACER_UNKNOWN.
+ */
 enum lh_tracer lh_tracer_from_name(const char *name, size_t len);
 /* Return: whether t is one of the wakeup tracers (wakeup, wakeup_rt, wakeup_dl). */
 bool lh_tracer_is_wakeup(enum lh_tracer t);
@@ -62,10 +65,23 @@ struct lh_irq {
 
 #define LH_MAX_STACKS 4
 
+/*
+ * A stack trace. frames[i] is the function's name alone, what rules match ("shrink_node");
+ * offsets[i] is what the trace printed after it, for display ("+0x1dd/0x4b0",
+ * "+0x10/0x20 [lhx]", " [lhx]"), or NULL when it printed nothing.
+ */
 struct lh_stack {
 	const char	**frames;	/* innermost first */
+	const char	**offsets;	/* parallel to frames */
 	size_t		nr;
 	size_t		alloc;
+};
+
+/* How much of its body a snapshot shows: see lh_record_body(). */
+enum lh_body {
+	LH_BODY_COMPLETE,	/* every entry the header declares is there */
+	LH_BODY_ELIDED,		/* an elision: '[...]', '...', '<snip>', prose between entries */
+	LH_BODY_CUT,		/* fewer entries than declared and no elision, or cut by a cap */
 };
 
 struct lh_record {
@@ -76,12 +92,17 @@ struct lh_record {
 	int		nr_cpus;	/* '#P:' */
 	const char	*preempt_model;	/* "preempt", "server", "desktop", "preempt_rt"... */
 	const char	*kernel;	/* "6.1.192" from 'latency trace v1.1.5 on X' */
-	unsigned long	entries;	/* '#4/4': entries shown */
+	unsigned long	entries;	/* '#4/4': entries shown (0 when not declared) */
 	unsigned long	entries_total;
+	unsigned long	entries_present;	/* entry lines read ('<stack trace>' + frames: 1) */
+	bool		elided;		/* the body has an elision marker or a gap of prose */
+	bool		truncated;	/* a cap of lathound's cut it (long line, record size) */
 
 	struct lh_task	task;		/* the task charged with the section ('| task:') */
-	const char	*started_at;	/* NULL for wakeup tracers */
+	const char	*started_at;	/* the site's name; NULL for wakeup tracers */
 	const char	*ended_at;
+	const char	*started_at_offset;	/* "+0x1a/0x40" as printed after it, or NULL */
+	const char	*ended_at_offset;
 
 	/* wakeup tracers: the woken task and the task running when it was woken */
 	struct lh_task	woken;
@@ -103,7 +124,11 @@ struct lh_record {
 	unsigned long	line;		/* first line of the snapshot in source */
 	uint64_t	captured_ns;	/* CLOCK_REALTIME of a live capture, 0 offline */
 
-	/* Storage: every string above lives in this arena. */
+	/*
+	 * Storage: every string above lives in this arena. Strings from a trace hold no
+	 * control byte and only valid UTF-8 (lh_record_escape()), so that any writer can
+	 * print them as they are.
+	 */
 	struct lh_arena	arena;
 };
 
@@ -115,9 +140,42 @@ void lh_record_reset(struct lh_record *r);
 void lh_record_free(struct lh_record *r);
 /* Return: a standalone deep copy of r, compactly allocated; free with lh_record_free(). */
 struct lh_record *lh_record_dup(const struct lh_record *r);
+/*
+ * Makes dst a deep copy of src, reusing dst's storage (no allocation once warm): for
+ * records handed between threads. dst and src must differ.
+ */
+void lh_record_copy(struct lh_record *dst, const struct lh_record *src);
 
-/* Appends a frame to stack i (< LH_MAX_STACKS), copying the text into r's arena. */
+/*
+ * Appends a frame to stack i (< LH_MAX_STACKS): its name s[0..len) and what the trace printed
+ * after the name, off[0..off_len) (off NULL: nothing), both copied into r's arena as they are
+ * (the parser escapes a trace's text first, with lh_record_strndup()).
+ */
+void lh_record_add_frame_off(struct lh_record *r, size_t stack, const char *s, size_t len,
+			     const char *off, size_t off_len);
+/* lh_record_add_frame_off() without an offset. */
 void lh_record_add_frame(struct lh_record *r, size_t stack, const char *s, size_t len);
+
+/*
+ * Copies untrusted text into dst (of size bytes, size > 0): printable ASCII and valid UTF-8
+ * as they are, every other byte (control bytes, DEL, C1 controls, invalid or overlong UTF-8,
+ * U+FFFE/U+FFFF) as "\xHH". dst is NUL-terminated; the copy stops short rather than cut an
+ * escape or a character. lh_record_escape_len() bytes (with the NUL) are always enough.
+ * Return: the length written.
+ */
+size_t lh_record_escape(char *dst, size_t size, const char *s, size_t len);
+/* Return: the size lh_record_escape() needs for len bytes at most (4 * len + 1). */
+static inline size_t lh_record_escape_len(size_t len)
+{
+	return 4 * len + 1;
+}
+/* Return: a copy of untrusted s[0..len) in r's arena, through lh_record_escape(). */
+const char *lh_record_strndup(struct lh_record *r, const char *s, size_t len);
+
+/* Return: how much of its body r shows (complete, elided, cut). */
+enum lh_body lh_record_body(const struct lh_record *r);
+/* Return: "complete", "elided" or "cut" (static). */
+const char *lh_body_name(enum lh_body b);
 /*
  * Return: a new irq slot (zeroed, irq and duration -1, valid until the next
  * lh_record_add_irq()) whose strings the caller sets from r's arena.

@@ -57,13 +57,13 @@ static int tfs_wait(void *ctx, uint64_t deadline)
 	       (p[1].revents ? LH_RECORDER_WAKE_EVENT : 0);
 }
 
-static int tfs_arm(void *ctx, enum lh_tracer tracer, struct lh_diag *diag)
+static int tfs_arm(void *ctx, enum lh_tracer tracer, uint64_t max_us, struct lh_diag *diag)
 {
 	struct lh_recorder_tracefs *t = ctx;
 
-	if (lh_session_arm(t->session, tracer, diag))
+	if (lh_session_arm(t->session, tracer, max_us, diag))
 		return -1;
-	lh_capture_rearm(t->capture);
+	lh_capture_rearm(t->capture, max_us);
 	return 0;
 }
 

@@ -32,6 +32,7 @@ struct lh_recorder {
 	char				*trace;		/* the last snapshot read, reused */
 	size_t				trace_alloc;
 	uint64_t			take_at;	/* when to read a notified snapshot */
+	uint64_t			noticed_at;	/* its first notification */
 	uint64_t			take_delay;	/* from the notification to the read */
 	unsigned long			counted;	/* ops->notifications() accounted */
 	uint64_t			armed_since;
@@ -147,8 +148,10 @@ static int notice(struct lh_recorder *r)
 	account_notified(r);
 	if (n < 0)
 		return run_error(r, &d);
-	if (n > 0 && r->take_at == UINT64_MAX)
-		r->take_at = r->ops->now(r->ctx) + r->take_delay;
+	if (n > 0 && r->take_at == UINT64_MAX) {
+		r->noticed_at = r->ops->now(r->ctx);
+		r->take_at = r->noticed_at + r->take_delay;
+	}
 	return 0;
 }
 
@@ -206,10 +209,13 @@ static void keep_snapshot(struct lh_recorder *r, const struct capture_ctx *c, co
 /*
  * Reads the snapshot; a section not read before is parsed, matched, added to the report and
  * stored. With final (the end of a run or of a slice), a section whose notification is still
- * on its way is taken too.
+ * on its way is taken too. The armed tracer was blind from the notification (else from the
+ * start of the read) until the read was done.
  */
 static void take(struct lh_recorder *r, bool final)
 {
+	uint64_t since = r->take_at != UINT64_MAX ? r->noticed_at : r->ops->now(r->ctx);
+	struct lh_recorder_tracer *tr = &r->st.tracer[r->st.armed];
 	struct capture_ctx c = { .r = r };
 	struct lh_diag d = { 0 };
 	unsigned long hits_before;
@@ -219,6 +225,7 @@ static void take(struct lh_recorder *r, bool final)
 
 	r->take_at = UINT64_MAX;
 	ret = r->ops->read(r->ctx, &r->trace, &r->trace_alloc, &len, final, &d);
+	tr->blind_ns += r->ops->now(r->ctx) - since;
 	account_notified(r);
 	if (ret < 0) {
 		/* Said once; the run goes on, every failure is listed in the report. */
@@ -241,7 +248,9 @@ static void take(struct lh_recorder *r, bool final)
 		return;		/* a snapshot without a section (a buffer just reset) */
 	r->ops->captured(r->ctx);
 	r->st.captures++;
-	r->st.tracer[r->st.armed].captures++;
+	tr->captures++;
+	if (c.latency_us > tr->max_us)
+		tr->max_us = c.latency_us;
 	account_lost(r);
 	keep_snapshot(r, &c, source, len, lh_report_rule_hits(r->report) > hits_before);
 }
@@ -255,14 +264,20 @@ static int take_all(struct lh_recorder *r)
 	return 0;
 }
 
-/* Arms tracer t: the one place a tracer is (re)armed. Return: 0, or -1 (said). */
+/*
+ * Arms tracer t: the one place a tracer is (re)armed. Without a threshold it continues from
+ * the longest section it captured in this run, as if it had never been disarmed: a slice
+ * does not start with a burst of small maxima, and only a section longer than the run's
+ * worst is recorded. Return: 0, or -1 (said).
+ */
 static int arm(struct lh_recorder *r, enum lh_tracer t)
 {
+	uint64_t max_us = r->o.threshold_ns ? 0 : r->st.tracer[t].max_us;
 	struct lh_diag d = { 0 };
 
 	account_armed(r);
 	r->st.armed = LH_TRACER_UNKNOWN;
-	if (r->ops->arm(r->ctx, t, &d))
+	if (r->ops->arm(r->ctx, t, max_us, &d))
 		return run_error(r, &d);
 	lh_diag_release(&d);
 	r->st.armed = t;
@@ -303,6 +318,27 @@ static void irq_read(struct lh_recorder *r, bool sync_lost)
 }
 
 /*
+ * Gives the report what kind k held when last read, over all CPUs and per CPU that counted
+ * a section (the histograms set before stay when a CPU has none now: it cannot lose counts).
+ */
+static void hist_report(struct lh_recorder *r, enum lh_hist_kind k)
+{
+	const struct lh_hist_data *d = &r->hist.data[k];
+	struct lh_histogram h = { 0 };
+	int cpu;
+
+	for (cpu = -1; cpu < lh_hist_nr_cpus(d); cpu++) {
+		if (lh_hist_histogram(d, cpu, &h))
+			lh_diag_add(&r->notes, LH_DIAG_ERROR,
+				    "the %s histogram's buckets overlap: not reported",
+				    lh_hist_kind_name(k));
+		else if (cpu < 0 || h.count)
+			lh_report_set_histogram(r->report, lh_hist_kind_name(k), cpu, &h);
+	}
+	lh_histogram_release(&h);
+}
+
+/*
  * Reads every histogram: a failed read keeps the last good one (the report says when it was
  * read, and why the next was not), said once per streak; sections the kernel dropped are
  * said once per kind.
@@ -333,6 +369,7 @@ static void hist_read(struct lh_recorder *r)
 		lh_hist_data_release(&h->data[k]);
 		h->data[k] = d;
 		memset(&d, 0, sizeof(d));
+		hist_report(r, k);
 		h->read_ns[k] = r->ops->wall(r->ctx);
 		free(h->error[k]);
 		h->error[k] = NULL;
@@ -369,8 +406,10 @@ static void report_update(struct lh_recorder *r)
 	i->ended_ns = r->ops->wall(r->ctx);
 	account_armed(r);
 	account_lost(r);
-	for (t = 0; t < LH_TRACER_NR; t++)
+	for (t = 0; t < LH_TRACER_NR; t++) {
 		i->armed_ns[t] = r->st.tracer[t].armed_ns;
+		i->blind_ns[t] = r->st.tracer[t].blind_ns;
+	}
 	i->captures = r->st.captures;
 	i->sections_lost = r->st.lost;
 	i->snapshots_dropped = lh_output_dropped(r->o.out);
@@ -459,7 +498,9 @@ static void checkpoint(struct lh_recorder *r)
 	hist_read(r);
 	report_update(r);
 	r->st.checkpoints++;
-	if (lh_recorder_write(r, "report.json", LH_FORMAT_JSON, &d)) {
+	/* the page people look at while a soak runs; the JSON is what must not be lost */
+	if (lh_recorder_write(r, "report.json", LH_FORMAT_JSON, &d) ||
+	    lh_recorder_write(r, "report.html", LH_FORMAT_HTML, &d)) {
 		if (!r->checkpoint_failing)
 			say(r, LH_RECORDER_WARNING,
 			    "%s; the report is kept in memory and written at the next checkpoint",
@@ -526,10 +567,11 @@ struct lh_recorder *lh_recorder_alloc(const struct lh_recorder_ops *ops, void *c
 	r->info.irqstat = o->irqstat;
 	r->hist.kinds = o->hist_kinds;
 	for (k = 0; k < LH_HIST_NR; k++) {
-		if (o->hist_why_not[k] && !(o->hist_kinds & (1u << k)))
-			r->hist.why_not[k] = lh_xstrdup(o->hist_why_not[k]);
-		if (r->hist.why_not[k] || (o->hist_kinds & (1u << k)))
-			r->info.hist = &r->hist;
+		if (!o->hist_why_not[k] || (o->hist_kinds & (1u << k)))
+			continue;
+		r->hist.why_not[k] = lh_xstrdup(o->hist_why_not[k]);
+		lh_diag_add(&r->notes, LH_DIAG_WARNING, "the %s histogram is not counted: %s",
+			    lh_hist_kind_name(k), o->hist_why_not[k]);
 	}
 	r->report = lh_report_alloc(o->rules, &ro);
 	r->parser = lh_parser_alloc(&r->notes);
@@ -687,6 +729,7 @@ enum lh_recorder_end lh_recorder_run(struct lh_recorder *r)
 			dl.checkpoint = now + o->checkpoint_ns;
 		}
 		if (now >= dl.status) {
+			account_armed(r);
 			if (r->hooks.status)
 				r->hooks.status(r->hooks.arg, r, now);
 			dl.status = now + o->status_ns;

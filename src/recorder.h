@@ -53,10 +53,11 @@ struct lh_recorder_ops {
 	 */
 	int		(*wait)(void *ctx, uint64_t deadline);
 	/*
-	 * Arms tracer t (its running maximum starts from zero, its snapshot empty) and forgets
-	 * the notifications arming caused. Return: 0, or -1 with the reason in diag.
+	 * Arms tracer t with its running maximum at max_us (tracing_max_latency: only a longer
+	 * section is recorded; 0 from scratch, and with a threshold) and forgets the
+	 * notifications arming caused. Return: 0, or -1 with the reason in diag.
 	 */
-	int		(*arm)(void *ctx, enum lh_tracer t, struct lh_diag *diag);
+	int		(*arm)(void *ctx, enum lh_tracer t, uint64_t max_us, struct lh_diag *diag);
 	/* Never blocks. Return: notifications since the last call, or -1 (reason in diag). */
 	long		(*pending)(void *ctx, struct lh_diag *diag);
 	/*
@@ -126,9 +127,8 @@ struct lh_recorder_opts {
 	struct lh_output *out;		/* borrowed: checkpoints, raw snapshots */
 	unsigned int	hist_kinds;	/* 1 << enum lh_hist_kind: histograms counted in the
 					 * kernel, read at every checkpoint and at the end */
-	const char	*hist_why_not[LH_HIST_NR];	/* the others: why (copied); a kind
-							 * neither counted nor given a reason
-							 * is left out of the report */
+	const char	*hist_why_not[LH_HIST_NR];	/* the others asked: why (copied),
+							 * said in the report's warnings */
 	const char	*metrics;	/* Prometheus file rewritten at start and at every
 					 * checkpoint (lh_recorder_write_metrics()); NULL: none */
 	/* The run's description; the recorder fills the times and counters (copied). */
@@ -147,6 +147,13 @@ struct lh_recorder_opts {
 /* One tracer's share of the run. */
 struct lh_recorder_tracer {
 	uint64_t	armed_ns;	/* armed so far */
+	/*
+	 * Of that, blind: from a notification until its snapshot was read (tracing resumes),
+	 * and the reads at a slice's end. A section then either overwrites the one waiting
+	 * (counted lost when notified) or, while 'trace' is open, is not recorded at all.
+	 */
+	uint64_t	blind_ns;
+	uint64_t	max_us;		/* the longest section captured: its running maximum */
 	unsigned long	arms;		/* times armed (slices begun) */
 	unsigned long	notifications;	/* sections the kernel notified while it was armed */
 	unsigned long	captures;	/* sections read and found in their snapshot */

@@ -81,6 +81,69 @@ static void add(json_object *o, const char *key, json_object *v)
 	json_object_object_add(o, key, v);
 }
 
+/* A histogram object (doc/report-json.md): values in us, up to ns precision. */
+static json_object *hist_json(const struct lh_histogram *h)
+{
+	json_object *o = json_object_new_object(), *p, *r, *a, *b;
+	uint64_t lo, hi;
+	unsigned int i;
+	size_t k;
+
+	add(o, "unit", jstr("us"));
+	add(o, "count", juint(h->count));
+	add(o, "min", h->count ? jus(h->min_ns) : NULL);
+	add(o, "max", h->count ? jus(h->max_ns) : NULL);
+	add(o, "mean", h->count ? jdouble(lh_histogram_mean_ns(h) / 1e3) : NULL);
+	p = json_object_new_object();
+	r = json_object_new_object();
+	for (i = 0; i < LH_HISTOGRAM_NR_PCT; i++) {
+		bool known = lh_histogram_percentile(h, i, &lo, &hi);
+
+		add(p, lh_histogram_pct_key[i], known ? jus(hi) : NULL);
+		add(r, lh_histogram_pct_key[i], known ? jus(hi - lo) : NULL);
+	}
+	add(o, "percentiles", p);
+	add(o, "resolution", r);
+	a = json_object_new_array();
+	for (k = 0; k < h->nr; k++) {
+		b = json_object_new_object();
+		add(b, "lo", jus(h->b[k].lo_ns));
+		add(b, "hi", jus(h->b[k].hi_ns));
+		add(b, "count", juint(h->b[k].count));
+		json_object_array_add(a, b);
+	}
+	add(o, "buckets", a);
+	add(o, "dropped", juint(h->dropped));
+	return o;
+}
+
+static json_object *str_or_null(const char *s)
+{
+	return s && *s ? jstr(s) : NULL;
+}
+
+/* Where a worst section was: {latency_us, cpu, task, started_at, ended_at, source}. */
+static json_object *where_json(const struct lh_report_where *w)
+{
+	json_object *o, *t;
+
+	if (!w || !w->set)
+		return NULL;
+	o = json_object_new_object();
+	t = json_object_new_object();
+	add(o, "latency_us", juint(w->latency_us));
+	add(o, "cpu", jint_known(w->cpu));
+	add(t, "comm", str_or_null(w->comm));
+	add(t, "pid", jint_known(w->pid));
+	add(o, "task", t);
+	add(o, "started_at", str_or_null(w->started));
+	add(o, "ended_at", str_or_null(w->ended));
+	add(o, "source", jsource(w->source, w->line));
+	add(o, "irq", str_or_null(w->irq));
+	add(o, "rule", str_or_null(w->rule));
+	return o;
+}
+
 static json_object *task_json(const struct lh_task *t)
 {
 	json_object *o = json_object_new_object();
@@ -106,13 +169,14 @@ static json_object *wake_json(const struct lh_task *t)
 	return o;
 }
 
-static json_object *frames_json(const struct lh_stack *s)
+/* A stack's frame names, or (offsets) what the trace printed after each name, or null. */
+static json_object *frames_json(const struct lh_stack *s, bool offsets)
 {
 	json_object *a = json_object_new_array();
 	size_t i;
 
 	for (i = 0; s && i < s->nr; i++)
-		json_object_array_add(a, jstr(s->frames[i]));
+		json_object_array_add(a, jstr(offsets ? s->offsets[i] : s->frames[i]));
 	return a;
 }
 
@@ -131,12 +195,18 @@ static json_object *record_json(const struct lh_report *rep, const struct lh_rep
 	add(o, "kernel", jstr(r->kernel));
 	add(o, "task", task_json(&r->task));
 	add(o, "started_at", jstr(r->started_at));
+	add(o, "started_at_offset", jstr(r->started_at_offset));
 	add(o, "ended_at", jstr(r->ended_at));
-	add(o, "stack", frames_json(r->nr_stacks ? &r->stacks[0] : NULL));
+	add(o, "ended_at_offset", jstr(r->ended_at_offset));
+	add(o, "stack", frames_json(r->nr_stacks ? &r->stacks[0] : NULL, false));
+	add(o, "stack_offsets", frames_json(r->nr_stacks ? &r->stacks[0] : NULL, true));
 	a = json_object_new_array();
 	for (i = 0; i < r->nr_stacks; i++)
-		json_object_array_add(a, frames_json(&r->stacks[i]));
+		json_object_array_add(a, frames_json(&r->stacks[i], false));
 	add(o, "stacks", a);
+	add(o, "entries", r->entries ? juint(r->entries) : NULL);
+	add(o, "entries_present", juint(r->entries_present));
+	add(o, "body", jstr(lh_body_name(lh_record_body(r))));
 
 	a = json_object_new_array();
 	for (i = 0; i < r->nr_funcs; i++)
@@ -191,6 +261,29 @@ static json_object *record_json(const struct lh_report *rep, const struct lh_rep
 	return o;
 }
 
+/* The per-CPU view of a tracer: known CPUs in order, then the unknown one. */
+static json_object *cpus_json(const struct lh_report_tracer *tr)
+{
+	json_object *a = json_object_new_array(), *e;
+	size_t i;
+
+	for (i = 0; i < tr->nr_cpus; i++) {
+		size_t slot = (i + 1) % tr->nr_cpus;
+		const struct lh_report_cpu *c = &tr->cpus[slot];
+
+		if (!c->count)
+			continue;
+		e = json_object_new_object();
+		add(e, "cpu", jint_known(lh_report_slot_cpu(slot)));
+		add(e, "count", juint(c->count));
+		add(e, "max_us", juint(c->worst ? c->worst->latency_us : 0));
+		add(e, "worst", where_json(c->worst));
+		add(e, "histogram", hist_json(&c->dist));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
 static json_object *tracer_json(const struct lh_report *rep, enum lh_tracer t)
 {
 	const struct lh_report_tracer *tr = &rep->tracers[t];
@@ -199,8 +292,16 @@ static json_object *tracer_json(const struct lh_report *rep, enum lh_tracer t)
 
 	add(o, "max_us", juint(tr->worst.set ? tr->worst.latency_us : 0));
 	add(o, "count", juint(tr->count));
-	if (rep->has_run)
+	if (rep->has_run) {
 		add(o, "armed_s", jdouble((double)rep->run.armed_ns[t] / 1e9));
+		add(o, "blind_s", jdouble((double)rep->run.blind_ns[t] / 1e9));
+	}
+	add(o, "accepted", juint(tr->accepted));
+	add(o, "worst", where_json(&tr->worst));
+	add(o, "worst_gated", where_json(&tr->gate));
+	add(o, "histogram", hist_json(&tr->hist));
+	add(o, "cpus", cpus_json(tr));
+	add(o, "progression_dropped", juint(tr->steps_dropped));
 	a = json_object_new_array();
 	for (i = 0; i < tr->nr_steps; i++) {
 		const struct lh_report_step *s = &tr->steps[i];
@@ -251,6 +352,8 @@ static json_object *rules_json(const struct lh_report *rep)
 		add(e, "unevaluated", juint(ra->unevaluated));
 		add(e, "unevaluated_reason", jstr(rule->limit_hit));
 		add(e, "message", jstr(rule->message));
+		add(e, "gate_worst_us", juint(ra->gate_worst_us));
+		add(e, "gate_unevaluated", juint(ra->gate_unevaluated));
 		json_object_array_add(a, e);
 	}
 	return a;
@@ -275,6 +378,14 @@ static json_object *offenders_json(const struct lh_report *rep)
 		add(e, "frames", f);
 		add(e, "count", juint(o->count));
 		add(e, "worst_us", juint(o->worst_us));
+		add(e, "accepted", juint(o->accepted));
+		add(e, "wakeup", json_object_new_boolean(o->sig.has_wakeup));
+		add(e, "woken", jstr(o->sig.woken));
+		add(e, "cpu", jint_known(o->cpu));
+		f = json_object_new_object();
+		add(f, "comm", str_or_null(o->comm));
+		add(f, "pid", jint_known(o->pid));
+		add(e, "task", f);
 		json_object_array_add(a, e);
 	}
 	free(order);
@@ -289,10 +400,27 @@ static json_object *input_json(const struct lh_report *rep)
 	add(o, "snapshots", juint(rep->parse.snapshots));
 	add(o, "skipped", juint(rep->parse.skipped));
 	add(o, "bad_lines", juint(rep->parse.bad_lines));
+	add(o, "incomplete", juint(rep->parse.incomplete));
+	add(o, "cut_lines", juint(rep->parse.cut_lines));
 	for (i = 0; i < rep->nr_warnings; i++)
 		json_object_array_add(a, jstr(rep->warnings[i]));
 	add(o, "warnings", a);
 	add(o, "warnings_total", juint(rep->warnings_total));
+	a = json_object_new_array();
+	for (i = 0; i < rep->nr_inputs; i++) {
+		const struct lh_report_input *in = &rep->inputs[i];
+		json_object *f = json_object_new_object();
+
+		add(f, "name", jstr(in->name));
+		add(f, "snapshots", juint(in->snapshots));
+		add(f, "skipped", juint(in->skipped));
+		add(f, "problem", jstr(in->problem));
+		add(f, "accepted", in->problem ? json_object_new_boolean(in->accepted) : NULL);
+		json_object_array_add(a, f);
+	}
+	add(o, "files", a);
+	add(o, "unread", juint(rep->inputs_unread));
+	add(o, "unread_accepted", juint(rep->inputs_accepted));
 	return o;
 }
 
@@ -307,8 +435,7 @@ static json_object *run_json(const struct lh_report *rep)
 	o = json_object_new_object();
 	add(o, "started_at", jtime(run->started_ns));
 	add(o, "ended_at", jtime(run->ended_ns));
-	add(o, "duration_s", jdouble(run->ended_ns > run->started_ns ?
-				     (double)(run->ended_ns - run->started_ns) / 1e9 : 0));
+	add(o, "duration_s", jdouble((double)lh_report_run_duration_ns(rep) / 1e9));
 	add(o, "threshold_us", jus(run->threshold_ns));
 	add(o, "captures", juint(run->captures));
 	add(o, "sections_lost", juint(run->sections_lost));
@@ -324,6 +451,8 @@ static json_object *run_json(const struct lh_report *rep)
 			add(nm, lh_tracer_name(t), jstr(run->not_measured[t]));
 	add(o, "not_measured", nm);
 	add(o, "kernel", jstr(run->kernel));
+	add(o, "host", jstr(run->host));
+	add(o, "run_id", jstr(run->run_id));
 	return o;
 }
 
@@ -364,104 +493,30 @@ static json_object *irq_stats_json(const struct lh_report *rep)
 			json_object_array_add(h, b);
 		}
 		add(e, "histogram", h);
+		add(e, "distribution", hist_json(&s->dist));
 		json_object_array_add(a, e);
 	}
 	add(o, "handlers", a);
 	return o;
 }
 
-/* A value known to lie in [lo_us, hi_us): the bucket it was counted in. */
-static json_object *hist_range_json(const struct lh_hist_range *r)
+/* The histograms the kernel counted, as set. */
+static json_object *hists_json(const struct lh_report *rep)
 {
-	json_object *o = json_object_new_object();
+	json_object *a = json_object_new_array(), *e;
+	size_t i;
 
-	add(o, "lo_us", jus(r->lo_ns));
-	add(o, "hi_us", jus(r->hi_ns));
-	return o;
-}
+	for (i = 0; i < rep->nr_hists; i++) {
+		const struct lh_report_histogram *k = &rep->hists[i];
 
-/* count, mean, min, max and percentiles of one CPU (cpu >= 0) or all, into o. */
-static void hist_summary_json(json_object *o, const struct lh_hist_data *d, int cpu)
-{
-	static const char *const pct[LH_HIST_NR_PCT] = { "p50", "p99", "p99_9", "p99_99" };
-	struct lh_hist_summary s;
-	bool any = lh_hist_summarize(d, cpu, &s) > 0;
-	int i;
-
-	add(o, "count", juint(s.count));
-	add(o, "mean_us", any ? jdouble(s.mean_ns / 1e3) : NULL);
-	add(o, "min", any ? hist_range_json(&s.min) : NULL);
-	add(o, "max", any ? hist_range_json(&s.max) : NULL);
-	for (i = 0; i < LH_HIST_NR_PCT; i++)
-		add(o, pct[i], any ? hist_range_json(&s.pct[i]) : NULL);
-}
-
-/* One CPU: its summary and its buckets, by ascending latency. */
-static json_object *hist_cpu_json(const struct lh_hist_data *d, int cpu)
-{
-	json_object *o = json_object_new_object(), *a = json_object_new_array(), *b;
-	struct lh_hist_bin *bins;
-	size_t i, n = lh_hist_cpu_bins(d, cpu, &bins);
-
-	add(o, "cpu", jint(cpu));
-	hist_summary_json(o, d, cpu);
-	for (i = 0; i < n; i++) {
-		b = json_object_new_object();
-		add(b, "lo_us", jus(bins[i].lo_ns));
-		add(b, "hi_us", jus(bins[i].hi_ns));
-		add(b, "count", juint(bins[i].count));
-		json_object_array_add(a, b);
+		e = hist_json(&k->h);
+		/* context first, for people reading the file */
+		json_object_object_add_ex(e, "source", jstr(k->source), 0);
+		json_object_object_add_ex(e, "kind", jstr(k->kind), 0);
+		json_object_object_add_ex(e, "cpu", jint_known(k->cpu), 0);
+		json_object_array_add(a, e);
 	}
-	free(bins);
-	add(o, "buckets", a);
-	return o;
-}
-
-static json_object *hist_kind_json(const struct lh_hist_report *h, enum lh_hist_kind k)
-{
-	const struct lh_hist_data *d = &h->data[k];
-	json_object *o = json_object_new_object(), *a;
-	int cpu;
-
-	add(o, "counted", json_object_new_boolean(h->kinds & (1u << k)));
-	if (!(h->kinds & (1u << k))) {
-		add(o, "why_not", jstr(h->why_not[k]));
-		return o;
-	}
-	add(o, "events", jstr(lh_hist_kind_events(k)));
-	add(o, "read_at", h->read_ns[k] ? jtime(h->read_ns[k]) : NULL);
-	add(o, "error", jstr(h->error[k]));
-	add(o, "complete", json_object_new_boolean(h->read_ns[k] && !h->error[k] && !d->dropped));
-	add(o, "hits", juint(d->hits));
-	add(o, "dropped", juint(d->dropped));
-	a = json_object_new_object();
-	hist_summary_json(a, d, -1);
-	add(o, "all", a);
-	a = json_object_new_array();
-	for (cpu = 0; cpu < lh_hist_nr_cpus(d); cpu++) {
-		struct lh_hist_summary s;
-
-		if (lh_hist_summarize(d, cpu, &s))
-			json_object_array_add(a, hist_cpu_json(d, cpu));
-	}
-	add(o, "cpus", a);
-	return o;
-}
-
-/* The in-kernel histograms of a run (doc/histograms.md), or NULL when it counts none. */
-static json_object *histograms_json(const struct lh_report *rep)
-{
-	const struct lh_hist_report *h = rep->has_run ? rep->run.hist : NULL;
-	json_object *o;
-	int k;
-
-	if (!h)
-		return NULL;
-	o = json_object_new_object();
-	for (k = 0; k < LH_HIST_NR; k++)
-		if ((h->kinds & (1u << k)) || h->why_not[k])
-			add(o, lh_hist_kind_name(k), hist_kind_json(h, k));
-	return o;
+	return a;
 }
 
 int lh_report_write_json(struct lh_report *rep, FILE *out)
@@ -473,6 +528,7 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 	int t, ret = 0;
 
 	add(root, "lathound", jstr(LH_VERSION));
+	add(root, "report_version", jint(LH_REPORT_VERSION));
 	add(root, "mode", jstr(rep->has_run && rep->run.mode ? rep->run.mode : "analyze"));
 	add(root, "verdict", jstr(lh_report_verdict(rep)));
 	add(root, "error", rep->error ? jstr(rep->error) : NULL);
@@ -495,6 +551,7 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 	o = json_object_new_object();
 	add(o, "count", juint(rep->other_count));
 	add(o, "worst_us", juint(rep->other_worst_us));
+	add(o, "accepted", juint(rep->other_accepted));
 	add(root, "offenders_other", o);
 
 	kept = lh_report_kept_sorted(rep);
@@ -509,7 +566,11 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 	add(root, "input", input_json(rep));
 	add(root, "run", run_json(rep));
 	add(root, "irq_stats", irq_stats_json(rep));
-	add(root, "histograms", histograms_json(rep));
+	add(root, "histograms", hists_json(rep));
+	a = json_object_new_array();
+	for (i = 0; i < rep->nr_merged_from; i++)
+		json_object_array_add(a, jstr(rep->merged_from[i]));
+	add(root, "merged_from", a);
 
 	text = json_object_to_json_string_ext(root, JSON_FLAGS);
 	errno = 0;

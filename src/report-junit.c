@@ -2,60 +2,27 @@
 /*
  * The JUnit XML report, for CI: one testcase per tracer under a latency budget (its own
  * --max, or --max all= for every tracer measured) and per rule, with a <failure> when that
- * gate failed, and for a record run one for the run itself. Rules that cannot fail the gate
- * (severity below --fail-on, or 'ignore') pass and say their hits in <system-out>.
+ * gate failed, and for a record run one for the run itself, and the suite's <properties>
+ * (each tracer's armed and blind seconds). Rules that cannot fail the gate (severity below
+ * --fail-on, or 'ignore') pass and say their hits in <system-out>.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report-priv.h"
 
 struct junit_case {
 	const char	*classname;
 	char		name[160];
-	char		*failure;	/* NULL: passed */
+	char		*failure;	/* a gate failed (the violation); NULL: passed */
+	char		*detail;	/* where the failure was: file, sites, handler, rule */
+	double		time;		/* seconds it measured (a tracer's armed time) */
+	char		*error;		/* it could not be judged (verdict error) */
+	char		*skipped;	/* not judged, and accepted so (--allow-unreadable) */
 	char		*out;		/* system-out text */
 };
-
-/*
- * Writes s escaped for XML text and attribute values. Characters XML 1.0 cannot carry at
- * all (control characters other than tab, newline, carriage return) become U+FFFD.
- */
-static void xml_escape(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&apos;", out);
-			break;
-		case '\t':
-		case '\n':
-		case '\r':
-			putc(c, out);
-			break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				fputs("\xef\xbf\xbd", out);
-			else
-				putc(c, out);
-		}
-	}
-}
 
 /* Appends "; v" to *acc (taking v). */
 static void join(char **acc, char *v)
@@ -103,14 +70,17 @@ static void run_case(const struct lh_report *rep, struct junit_case *c)
 
 	c->classname = "lathound.run";
 	snprintf(c->name, sizeof(c->name), "run");
+	if (run->ended_ns > run->started_ns)
+		c->time = (double)(run->ended_ns - run->started_ns) / 1e9;
 	if (rep->error)
-		c->failure = lh_xstrdup(rep->error);
+		c->error = lh_xstrdup(rep->error);
 	join(&c->out, lh_xasprintf("ended by %s", run->end_reason ? run->end_reason : "?"));
 	for (t = 1; t < LH_TRACER_NR; t++) {
 		if (!run->armed_ns[t])
 			continue;
-		join(&c->out, lh_xasprintf("%s armed %.1f s", lh_tracer_name(t),
-					   (double)run->armed_ns[t] / 1e9));
+		join(&c->out, lh_xasprintf("%s armed %.1f s (blind %.1f s)", lh_tracer_name(t),
+					   (double)run->armed_ns[t] / 1e9,
+					   (double)run->blind_ns[t] / 1e9));
 		armed = true;
 	}
 	if (armed || run->wait_method)
@@ -126,6 +96,28 @@ static void run_case(const struct lh_report *rep, struct junit_case *c)
 		if (run->not_measured[t])
 			join(&c->out, lh_xasprintf("%s not measured (%s)", lh_tracer_name(t),
 						   run->not_measured[t]));
+}
+
+/* A record run's figures CI may plot: per tracer armed, seconds armed and blind. */
+static void write_properties(const struct lh_report *rep, FILE *out)
+{
+	const struct lh_run_info *run = &rep->run;
+	bool any = false;
+	int t;
+
+	for (t = 1; rep->has_run && t < LH_TRACER_NR; t++) {
+		if (!run->armed_ns[t])
+			continue;
+		if (!any)
+			fprintf(out, "    <properties>\n");
+		any = true;
+		fprintf(out, "      <property name=\"%s.armed_s\" value=\"%.3f\"/>\n",
+			lh_tracer_name(t), (double)run->armed_ns[t] / 1e9);
+		fprintf(out, "      <property name=\"%s.blind_s\" value=\"%.3f\"/>\n",
+			lh_tracer_name(t), (double)run->blind_ns[t] / 1e9);
+	}
+	if (any)
+		fprintf(out, "    </properties>\n");
 }
 
 /* Return: whether --max all= gives tracer t its budget: t measured and without its own. */
@@ -162,6 +154,10 @@ static bool max_case(const struct lh_report *rep, int t, struct junit_case *c)
 	c->classname = "lathound.max";
 	snprintf(c->name, sizeof(c->name), "%s", lh_tracer_name(t));
 	c->failure = lh_report_max_violation(rep, t);
+	if (c->failure)
+		c->detail = lh_report_where_text(&rep->tracers[t].gate, true);
+	if (rep->has_run)
+		c->time = (double)rep->run.armed_ns[t] / 1e9;
 	c->out = lh_xasprintf("budget --max %s=%s", own ? lh_tracer_name(t) : "all",
 			      lh_duration_format(rep->gate.max_ns[own ? t : LH_TRACER_UNKNOWN],
 						 budget, sizeof(budget)));
@@ -173,19 +169,37 @@ static bool max_case(const struct lh_report *rep, int t, struct junit_case *c)
 static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 {
 	size_t n = 0, i, nrules = rep->rules ? lh_rules_count(rep->rules) : 0;
-	struct junit_case *cs = lh_xcalloc(LH_TRACER_NR + nrules + 2, sizeof(*cs));
+	struct junit_case *cs = lh_xcalloc(LH_TRACER_NR + nrules + rep->inputs_unread +
+					   rep->inputs_accepted + 2, sizeof(*cs));
 	char budget[32];
 	int t;
 
 	if (rep->has_run) {
 		run_case(rep, &cs[n++]);
-	} else if (rep->error) {
+	} else if (rep->error && !rep->inputs_unread) {
 		struct junit_case *c = &cs[n++];
 
 		c->classname = "lathound.input";
 		snprintf(c->name, sizeof(c->name), "input");
-		c->failure = lh_xstrdup(rep->error);
+		c->error = lh_xstrdup(rep->error);
 		c->out = lh_xstrdup("the run failed: the other testcases cover only what was read");
+	}
+	/* Each input not read in full, named by its file: an error, or skipped when accepted. */
+	for (i = 0; i < rep->nr_inputs; i++) {
+		const struct lh_report_input *in = &rep->inputs[i];
+		struct junit_case *c;
+
+		if (!in->problem)
+			continue;
+		c = &cs[n++];
+		c->classname = "lathound.input";
+		snprintf(c->name, sizeof(c->name), "%s", in->name);
+		if (in->accepted)
+			c->skipped = lh_xasprintf("%s (accepted: --allow-unreadable)", in->problem);
+		else
+			c->error = lh_xstrdup(in->problem);
+		c->out = lh_xasprintf("%lu snapshot%s read, %lu skipped as malformed; the other testcases cover only what was read",
+				      in->snapshots, in->snapshots == 1 ? "" : "s", in->skipped);
 	}
 	/* Tracers named first, records of a tracer lathound does not know last. */
 	for (i = 1; i <= LH_TRACER_NR; i++) {
@@ -212,6 +226,8 @@ static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 		c->classname = "lathound.rules";
 		snprintf(c->name, sizeof(c->name), "%s", rule->id);
 		c->failure = lh_report_rule_violation(rep, i);
+		if (c->failure)
+			c->detail = lh_report_where_text(&ra->gate_where, false);
 		if (ra && ra->gate_unevaluated && lh_report_rule_gated(rep, i))
 			join(&c->failure, lh_xasprintf("rule %s could not be evaluated on %lu record%s (%s): the gate cannot be decided",
 						       rule->id, ra->gate_unevaluated,
@@ -239,37 +255,76 @@ static void free_cases(struct junit_case *cs, size_t n)
 
 	for (i = 0; i < n; i++) {
 		free(cs[i].failure);
+		free(cs[i].detail);
+		free(cs[i].error);
+		free(cs[i].skipped);
 		free(cs[i].out);
 	}
 	free(cs);
 }
 
+/*
+ * <failure>, <error> or <skipped/>: the message, and for the first two the same text with
+ * detail (may be NULL) after it as the element's text.
+ */
+static void write_outcome(FILE *out, const char *tag, const char *text, const char *detail,
+			  const char *type)
+{
+	fprintf(out, "      <%s message=\"", tag);
+	lh_escape_xml(out, text);
+	if (!type) {
+		fprintf(out, "\"/>\n");
+		return;
+	}
+	fprintf(out, "\" type=\"%s\">", type);
+	lh_escape_xml(out, text);
+	if (detail && *detail) {
+		putc('\n', out);
+		lh_escape_xml(out, detail);
+	}
+	fprintf(out, "</%s>\n", tag);
+}
+
 int lh_report_write_junit(struct lh_report *rep, FILE *out)
 {
-	size_t n, i, failures = 0;
+	size_t n, i, failures = 0, errors = 0, skipped = 0;
 	struct junit_case *cs = make_cases(rep, &n);
+	uint64_t start = rep->created_ns, end = lh_wall_ns();
+	char stamp[32];
+	double secs;
 
-	for (i = 0; i < n; i++)
+	if (rep->has_run) {
+		start = rep->run.started_ns;
+		end = rep->run.ended_ns > start ? rep->run.ended_ns : start;
+	}
+	secs = end > start ? (double)(end - start) / 1e9 : 0;
+	if (!lh_report_iso8601(start, stamp, sizeof(stamp)))
+		snprintf(stamp, sizeof(stamp), "1970-01-01T00:00:00Z");
+	for (i = 0; i < n; i++) {
 		failures += cs[i].failure != NULL;
+		errors += cs[i].error != NULL;
+		skipped += cs[i].skipped != NULL;
+	}
 	errno = 0;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(out, "<testsuites name=\"lathound\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n",
-		n, failures);
-	fprintf(out, "  <testsuite name=\"lathound %s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n",
-		rep->has_run && rep->run.mode ? rep->run.mode : "analyze", n, failures);
+	fprintf(out, "<testsuites name=\"lathound\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\" timestamp=\"%s\">\n",
+		n, failures, errors, skipped, secs, stamp);
+	fprintf(out, "  <testsuite name=\"lathound %s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\" timestamp=\"%s\">\n",
+		rep->has_run && rep->run.mode ? rep->run.mode : "analyze", n, failures, errors,
+		skipped, secs, stamp);
+	write_properties(rep, out);
 	for (i = 0; i < n; i++) {
 		fprintf(out, "    <testcase classname=\"%s\" name=\"", cs[i].classname);
-		xml_escape(out, cs[i].name);
-		fprintf(out, "\">\n");
-		if (cs[i].failure) {
-			fprintf(out, "      <failure message=\"");
-			xml_escape(out, cs[i].failure);
-			fprintf(out, "\" type=\"%s\">", cs[i].classname);
-			xml_escape(out, cs[i].failure);
-			fprintf(out, "</failure>\n");
-		}
+		lh_escape_xml(out, cs[i].name);
+		fprintf(out, "\" time=\"%.3f\">\n", cs[i].time);
+		if (cs[i].error)
+			write_outcome(out, "error", cs[i].error, NULL, cs[i].classname);
+		if (cs[i].failure)
+			write_outcome(out, "failure", cs[i].failure, cs[i].detail, cs[i].classname);
+		if (cs[i].skipped)
+			write_outcome(out, "skipped", cs[i].skipped, NULL, NULL);
 		fprintf(out, "      <system-out>");
-		xml_escape(out, cs[i].out);
+		lh_escape_xml(out, cs[i].out);
 		fprintf(out, "</system-out>\n    </testcase>\n");
 	}
 	fprintf(out, "  </testsuite>\n</testsuites>\n");

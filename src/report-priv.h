@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's insides, shared by report.c (aggregation, gate) and its writers
- * (report-text.c, report-json.c, report-junit.c, and metrics.c for Prometheus). Not for
- * other modules.
+ * (report-text.c, report-json.c, report-junit.c, report-html.c, and metrics.c for
+ * Prometheus), and by diff.c, which compares reports read back. Not for other modules.
  */
 #ifndef LH_REPORT_PRIV_H
 #define LH_REPORT_PRIV_H
 
 #include "report.h"
+#include "histogram.h"
 #include "htab.h"
+
+/*
+ * The JSON report's version (its 'report_version'): raised when a reader of the old one
+ * could no longer read the new one right. Fields added do not raise it.
+ */
+#define LH_REPORT_VERSION	1
 
 #define LH_REPORT_MAX_CPUS	8192	/* CPUs with a progression; higher ones are not tracked */
 
@@ -23,6 +30,8 @@ struct lh_report_where {
 	char		ended[128];
 	const char	*source;	/* interned */
 	unsigned long	line;
+	char		irq[64];	/* its longest IRQ handler: "fakeraid (irq 24, 2001us)" */
+	char		rule[96];	/* its most severe rule: "raid-irq-held (critical)" */
 };
 
 /* One step of a (tracer, CPU) progression of maxima. */
@@ -44,12 +53,14 @@ struct lh_report_step {
 extern const uint64_t lh_report_hist_le_us[LH_REPORT_HIST_NR];
 
 struct lh_report_cpu {
-	bool		seen;
-	uint64_t	max_us;
-	unsigned int	steps;
-	uint64_t	count;				/* sections */
-	uint64_t	sum_us;				/* saturating */
-	uint64_t	hist[LH_REPORT_HIST_NR + 1];
+	bool			seen;
+	uint64_t		max_us;
+	unsigned int		steps;
+	uint64_t		count;		/* sections */
+	uint64_t		sum_us;		/* saturating */
+	uint64_t		hist[LH_REPORT_HIST_NR + 1];	/* the metrics' 1-2-5 buckets */
+	struct lh_report_where	*worst;		/* its worst record; allocated with the first */
+	struct lh_histogram	dist;		/* the latencies, in histogram.h's buckets */
 };
 
 struct lh_report_tracer {
@@ -63,6 +74,7 @@ struct lh_report_tracer {
 	size_t			nr_steps;
 	size_t			alloc_steps;
 	unsigned long		steps_dropped;
+	struct lh_histogram	hist;		/* the latencies of every record, all CPUs */
 };
 
 /* Records grouped by signature (record.h). */
@@ -73,6 +85,9 @@ struct lh_report_offender {
 	unsigned long		count;
 	unsigned long		accepted;
 	uint64_t		worst_us;
+	int			cpu;		/* of the worst record; -1 unknown */
+	int			pid;		/* of the worst record; -1 unknown */
+	char			comm[32];	/* of the worst record; "" unknown */
 };
 
 struct lh_report_rule {
@@ -81,6 +96,7 @@ struct lh_report_rule {
 	uint64_t	worst_us;
 	unsigned long	gate_hits;	/* hits on records not accepted */
 	uint64_t	gate_worst_us;
+	struct lh_report_where	gate_where;	/* the worst of those */
 	unsigned long	unevaluated;	/* records in its scope it could not be evaluated on */
 	unsigned long	gate_unevaluated;	/* of those, records not accepted */
 };
@@ -129,6 +145,11 @@ struct lh_report {
 	size_t				alloc_heap;
 
 	struct lh_parse_stats		parse;
+	struct lh_report_input		*inputs;	/* strings in the arena */
+	size_t				nr_inputs;
+	size_t				alloc_inputs;
+	size_t				inputs_unread;	/* with a problem, not accepted */
+	size_t				inputs_accepted;	/* with a problem, accepted */
 	char				**warnings;
 	size_t				nr_warnings;
 	size_t				alloc_warnings;
@@ -142,6 +163,7 @@ struct lh_report {
 	size_t				own_merged_msgs;	/* of own_diag, in warnings */
 	unsigned long			own_merged_count;
 
+	uint64_t			created_ns;	/* CLOCK_REALTIME: when analyze began */
 	bool				evaluated;
 	bool				passed;
 	char				*error;		/* lh_report_set_error(), or NULL */
@@ -149,7 +171,62 @@ struct lh_report {
 	char				**violations;
 	size_t				nr_violations;
 	size_t				alloc_violations;
+
+	/* histograms the kernel counted (lh_report_set_histogram()) */
+	struct lh_report_histogram	*hists;
+	size_t				nr_hists;
+	size_t				alloc_hists;
+
+	/* a report read back from files (report-load.c) */
+	struct lh_rules			*own_rules;	/* its rules, by description; freed with it */
+	struct lh_irqstat		*own_irqstat;	/* its IRQ statistics; freed with it */
+	uint64_t			duration_ns;	/* its run length; 0: ended - started */
+	char				**merged_from;	/* the reports a merge was made of */
+	size_t				nr_merged_from;
+	size_t				alloc_merged_from;
 };
+
+/* A histogram the kernel counted: of kind ("irqsoff"...) on cpu (-1: all CPUs). */
+struct lh_report_histogram {
+	const char		*source;	/* "kernel"; in the report's arena */
+	const char		*kind;		/* in the report's arena */
+	int			cpu;
+	struct lh_histogram	h;
+};
+
+/*
+ * Keeps r (borrowed) in full when it ranks among the opts.keep most important records, as
+ * lh_report_add() does; seq is its arrival order (earlier wins a tie). For records read back
+ * from a saved report: nothing else is counted.
+ */
+void lh_report_keep(struct lh_report *rep, const struct lh_record *r, const struct lh_match *m,
+		    unsigned long seq);
+/* Drops the least important records kept until at most keep are. */
+void lh_report_trim_kept(struct lh_report *rep, size_t keep);
+/*
+ * Return: the offender group of signature sig (its strings are copied), created when new;
+ * NULL when the groups' bound is reached.
+ */
+struct lh_report_offender *lh_report_offender(struct lh_report *rep,
+					      const struct lh_signature *sig);
+/* Return: the per-CPU slot of cpu in tr (grown as needed), or NULL when cpu is not tracked. */
+struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu);
+/* Return: the CPU of slot i of a tracer's cpus (-1: unknown). */
+static inline int lh_report_slot_cpu(size_t slot)
+{
+	return (int)slot - 1;
+}
+/* Return: the run's length in ns (a merge's: the sum of its runs'). */
+uint64_t lh_report_run_duration_ns(const struct lh_report *rep);
+/*
+ * What the histograms of captured sections count, for their captions: "every section in
+ * the input", "sections over -T 50us captured", or "each new maximum captured (running
+ * maxima): not a distribution". Return: buf.
+ */
+char *lh_report_sections_caption(const struct lh_report *rep, char *buf, size_t len);
+
+/* "--fail-on critical, --max irqsoff=1ms, --max all=5ms": the gates judged by. Return: buf. */
+char *lh_report_gates_text(const struct lh_report *rep, char *buf, size_t len);
 
 /* Return: the kept records, most important first (free the array, not the records). */
 struct lh_report_kept **lh_report_kept_sorted(const struct lh_report *rep);
@@ -167,10 +244,23 @@ char *lh_report_rule_violation(const struct lh_report *rep, size_t i);
  * records the gate depends on (gated rules, records not accepted), or NULL (free it).
  */
 char *lh_report_unevaluated_error(const struct lh_report *rep);
+/*
+ * Return: whether err is lh_report_unevaluated_error()'s, an error the gates derive (and
+ * that other gates may not), rather than one of the run itself.
+ */
+bool lh_report_error_is_derived(const char *err);
+/* Return: the counters of rule idx, grown to fit (valid until the next call). */
+struct lh_report_rule *lh_report_rule_agg(struct lh_report *rep, size_t idx);
 /* Return: true when rule i can fail the gate (severity at or above --fail-on, not ignore). */
 bool lh_report_rule_gated(const struct lh_report *rep, size_t i);
 /* The record's tracer as written ("irqsoff", or the unknown name). Return: static or r's. */
 const char *lh_report_tracer_name(const struct lh_record *r);
+
+/*
+ * Where w was, for a reader who must find it: "source: f.trace:1\nsection: a -> b\n..."
+ * (lines without a trailing newline), with its most severe rule when with_rule. Return: the text (free it).
+ */
+char *lh_report_where_text(const struct lh_report_where *w, bool with_rule);
 
 /* Return: us in ns, saturating: a latency read from a trace may be absurdly large. */
 static inline uint64_t lh_report_us_to_ns(uint64_t us)
@@ -199,5 +289,6 @@ void lh_report_prepare(struct lh_report *rep);
 int lh_report_write_text(struct lh_report *rep, FILE *out);
 int lh_report_write_json(struct lh_report *rep, FILE *out);
 int lh_report_write_junit(struct lh_report *rep, FILE *out);
+int lh_report_write_html(struct lh_report *rep, FILE *out);
 
 #endif /* LH_REPORT_PRIV_H */

@@ -5,6 +5,7 @@
  * Latencies are in microseconds ("us", as the kernel's own latency trace writes them).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +62,7 @@ static void print_progression(const struct lh_report_tracer *tr, enum lh_tracer 
 		int cpu = (int)slot - 1;
 		char name[16];
 
-		if (!tr->cpus[slot].seen || tr->cpus[slot].steps < 2)
+		if (!tr->cpus[slot].seen || !tr->cpus[slot].steps)
 			continue;
 		if (cpus++ >= TOP_CPUS) {
 			more++;
@@ -88,6 +89,37 @@ static void print_progression(const struct lh_report_tracer *tr, enum lh_tracer 
 			LH_REPORT_STEPS);
 }
 
+/* "  CPU1   512 us   1   1  irq_test-83   a -> b": each CPU's worst, when there are several. */
+static void print_cpus(const struct lh_report_tracer *tr, int w, FILE *out)
+{
+	char task[64], cpu[16], name[24];
+	size_t i, slot, seen = 0;
+
+	for (slot = 0; slot < tr->nr_cpus; slot++)
+		seen += tr->cpus[slot].count > 0;
+	if (seen < 2)
+		return;
+	for (i = 0; i < tr->nr_cpus; i++) {
+		/* known CPUs in order, the unknown one last */
+		const struct lh_report_cpu *c = &tr->cpus[(i + 1) % tr->nr_cpus];
+		const struct lh_report_where *wh = c->worst;
+
+		if (!c->count || !wh)
+			continue;
+		snprintf(name, sizeof(name), "  CPU%s",
+			 cpu_name(lh_report_slot_cpu((i + 1) % tr->nr_cpus), cpu, sizeof(cpu)));
+		fprintf(out, "  %-*s  %7llu us  %8lu  %4s  %-20s  ", w, name,
+			(unsigned long long)wh->latency_us, (unsigned long)c->count,
+			cpu_name(wh->cpu, cpu, sizeof(cpu)),
+			task_name(wh->comm, wh->pid, task, sizeof(task)));
+		if (wh->started[0] || wh->ended[0])
+			fprintf(out, "%s -> %s\n", wh->started[0] ? wh->started : "?",
+				wh->ended[0] ? wh->ended : "?");
+		else
+			fprintf(out, "-\n");
+	}
+}
+
 static void print_tracers(const struct lh_report *rep, FILE *out)
 {
 	unsigned long accepted = 0;
@@ -102,9 +134,11 @@ static void print_tracers(const struct lh_report *rep, FILE *out)
 		if (!tr->count)
 			continue;
 		w = max_int(w, (int)strlen(lh_tracer_name(tracer_at(i))));
+		if (tr->nr_cpus > 1)	/* "  CPU8191" */
+			w = max_int(w, 5 + snprintf(NULL, 0, "%zu", tr->nr_cpus - 2));
 		accepted += tr->accepted;
 		for (s = 0; s < tr->nr_cpus; s++)
-			progression |= tr->cpus[s].steps > 1;
+			progression |= tr->cpus[s].steps > 0;
 	}
 	fprintf(out, "Worst latency per tracer\n");
 	if (!rep->total) {
@@ -137,6 +171,7 @@ static void print_tracers(const struct lh_report *rep, FILE *out)
 				w, "", (unsigned long long)tr->gate.latency_us, "",
 				cpu_name(tr->gate.cpu, cpu, sizeof(cpu)),
 				task_name(tr->gate.comm, tr->gate.pid, task, sizeof(task)));
+		print_cpus(tr, w, out);
 	}
 	if (accepted)
 		fprintf(out, "  %lu section%s accepted by 'ignore' rules (shown, never gated)\n",
@@ -147,6 +182,130 @@ static void print_tracers(const struct lh_report *rep, FILE *out)
 	for (i = 0; i < LH_TRACER_NR; i++)
 		if (rep->tracers[tracer_at(i)].count)
 			print_progression(&rep->tracers[tracer_at(i)], tracer_at(i), out);
+}
+
+#define HIST_BAR	24	/* columns of the longest bar */
+
+/* "p99 <= 1999us (99us)", "p50 <= 512us (exact)". */
+static void print_pct(const struct lh_histogram *h, unsigned int i, FILE *out)
+{
+	char v[32], r[32];
+	uint64_t lo, hi;
+
+	if (!lh_histogram_percentile(h, i, &lo, &hi))
+		return;
+	fprintf(out, "%-6s <= %-10s (%s)", lh_histogram_pct_name[i],
+		lh_report_fmt_us(hi, v, sizeof(v)),
+		hi == lo ? "exact" : lh_report_fmt_us(hi - lo, r, sizeof(r)));
+}
+
+/*
+ * A histogram in rows of 1-2-5 steps with a bar each, logarithmic in the count so that a
+ * tail of one section still shows; the row the budget falls in is marked.
+ */
+static void print_hist(const char *title, const struct lh_histogram *h, bool has_budget,
+		       uint64_t budget_ns, FILE *out)
+{
+	struct lh_histogram_row rows[LH_HISTOGRAM_MAX_ROWS];
+	size_t n = lh_histogram_rows(h, rows, LH_ARRAY_SIZE(rows)), i;
+	char a[32], b[32], c[32];
+	uint64_t most = 0;
+	bool marked = false;
+	unsigned int p;
+
+	fprintf(out, "  %s: %llu, min %s, mean %.1fus, max %s\n", title,
+		(unsigned long long)h->count, lh_report_fmt_us(h->min_ns, a, sizeof(a)),
+		lh_histogram_mean_ns(h) / 1e3, lh_report_fmt_us(h->max_ns, b, sizeof(b)));
+	for (p = 0; p < LH_HISTOGRAM_NR_PCT; p++) {
+		fputs(p % 2 ? "  " : "    ", out);
+		print_pct(h, p, out);
+		if (p % 2)
+			fputc('\n', out);
+	}
+	for (i = 0; i < n; i++)
+		if (rows[i].count > most)
+			most = rows[i].count;
+	for (i = 0; i < n; i++) {
+		int bar = rows[i].count ? 1 + (int)((HIST_BAR - 1) * log1p((double)rows[i].count) /
+						    log1p((double)most)) : 0;
+
+		fprintf(out, "    %10s - %-10s %9llu", lh_report_fmt_us(rows[i].lo_ns, a, sizeof(a)),
+			lh_report_fmt_us(rows[i].hi_ns, b, sizeof(b)),
+			(unsigned long long)rows[i].count);
+		if (bar)
+			fprintf(out, "  %.*s", bar, "########################");
+		if (has_budget && budget_ns >= rows[i].lo_ns && budget_ns < rows[i].hi_ns) {
+			fprintf(out, "%*s <- --max %s", HIST_BAR - bar + (bar ? 0 : 2), "",
+				lh_duration_format(budget_ns, c, sizeof(c)));
+			marked = true;
+		}
+		fputc('\n', out);
+	}
+	if (has_budget && !marked && n)
+		fprintf(out, "    the budget (--max %s) is %s every section\n",
+			lh_duration_format(budget_ns, c, sizeof(c)),
+			budget_ns < rows[0].lo_ns ? "below" : "above");
+}
+
+/* The histograms the kernel counted, one per kind, all CPUs together. */
+static void print_kernel_hists(const struct lh_report *rep, FILE *out)
+{
+	struct lh_histogram sum = { 0 };
+	char title[96];
+	size_t i, k;
+
+	for (i = 0; i < rep->nr_hists; i++) {
+		const struct lh_report_histogram *kh = &rep->hists[i];
+		bool first = true, has_all = false, has;
+		enum lh_tracer t;
+		uint64_t budget = 0;
+
+		for (k = 0; k < i && first; k++)
+			first = strcmp(rep->hists[k].kind, kh->kind) || strcmp(rep->hists[k].source, kh->source);
+		if (!first)
+			continue;
+		lh_histogram_release(&sum);
+		for (k = i; k < rep->nr_hists; k++)
+			has_all |= !strcmp(rep->hists[k].kind, kh->kind) && rep->hists[k].cpu < 0;
+		for (k = i; k < rep->nr_hists; k++)
+			if (!strcmp(rep->hists[k].kind, kh->kind) &&
+			    !strcmp(rep->hists[k].source, kh->source) &&
+			    (has_all ? rep->hists[k].cpu < 0 : rep->hists[k].cpu >= 0))
+				lh_histogram_merge(&sum, &rep->hists[k].h);
+		snprintf(title, sizeof(title), "%s, every section counted by the kernel", kh->kind);
+		t = lh_tracer_from_name(kh->kind, strlen(kh->kind));
+		has = lh_gate_budget(&rep->gate, t, &budget);
+		print_hist(title, &sum, has, budget, out);
+		if (sum.dropped)
+			fprintf(out, "    %llu section%s the kernel could not count\n",
+				(unsigned long long)sum.dropped, sum.dropped == 1 ? "" : "s");
+	}
+	lh_histogram_release(&sum);
+}
+
+static void print_distributions(const struct lh_report *rep, FILE *out)
+{
+	char caption[96], title[160];
+	uint64_t budget = 0;
+	bool has;
+	int i;
+
+	if (!rep->total && !rep->nr_hists)
+		return;
+	fprintf(out, "\nLatency distribution (bars: log of the count; percentiles: at most the\n"
+		     "value shown, within the resolution in brackets)\n");
+	print_kernel_hists(rep, out);
+	for (i = 0; i < LH_TRACER_NR; i++) {
+		enum lh_tracer t = tracer_at(i);
+		const struct lh_report_tracer *tr = &rep->tracers[t];
+
+		if (!tr->count)
+			continue;
+		snprintf(title, sizeof(title), "%s, %s", lh_tracer_name(t),
+			 lh_report_sections_caption(rep, caption, sizeof(caption)));
+		has = lh_gate_budget(&rep->gate, t, &budget);
+		print_hist(title, &tr->hist, has, budget, out);
+	}
 }
 
 static void print_offenders(const struct lh_report *rep, FILE *out)
@@ -162,19 +321,22 @@ static void print_offenders(const struct lh_report *rep, FILE *out)
 		w = max_int(w, (int)strlen(lh_tracer_name(rep->offenders[order[i]].sig.tracer)));
 	fprintf(out, "\nTop offenders (%zu of %zu signature%s, worst first)\n", n,
 		rep->nr_offenders, rep->nr_offenders == 1 ? "" : "s");
-	fprintf(out, "  %10s  %7s  %-*s  %s\n", "WORST", "COUNT", w, "TRACER",
-		"STARTED AT -> ENDED AT / INNERMOST FRAMES");
+	fprintf(out, "  %10s  %7s  %-*s  %4s  %-20s  %s\n", "WORST", "COUNT", w, "TRACER", "CPU",
+		"TASK", "STARTED AT -> ENDED AT");
 	for (i = 0; i < n; i++) {
 		const struct lh_report_offender *o = &rep->offenders[order[i]];
+		char cpu[16], task[64];
 
-		fprintf(out, "  %7llu us  %7lu  %-*s  %s -> %s", (unsigned long long)o->worst_us,
-			o->count, w, lh_tracer_name(o->sig.tracer), o->sig.started ? o->sig.started : "-",
-			o->sig.ended ? o->sig.ended : "-");
+		fprintf(out, "  %7llu us  %7lu  %-*s  %4s  %-20s  %s -> %s",
+			(unsigned long long)o->worst_us, o->count, w, lh_tracer_name(o->sig.tracer),
+			cpu_name(o->cpu, cpu, sizeof(cpu)),
+			task_name(o->comm, o->pid, task, sizeof(task)),
+			o->sig.started ? o->sig.started : "-", o->sig.ended ? o->sig.ended : "-");
 		if (o->accepted)
 			fprintf(out, "  [%lu accepted]", o->accepted);
 		fputc('\n', out);
 		if (o->sig.nr_frames) {
-			fprintf(out, "  %10s  %7s  %-*s  ", "", "", w, "");
+			fprintf(out, "  %10s  %7s  %-*s  innermost: ", "", "", w, "");
 			for (j = 0; j < o->sig.nr_frames; j++)
 				fprintf(out, "%s%s", j ? " < " : "", o->sig.frames[j]);
 			fputc('\n', out);
@@ -288,9 +450,15 @@ static void print_worst(const struct lh_report *rep, FILE *out)
 		fputc('\n', out);
 	}
 	if (r->started_at || r->ended_at) {
-		fprintf(out, "  %-12s %s\n", "started at:", r->started_at ? r->started_at : "-");
-		fprintf(out, "  %-12s %s\n", "ended at:", r->ended_at ? r->ended_at : "-");
+		fprintf(out, "  %-12s %s%s\n", "started at:", r->started_at ? r->started_at : "-",
+			r->started_at_offset ? r->started_at_offset : "");
+		fprintf(out, "  %-12s %s%s\n", "ended at:", r->ended_at ? r->ended_at : "-",
+			r->ended_at_offset ? r->ended_at_offset : "");
 	}
+	if (lh_record_body(r) != LH_BODY_COMPLETE)
+		fprintf(out, "  %-12s %s, %lu of %lu entries shown%s\n", "body:",
+			lh_body_name(lh_record_body(r)), r->entries_present, r->entries,
+			r->truncated ? " (cut by lathound's size limits)" : "");
 	if (r->has_wakeup) {
 		print_wake("woken:", &r->woken, out);
 		print_wake("waker:", &r->waker, out);
@@ -337,7 +505,8 @@ static void print_worst(const struct lh_report *rep, FILE *out)
 	if (r->nr_stacks && r->stacks[0].nr) {
 		fprintf(out, "  stack (innermost first):\n");
 		for (i = 0; i < r->stacks[0].nr; i++)
-			fprintf(out, "    %s\n", r->stacks[0].frames[i]);
+			fprintf(out, "    %s%s\n", r->stacks[0].frames[i],
+				r->stacks[0].offsets[i] ? r->stacks[0].offsets[i] : "");
 	}
 	if (r->nr_funcs) {
 		size_t n = r->nr_funcs < TOP_FUNCTIONS ? r->nr_funcs : TOP_FUNCTIONS;
@@ -364,49 +533,25 @@ static void print_input(const struct lh_report *rep, FILE *out)
 		rep->parse.snapshots, rep->parse.snapshots == 1 ? "" : "s", rep->parse.skipped,
 		rep->parse.bad_lines, rep->parse.bad_lines == 1 ? "" : "s", rep->warnings_total,
 		rep->warnings_total == 1 ? "" : "s");
+	if (rep->parse.incomplete)
+		fprintf(out, "  %lu snapshot%s with an incomplete body (elided or cut)\n",
+			rep->parse.incomplete, rep->parse.incomplete == 1 ? "" : "s");
+	if (rep->parse.cut_lines)
+		fprintf(out, "  %lu line%s longer than %d KiB, read up to there\n",
+			rep->parse.cut_lines, rep->parse.cut_lines == 1 ? "" : "s",
+			LH_PARSE_LINE_MAX >> 10);
 	for (i = 0; i < n; i++)
 		fprintf(out, "  %s\n", rep->warnings[i]);
 	if (rep->warnings_total > n)
 		fprintf(out, "  and %lu more\n", rep->warnings_total - (unsigned long)n);
+	for (i = 0; i < rep->nr_inputs; i++)
+		if (rep->inputs[i].problem)
+			fprintf(out, "  NOT READ%s: %s\n",
+				rep->inputs[i].accepted ? " (accepted: --allow-unreadable)" : "",
+				rep->inputs[i].problem);
 	fprintf(out, "Records: %lu section%s, %zu kept in full, %lu dropped after aggregation\n",
 		rep->total, rep->total == 1 ? "" : "s", rep->nr_heap,
 		rep->total - (unsigned long)rep->nr_heap);
-}
-
-/*
- * One line per histogram kind: sections counted, p99, p99.99 and max as the upper bounds of
- * their buckets (the buckets themselves are in report.json), or why it is not counted.
- */
-static void print_hist(const struct lh_report *rep, FILE *out)
-{
-	const struct lh_hist_report *h = rep->has_run ? rep->run.hist : NULL;
-	char p99[32], p9999[32], max[32];
-	struct lh_hist_summary s;
-	int k;
-
-	if (!h)
-		return;
-	fprintf(out, "  histograms counted in the kernel (buckets in report.json):\n");
-	for (k = 0; k < LH_HIST_NR; k++) {
-		if (!(h->kinds & (1u << k))) {
-			if (h->why_not[k])
-				fprintf(out, "    %-10s not counted: %s\n", lh_hist_kind_name(k),
-					h->why_not[k]);
-			continue;
-		}
-		lh_hist_summarize(&h->data[k], -1, &s);
-		fprintf(out, "    %-10s %llu sections", lh_hist_kind_name(k),
-			(unsigned long long)s.count);
-		if (s.count)
-			fprintf(out, ", p99 < %s, p99.99 < %s, max < %s",
-				lh_report_fmt_us(s.pct[1].hi_ns, p99, sizeof(p99)),
-				lh_report_fmt_us(s.pct[3].hi_ns, p9999, sizeof(p9999)),
-				lh_report_fmt_us(s.max.hi_ns, max, sizeof(max)));
-		if (h->error[k] || h->data[k].dropped || !h->read_ns[k])
-			fprintf(out, " (incomplete: %s)", h->error[k] ? h->error[k] :
-				!h->read_ns[k] ? "never read" : "sections dropped");
-		fputc('\n', out);
-	}
 }
 
 static void print_run(const struct lh_report *rep, FILE *out)
@@ -444,8 +589,10 @@ static void print_run(const struct lh_report *rep, FILE *out)
 		fprintf(out, "  armed:");
 		for (i = 0; i < LH_TRACER_NR; i++)
 			if (run->armed_ns[tracer_at(i)])
-				fprintf(out, " %s %.1f s", lh_tracer_name(tracer_at(i)),
-					(double)run->armed_ns[tracer_at(i)] / 1e9);
+				fprintf(out, " %s %.1f s (blind %.1f s)",
+					lh_tracer_name(tracer_at(i)),
+					(double)run->armed_ns[tracer_at(i)] / 1e9,
+					(double)run->blind_ns[tracer_at(i)] / 1e9);
 		fputc('\n', out);
 	}
 	for (i = 1; i < LH_TRACER_NR; i++)
@@ -460,7 +607,6 @@ static void print_run(const struct lh_report *rep, FILE *out)
 	}
 	if (run->kernel)
 		fprintf(out, "  kernel: %s\n", run->kernel);
-	print_hist(rep, out);
 }
 
 static void print_irqstat(const struct lh_report *rep, FILE *out)
@@ -480,37 +626,33 @@ static void print_irqstat(const struct lh_report *rep, FILE *out)
 		return;
 	for (i = 0; i < n; i++)
 		w = max_int(w, (int)strlen(lh_irqstat_get(st, i)->name));
-	fprintf(out, "  %4s  %-*s  %4s  %10s  %12s  %12s  %12s\n", "IRQ", w, "NAME", "CPU",
-		"COUNT", "MAX", "MEAN", "P99<=");
+	fprintf(out, "  durations in us; p99 from the histogram: at most P99, at least P99 - RES\n");
+	fprintf(out, "  %4s  %-*s  %3s  %9s  %9s  %9s  %9s  %7s\n", "IRQ", w, "NAME", "CPU",
+		"COUNT", "MAX", "MEAN", "P99", "RES");
 	for (i = 0; i < n; i++) {
 		const struct lh_irqstat_entry *e = lh_irqstat_get(st, i);
+		uint64_t lo = 0, hi = 0;
 
-		fprintf(out, "  %4d  %-*s  %4d  %10llu  %9.3f us  %9.3f us  %9.3f us\n", e->irq, w,
+		lh_histogram_percentile(&e->dist, 1, &lo, &hi);
+		fprintf(out, "  %4d  %-*s  %3d  %9llu  %9.3f  %9.3f  %9.3f  %7.3f\n", e->irq, w,
 			e->name, e->cpu, (unsigned long long)e->count, (double)e->max_ns / 1e3,
 			e->count ? (double)e->sum_ns / (double)e->count / 1e3 : 0.0,
-			(double)lh_irqstat_p99(e) / 1e3);
+			(double)hi / 1e3, (double)(hi - lo) / 1e3);
 	}
 }
 
 static void print_verdict(const struct lh_report *rep, FILE *out)
 {
-	char buf[32];
+	char buf[512];
 	int t;
 
 	if (rep->error)
-		fprintf(out, "\nVerdict: ERROR: %s\nGates, for what was read: %s (--fail-on %s",
-			rep->error, rep->passed ? "pass" : "FAIL", lh_gate_fail_on_name(&rep->gate));
+		fprintf(out, "\nVerdict: ERROR: %s\nGates, for what was read: %s (%s)\n",
+			rep->error, rep->passed ? "pass" : "FAIL",
+			lh_report_gates_text(rep, buf, sizeof(buf)));
 	else
-		fprintf(out, "\nVerdict: %s (--fail-on %s", rep->passed ? "PASS" : "FAIL",
-			lh_gate_fail_on_name(&rep->gate));
-	for (t = 1; t < LH_TRACER_NR; t++)
-		if (rep->gate.has_max[t])
-			fprintf(out, ", --max %s=%s", lh_tracer_name(t),
-				lh_duration_format(rep->gate.max_ns[t], buf, sizeof(buf)));
-	if (rep->gate.has_max[LH_TRACER_UNKNOWN])
-		fprintf(out, ", --max all=%s",
-			lh_duration_format(rep->gate.max_ns[LH_TRACER_UNKNOWN], buf, sizeof(buf)));
-	fprintf(out, ")\n");
+		fprintf(out, "\nVerdict: %s (%s)\n", rep->passed ? "PASS" : "FAIL",
+			lh_report_gates_text(rep, buf, sizeof(buf)));
 	for (t = 0; (size_t)t < rep->nr_violations; t++)
 		fprintf(out, "  - %s\n", rep->violations[t]);
 }
@@ -521,6 +663,7 @@ int lh_report_write_text(struct lh_report *rep, FILE *out)
 	fprintf(out, "lathound %s %s report\n\n", LH_VERSION,
 		rep->has_run && rep->run.mode ? rep->run.mode : "analyze");
 	print_tracers(rep, out);
+	print_distributions(rep, out);
 	print_offenders(rep, out);
 	print_rules(rep, out);
 	print_worst(rep, out);

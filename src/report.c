@@ -5,17 +5,20 @@
  * gate evaluation, and the atomic report file. The writers live in report-*.c.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "lockfile.h"
 #include "report-priv.h"
+#include "rules.h"
 
 int lh_format_parse(const char *name, enum lh_format *f)
 {
 	static const char *const names[] = {
 		[LH_FORMAT_TEXT] = "text", [LH_FORMAT_JSON] = "json", [LH_FORMAT_JUNIT] = "junit",
+		[LH_FORMAT_HTML] = "html",
 	};
 	size_t i;
 
@@ -59,12 +62,16 @@ const char *lh_report_tracer_name(const struct lh_record *r)
 }
 
 /* Copies s (NULL: empty) into dst, truncating. */
+/* Copies s into dst, cut short at a UTF-8 character's start (reports stay valid UTF-8). */
 static void copy_str(char *dst, size_t size, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	if (n >= size)
+	if (n >= size) {
 		n = size - 1;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
 	memcpy(dst, s ? s : "", n);
 	dst[n] = '\0';
 }
@@ -90,6 +97,7 @@ struct lh_report *lh_report_alloc(struct lh_rules *rules, const struct lh_report
 	else
 		rep->opts.keep = LH_REPORT_KEEP;
 	lh_gate_init(&rep->gate);
+	rep->created_ns = lh_wall_ns();
 	return rep;
 }
 
@@ -122,10 +130,28 @@ void lh_report_free(struct lh_report *rep)
 		kept_free(rep->heap[i]);
 	free(rep->heap);
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		free(rep->tracers[i].cpus);
-		free(rep->tracers[i].steps);
+		struct lh_report_tracer *tr = &rep->tracers[i];
+		size_t c;
+
+		for (c = 0; c < tr->nr_cpus; c++) {
+			free(tr->cpus[c].worst);
+			lh_histogram_release(&tr->cpus[c].dist);
+		}
+		free(tr->cpus);
+		free(tr->steps);
+		lh_histogram_release(&tr->hist);
 	}
+	for (i = 0; i < rep->nr_hists; i++)
+		lh_histogram_release(&rep->hists[i].h);
+	free(rep->hists);
+	for (i = 0; i < rep->nr_merged_from; i++)
+		free(rep->merged_from[i]);
+	free(rep->merged_from);
+	lh_irqstat_free(rep->own_irqstat);
+	if (rep->own_rules)
+		lh_rules_free(rep->own_rules);
 	free(rep->offenders);
+	free(rep->inputs);
 	lh_htab_release(&rep->offender_htab);
 	free(rep->rule_agg);
 	for (i = 0; i < rep->nr_warnings; i++)
@@ -154,7 +180,52 @@ static const char *intern_source(struct lh_report *rep, const char *s)
 	return rep->source;
 }
 
-static void where_set(struct lh_report_where *w, const struct lh_record *r, const char *source)
+/* "fakeraid (irq 24, 2001us)" for r's handler that ran longest, one without exit first. */
+static void where_irq(char *buf, size_t len, const struct lh_record *r)
+{
+	const struct lh_irq *q = NULL;
+	char dur[32];
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->nr_irqs; i++) {
+		const struct lh_irq *c = &r->irqs[i];
+
+		if (!q || (q->duration_us >= 0 &&
+			   (c->duration_us < 0 || c->duration_us > q->duration_us)))
+			q = c;
+	}
+	if (!q)
+		return;
+	if (q->duration_us >= 0)
+		snprintf(dur, sizeof(dur), "%.0fus", q->duration_us);
+	else
+		snprintf(dur, sizeof(dur), "no exit in the section");
+	if (q->irq >= 0)
+		snprintf(buf, len, "%s (irq %d, %s)", q->name ? q->name : "?", q->irq, dur);
+	else
+		snprintf(buf, len, "%s (%s)", q->name ? q->name : "?", dur);
+}
+
+/* "raid-irq-held (critical)": the first of m's hits of its worst severity. */
+static void where_rule(char *buf, size_t len, const struct lh_report *rep,
+		       const struct lh_match *m)
+{
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; m && m->has_worst && i < m->nr_hits; i++) {
+		const struct lh_rule *rule = lh_rules_get(rep->rules, m->hits[i]);
+
+		if (rule && rule->severity == m->worst) {
+			snprintf(buf, len, "%s (%s)", rule->id, lh_severity_name(rule->severity));
+			return;
+		}
+	}
+}
+
+static void where_set(struct lh_report_where *w, const struct lh_report *rep,
+		      const struct lh_record *r, const struct lh_match *m, const char *source)
 {
 	w->set = true;
 	w->latency_us = r->latency_us;
@@ -165,6 +236,45 @@ static void where_set(struct lh_report_where *w, const struct lh_record *r, cons
 	copy_str(w->ended, sizeof(w->ended), r->ended_at);
 	w->source = source;
 	w->line = r->line;
+	where_irq(w->irq, sizeof(w->irq), r);
+	where_rule(w->rule, sizeof(w->rule), rep, m);
+}
+
+/* Appends to the string *s (NULL: empty), which it reallocates. */
+static void __attribute__((format(printf, 2, 3))) appendf(char **s, const char *fmt, ...)
+{
+	va_list ap;
+	char *add, *old = *s;
+
+	va_start(ap, fmt);
+	add = lh_xvasprintf(fmt, ap);
+	va_end(ap);
+	*s = lh_xasprintf("%s%s", old ? old : "", add);
+	free(old);
+	free(add);
+}
+
+char *lh_report_where_text(const struct lh_report_where *w, bool with_rule)
+{
+	char *s = NULL;
+
+	if (!w->set)
+		return lh_xstrdup("");
+	appendf(&s, "source: %s", w->source ? w->source : "?");
+	if (w->source && w->line)
+		appendf(&s, ":%lu", w->line);
+	if (w->started[0] || w->ended[0])
+		appendf(&s, "\nsection: %s -> %s", w->started[0] ? w->started : "?",
+			w->ended[0] ? w->ended : "?");
+	if (w->comm[0])
+		appendf(&s, "\ntask: %s-%d", w->comm, w->pid);
+	if (w->cpu >= 0)
+		appendf(&s, "%sCPU%d", w->comm[0] ? " on " : "\ncpu: ", w->cpu);
+	if (w->irq[0])
+		appendf(&s, "\nirq handler: %s", w->irq);
+	if (with_rule && w->rule[0])
+		appendf(&s, "\nrule: %s", w->rule);
+	return s;
 }
 
 const uint64_t lh_report_hist_le_us[LH_REPORT_HIST_NR] = {
@@ -172,14 +282,13 @@ const uint64_t lh_report_hist_le_us[LH_REPORT_HIST_NR] = {
 	200000, 500000, 1000000,
 };
 
-/* Return: the (tracer, CPU) slot of r, grown as needed; NULL for a CPU out of range. */
-static struct lh_report_cpu *cpu_slot(struct lh_report_tracer *tr, const struct lh_record *r)
+struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu)
 {
 	size_t slot;
 
-	if (r->cpu < -1 || r->cpu >= LH_REPORT_MAX_CPUS)
+	if (cpu < -1 || cpu >= LH_REPORT_MAX_CPUS)
 		return NULL;
-	slot = (size_t)(r->cpu + 1);
+	slot = (size_t)(cpu + 1);
 	if (slot >= tr->nr_cpus) {
 		size_t old = tr->nr_cpus;
 
@@ -189,7 +298,7 @@ static struct lh_report_cpu *cpu_slot(struct lh_report_tracer *tr, const struct 
 	return &tr->cpus[slot];
 }
 
-/* Counts r in its (tracer, CPU) histogram. */
+/* Counts r in its (tracer, CPU) histograms. */
 static void add_hist(struct lh_report_cpu *c, const struct lh_record *r)
 {
 	size_t i = 0;
@@ -199,18 +308,26 @@ static void add_hist(struct lh_report_cpu *c, const struct lh_record *r)
 	c->hist[i]++;
 	c->count++;
 	c->sum_us = r->latency_us > UINT64_MAX - c->sum_us ? UINT64_MAX : c->sum_us + r->latency_us;
+	lh_histogram_add(&c->dist, lh_report_us_to_ns(r->latency_us));
 }
 
-/* Counts r in its (tracer, CPU) aggregates; appends a progression step when r beats the maximum. */
-static void add_progression(struct lh_report_tracer *tr, const struct lh_record *r,
-			    const char *source)
+/*
+ * The per-CPU view: counts r in its (tracer, CPU) histograms, keeps its worst, and appends
+ * a progression step when r beats the maximum.
+ */
+static void add_progression(const struct lh_report *rep, struct lh_report_tracer *tr,
+			    const struct lh_record *r, const struct lh_match *m, const char *source)
 {
-	struct lh_report_cpu *c = cpu_slot(tr, r);
+	struct lh_report_cpu *c = lh_report_cpu_slot(tr, r->cpu);
 	struct lh_report_step *s;
 
 	if (!c)
 		return;
 	add_hist(c, r);
+	if (!c->worst)
+		c->worst = lh_xcalloc(1, sizeof(*c->worst));
+	if (!c->worst->set || r->latency_us > c->worst->latency_us)
+		where_set(c->worst, rep, r, m, source);
 	if (c->seen && r->latency_us <= c->max_us)
 		return;
 	c->seen = true;
@@ -234,20 +351,18 @@ static const char *arena_dup(struct lh_report *rep, const char *s)
 	return s ? lh_arena_strdup(&rep->arena, s) : NULL;
 }
 
-/* Return: r's offender group (created), or NULL when the table is full. */
-static struct lh_report_offender *offender_get(struct lh_report *rep, const struct lh_record *r)
+struct lh_report_offender *lh_report_offender(struct lh_report *rep,
+					      const struct lh_signature *sig)
 {
 	struct lh_report_offender *o;
 	char text[LH_SIGNATURE_LEN];
-	struct lh_signature sig;
 	uint64_t hash;
 	size_t pos = 0, i;
 	uint32_t idx;
 
-	lh_record_signature_of(r, &sig);
-	hash = lh_signature_hash(&sig);
+	hash = lh_signature_hash(sig);
 	while (lh_htab_find(&rep->offender_htab, hash, &pos, &idx))
-		if (lh_signature_equal(&rep->offenders[idx].sig, &sig))
+		if (lh_signature_equal(&rep->offenders[idx].sig, sig))
 			return &rep->offenders[idx];
 	if (rep->nr_offenders >= LH_REPORT_SIGNATURES)
 		return NULL;
@@ -255,16 +370,27 @@ static struct lh_report_offender *offender_get(struct lh_report *rep, const stru
 	o = &rep->offenders[rep->nr_offenders];
 	memset(o, 0, sizeof(*o));
 	o->hash = hash;
-	o->signature = lh_arena_strdup(&rep->arena, lh_signature_text(&sig, text, sizeof(text)));
-	o->sig = sig;
-	o->sig.started = arena_dup(rep, sig.started);
-	o->sig.ended = arena_dup(rep, sig.ended);
-	for (i = 0; i < sig.nr_frames; i++)
-		o->sig.frames[i] = arena_dup(rep, sig.frames[i]);
-	o->sig.woken = arena_dup(rep, sig.woken);
+	o->signature = lh_arena_strdup(&rep->arena, lh_signature_text(sig, text, sizeof(text)));
+	o->sig = *sig;
+	o->sig.started = arena_dup(rep, sig->started);
+	o->sig.ended = arena_dup(rep, sig->ended);
+	for (i = 0; i < sig->nr_frames; i++)
+		o->sig.frames[i] = arena_dup(rep, sig->frames[i]);
+	o->sig.woken = arena_dup(rep, sig->woken);
+	o->cpu = -1;
+	o->pid = -1;
 	lh_htab_add(&rep->offender_htab, hash, (uint32_t)rep->nr_offenders);
 	rep->nr_offenders++;
 	return o;
+}
+
+/* Return: r's offender group (created), or NULL when the table is full. */
+static struct lh_report_offender *offender_get(struct lh_report *rep, const struct lh_record *r)
+{
+	struct lh_signature sig;
+
+	lh_record_signature_of(r, &sig);
+	return lh_report_offender(rep, &sig);
 }
 
 /* Heap order: lower priority, then lower latency, then later arrival is dropped first. */
@@ -339,7 +465,7 @@ static struct lh_report_kept *kept_new(const struct lh_record *r, const struct l
 
 /* Keeps r in full when it ranks among the opts.keep most important records. */
 static void keep_record(struct lh_report *rep, const struct lh_record *r,
-			const struct lh_match *m, unsigned int prio)
+			const struct lh_match *m, unsigned int prio, unsigned long seq)
 {
 	struct lh_report_kept probe, *top;
 	struct lh_record probe_rec;
@@ -348,7 +474,7 @@ static void keep_record(struct lh_report *rep, const struct lh_record *r,
 		return;
 	if (rep->nr_heap < rep->opts.keep) {
 		LH_GROW(rep->heap, rep->nr_heap + 1, rep->alloc_heap);
-		rep->heap[rep->nr_heap] = kept_new(r, m, prio, rep->total);
+		rep->heap[rep->nr_heap] = kept_new(r, m, prio, seq);
 		heap_up(rep->heap, rep->nr_heap++);
 		return;
 	}
@@ -357,12 +483,49 @@ static void keep_record(struct lh_report *rep, const struct lh_record *r,
 	probe_rec.latency_us = r->latency_us;
 	probe.rec = &probe_rec;
 	probe.prio = prio;
-	probe.seq = rep->total;
+	probe.seq = seq;
 	if (!kept_less(top, &probe))
 		return;
 	kept_free(top);
-	rep->heap[0] = kept_new(r, m, prio, rep->total);
+	rep->heap[0] = kept_new(r, m, prio, seq);
 	heap_down(rep->heap, rep->nr_heap, 0);
+}
+
+/*
+ * How important a record is to keep in full: 1 + the severity of a rule it fired, or of a
+ * rule that could not be evaluated on it (the reader must see where that happened), unless
+ * an 'ignore' rule accepted it; else 0.
+ */
+static unsigned int kept_prio(const struct lh_report *rep, const struct lh_match *m)
+{
+	unsigned int prio;
+	size_t i;
+
+	if (!m || m->accepted)
+		return 0;
+	prio = m->has_worst && m->worst < LH_SEV_IGNORE ? 1 + (unsigned int)m->worst : 0;
+	for (i = 0; i < m->nr_unevaluated; i++) {
+		const struct lh_rule *rule = lh_rules_get(rep->rules, m->unevaluated[i]);
+
+		if (rule && rule->severity < LH_SEV_IGNORE && prio < 1 + (unsigned int)rule->severity)
+			prio = 1 + (unsigned int)rule->severity;
+	}
+	return prio;
+}
+
+void lh_report_keep(struct lh_report *rep, const struct lh_record *r, const struct lh_match *m,
+		    unsigned long seq)
+{
+	keep_record(rep, r, m, kept_prio(rep, m), seq);
+}
+
+void lh_report_trim_kept(struct lh_report *rep, size_t keep)
+{
+	while (rep->nr_heap > keep) {
+		kept_free(rep->heap[0]);
+		rep->heap[0] = rep->heap[--rep->nr_heap];
+		heap_down(rep->heap, rep->nr_heap, 0);
+	}
 }
 
 /* Rules loaded after the report was allocated still get counters. */
@@ -376,6 +539,12 @@ static void rule_agg_fit(struct lh_report *rep, size_t idx)
 	memset(rep->rule_agg + old, 0, (rep->nr_rules - old) * sizeof(*rep->rule_agg));
 }
 
+struct lh_report_rule *lh_report_rule_agg(struct lh_report *rep, size_t idx)
+{
+	rule_agg_fit(rep, idx);
+	return &rep->rule_agg[idx];
+}
+
 int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct lh_match *m)
 {
 	unsigned int t = (unsigned int)r->tracer < LH_TRACER_NR ? r->tracer : LH_TRACER_UNKNOWN;
@@ -383,7 +552,6 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 	bool accepted = m && m->accepted, hit = m && m->has_worst;
 	struct lh_report_offender *o;
 	const char *source;
-	unsigned int prio;
 	size_t i;
 
 	rep->total++;
@@ -391,21 +559,26 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 
 	tr->count++;
 	if (!tr->worst.set || r->latency_us > tr->worst.latency_us)
-		where_set(&tr->worst, r, source);
+		where_set(&tr->worst, rep, r, m, source);
 	if (accepted) {
 		tr->accepted++;
 		rep->accepted_records++;
 	} else if (!tr->gate.set || r->latency_us > tr->gate.latency_us) {
-		where_set(&tr->gate, r, source);
+		where_set(&tr->gate, rep, r, m, source);
 	}
-	add_progression(tr, r, source);
+	add_progression(rep, tr, r, m, source);
+	lh_histogram_add(&tr->hist, lh_report_us_to_ns(r->latency_us));
 
 	o = offender_get(rep, r);
 	if (o) {
+		if (!o->count || r->latency_us > o->worst_us) {
+			o->worst_us = r->latency_us;
+			o->cpu = r->cpu;
+			o->pid = r->task.pid;
+			copy_str(o->comm, sizeof(o->comm), r->task.comm);
+		}
 		o->count++;
 		o->accepted += accepted;
-		if (r->latency_us > o->worst_us)
-			o->worst_us = r->latency_us;
 	} else {
 		rep->other_count++;
 		rep->other_accepted += accepted;
@@ -425,29 +598,25 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 			ra->accepted++;
 		} else {
 			ra->gate_hits++;
-			if (r->latency_us > ra->gate_worst_us)
+			if (!ra->gate_where.set || r->latency_us > ra->gate_worst_us) {
 				ra->gate_worst_us = r->latency_us;
+				where_set(&ra->gate_where, rep, r, m, source);
+			}
 		}
 	}
 	if (hit && !accepted)
 		rep->rule_hit_records++;
 
-	prio = m && hit && !accepted && m->worst < LH_SEV_IGNORE ? 1 + (unsigned int)m->worst : 0;
 	for (i = 0; m && i < m->nr_unevaluated; i++) {
-		const struct lh_rule *rule = lh_rules_get(rep->rules, m->unevaluated[i]);
 		struct lh_report_rule *ra;
 
 		rule_agg_fit(rep, m->unevaluated[i]);
 		ra = &rep->rule_agg[m->unevaluated[i]];
 		ra->unevaluated++;
 		ra->gate_unevaluated += !accepted;
-		/* kept like a hit of its severity: the reader must see where it happened */
-		if (!accepted && rule && rule->severity < LH_SEV_IGNORE &&
-		    prio < 1 + (unsigned int)rule->severity)
-			prio = 1 + (unsigned int)rule->severity;
 	}
 	rep->unevaluated_records += m && m->nr_unevaluated;
-	keep_record(rep, r, m, prio);
+	keep_record(rep, r, m, kept_prio(rep, m), rep->total);
 	return 0;
 }
 
@@ -468,6 +637,8 @@ void lh_report_add_parse_stats(struct lh_report *rep, const struct lh_parse_stat
 	rep->parse.snapshots += st->snapshots;
 	rep->parse.skipped += st->skipped;
 	rep->parse.bad_lines += st->bad_lines;
+	rep->parse.incomplete += st->incomplete;
+	rep->parse.cut_lines += st->cut_lines;
 }
 
 /* Adds d's messages from first_msg on, and count to the total. */
@@ -500,6 +671,36 @@ static void merge_own_diag(struct lh_report *rep)
 	add_diag_from(rep, d, rep->own_merged_msgs, count - rep->own_merged_count);
 	rep->own_merged_msgs = d->nr;
 	rep->own_merged_count = count;
+}
+
+void lh_report_add_input(struct lh_report *rep, const struct lh_report_input *in)
+{
+	struct lh_report_input *c;
+
+	LH_GROW(rep->inputs, rep->nr_inputs + 1, rep->alloc_inputs);
+	c = &rep->inputs[rep->nr_inputs++];
+	*c = *in;
+	c->name = arena_dup(rep, in->name);
+	c->problem = arena_dup(rep, in->problem);
+	if (c->problem && c->accepted)
+		rep->inputs_accepted++;
+	else if (c->problem)
+		rep->inputs_unread++;
+}
+
+/* Return: why inputs not read in full make the verdict error, or NULL (free it). */
+static char *input_error(const struct lh_report *rep)
+{
+	size_t i;
+
+	if (!rep->inputs_unread)
+		return NULL;
+	for (i = 0; rep->inputs[i].accepted || !rep->inputs[i].problem; i++)
+		;
+	if (rep->nr_inputs == 1)
+		return lh_xstrdup(rep->inputs[i].problem);
+	return lh_xasprintf("%zu of %zu inputs could not be read in full; first: %s",
+			    rep->inputs_unread, rep->nr_inputs, rep->inputs[i].problem);
 }
 
 void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run)
@@ -561,6 +762,9 @@ char *lh_report_rule_violation(const struct lh_report *rep, size_t i)
 					     sizeof(worst)));
 }
 
+/* How lh_report_unevaluated_error()'s sentence ends, which lh_report_error_is_derived() knows. */
+#define UNDECIDED " gate cannot be decided"
+
 char *lh_report_unevaluated_error(const struct lh_report *rep)
 {
 	size_t i, nr = 0, first = 0;
@@ -578,13 +782,20 @@ char *lh_report_unevaluated_error(const struct lh_report *rep)
 	rule = lh_rules_get(rep->rules, first);
 	if (nr > 1)
 		snprintf(more, sizeof(more), ", and %zu more rule%s", nr - 1, nr == 2 ? "" : "s");
-	return lh_xasprintf("rule %s (%s) could not be evaluated on %lu record%s (%s)%s: the --fail-on %s gate cannot be decided",
+	return lh_xasprintf("rule %s (%s) could not be evaluated on %lu record%s (%s)%s: the --fail-on %s" UNDECIDED,
 			    rule->id, lh_severity_name(rule->severity),
 			    rep->rule_agg[first].gate_unevaluated,
 			    rep->rule_agg[first].gate_unevaluated == 1 ? "" : "s",
 			    rule->limit_hit ? rule->limit_hit : "PCRE2 error",
 			    more,
 			    lh_gate_fail_on_name(&rep->gate));
+}
+
+bool lh_report_error_is_derived(const char *err)
+{
+	size_t n = err ? strlen(err) : 0, k = strlen(UNDECIDED);
+
+	return n > k && !strcmp(err + n - k, UNDECIDED) && strstr(err, " could not be evaluated on ");
 }
 
 static void add_violation(struct lh_report *rep, char *v)
@@ -609,6 +820,11 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 	add_violation(rep, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
 	for (i = 0; i < rep->nr_rules; i++)
 		add_violation(rep, lh_report_rule_violation(rep, i));
+	/* what was not read cannot have passed */
+	err = input_error(rep);
+	if (err)
+		lh_report_set_error(rep, err);
+	free(err);
 	/* as git grep and GNU grep stop: a rule the gate needed could not be evaluated */
 	err = lh_report_unevaluated_error(rep);
 	if (err)
@@ -692,6 +908,8 @@ int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out)
 		return lh_report_write_json(rep, out);
 	case LH_FORMAT_JUNIT:
 		return lh_report_write_junit(rep, out);
+	case LH_FORMAT_HTML:
+		return lh_report_write_html(rep, out);
 	case LH_FORMAT_TEXT:
 	default:
 		return lh_report_write_text(rep, out);
@@ -748,6 +966,69 @@ void lh_report_set_error(struct lh_report *rep, const char *what)
 const char *lh_report_error(const struct lh_report *rep)
 {
 	return rep->error;
+}
+
+void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
+			     const struct lh_histogram *h)
+{
+	struct lh_report_histogram *e;
+	size_t i;
+
+	for (i = 0; i < rep->nr_hists; i++) {
+		e = &rep->hists[i];
+		if (e->cpu == cpu && !strcmp(e->kind, kind) && !strcmp(e->source, "kernel")) {
+			lh_histogram_copy(&e->h, h);
+			return;
+		}
+	}
+	LH_GROW(rep->hists, rep->nr_hists + 1, rep->alloc_hists);
+	e = &rep->hists[rep->nr_hists++];
+	memset(e, 0, sizeof(*e));
+	e->source = lh_arena_strdup(&rep->arena, "kernel");
+	e->kind = lh_arena_strdup(&rep->arena, kind);
+	e->cpu = cpu;
+	lh_histogram_copy(&e->h, h);
+}
+
+char *lh_report_gates_text(const struct lh_report *rep, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "--fail-on %s", lh_gate_fail_on_name(&rep->gate));
+	char d[32];
+	int t;
+
+	/* the tracers' own budgets first, then 'all' (LH_TRACER_UNKNOWN) */
+	for (t = 1; t <= LH_TRACER_NR && n < len; t++) {
+		int k = t % LH_TRACER_NR;
+
+		if (rep->gate.has_max[k])
+			n += (size_t)snprintf(buf + n, len - n, ", --max %s=%s",
+					      k ? lh_tracer_name(k) : "all",
+					      lh_duration_format(rep->gate.max_ns[k], d, sizeof(d)));
+	}
+	return buf;
+}
+
+uint64_t lh_report_run_duration_ns(const struct lh_report *rep)
+{
+	const struct lh_run_info *run = &rep->run;
+
+	if (rep->duration_ns)
+		return rep->duration_ns;
+	return run->ended_ns > run->started_ns ? run->ended_ns - run->started_ns : 0;
+}
+
+char *lh_report_sections_caption(const struct lh_report *rep, char *buf, size_t len)
+{
+	char thr[32];
+
+	if (!rep->has_run || !rep->run.mode || strcmp(rep->run.mode, "record"))
+		snprintf(buf, len, "every section in the input");
+	else if (rep->run.threshold_ns)
+		snprintf(buf, len, "the sections over -T %s that were captured",
+			 lh_report_fmt_us(rep->run.threshold_ns, thr, sizeof(thr)));
+	else
+		snprintf(buf, len, "each new maximum captured (running maxima): not a distribution");
+	return buf;
 }
 
 const char *lh_report_verdict(const struct lh_report *rep)

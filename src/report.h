@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hist.h"
+#include "histogram.h"
 #include "irqstat.h"
 #include "parse.h"
 #include "record.h"
@@ -35,6 +35,13 @@ struct lh_gate {
 /* No budget, --fail-on critical. */
 void lh_gate_init(struct lh_gate *g);
 /*
+ * The TRACER= of "irqsoff=500us" ("all": LH_TRACER_UNKNOWN), for --max and the options like it.
+ * Return: 0, *t and *value (what follows '=', in arg), or -1 with *err a static message
+ * (expected, static too, when there is no TRACER=).
+ */
+int lh_gate_parse_key(const char *arg, const char *expected, enum lh_tracer *t,
+		      const char **value, const char **err);
+/*
  * "irqsoff=500us", "all=1ms". Return: 0, or -1 with *err a static message (also when
  * that tracer, or "all", already has a budget).
  */
@@ -49,8 +56,8 @@ const char *lh_gate_fail_on_name(const struct lh_gate *g);
  */
 bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns);
 
-enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT };
-/* Return: 0, or -1 when name is not text, json or junit. */
+enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT, LH_FORMAT_HTML, LH_FORMAT_NR };
+/* Return: 0, or -1 when name is not text, json, junit or html. */
 int lh_format_parse(const char *name, enum lh_format *f);
 
 /* What a live run adds to a report; analyze leaves it zeroed (mode "analyze"). */
@@ -59,6 +66,7 @@ struct lh_run_info {
 	uint64_t	started_ns;		/* CLOCK_REALTIME */
 	uint64_t	ended_ns;
 	uint64_t	armed_ns[LH_TRACER_NR];	/* how long each tracer was armed */
+	uint64_t	blind_ns[LH_TRACER_NR];	/* of that, capturing (lh_recorder_tracer) */
 	uint64_t	threshold_ns;		/* tracing_thresh, 0 = running maxima */
 	unsigned long	captures;		/* snapshots read from tracefs */
 	unsigned long	sections_lost;		/* overwritten before they could be read */
@@ -70,10 +78,10 @@ struct lh_run_info {
 	/* why a tracer the run was to measure (or to gate) measured nothing; NULL: it did */
 	const char	*not_measured[LH_TRACER_NR];
 	const char	*kernel;		/* uname -r */
+	const char	*host;			/* uname -n, NULL when unknown */
+	const char	*run_id;		/* unique per run, NULL when unknown */
 	/* borrowed, in lh_irqstat_get() order (lh_irqstat_sort() it first); NULL: none */
 	const struct lh_irqstat *irqstat;
-	/* in-kernel latency histograms (borrowed); NULL: not a run that counts them */
-	const struct lh_hist_report *hist;
 };
 
 #define LH_REPORT_KEEP		100	/* default records kept in full */
@@ -119,13 +127,29 @@ void lh_report_add_parse_stats(struct lh_report *rep, const struct lh_parse_stat
  * of d: pass a diag once, or release it after each call.
  */
 void lh_report_add_diag(struct lh_report *rep, const struct lh_diag *d);
+/*
+ * One input of 'analyze' and how much of it was read. An input with a problem (it could not
+ * be opened or read, held no latency snapshot, or had snapshots skipped as malformed) was
+ * not read in full: the verdict is "error", unless it was accepted (--allow-unreadable).
+ * Every format lists such inputs either way.
+ */
+struct lh_report_input {
+	const char	*name;		/* as given; "<stdin>" */
+	unsigned long	snapshots;	/* parsed into records */
+	unsigned long	skipped;	/* dropped as malformed */
+	const char	*problem;	/* a sentence naming the input and why; NULL: read in full */
+	bool		accepted;	/* a problem that is listed, not an error */
+};
+
+/* Adds one input (copied) in the order read. */
+void lh_report_add_input(struct lh_report *rep, const struct lh_report_input *in);
 /* Run metadata for record mode (copied; strings must outlive the report). */
 void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run);
 
 /*
- * Evaluates the gate (g is copied); call before writing. A rule at or above --fail-on that
- * could not be evaluated on a record no 'ignore' rule accepted makes the verdict "error"
- * (see lh_report_error()). Return: true when every gate passed and the verdict is not error.
+ * Evaluates the gate (g is copied); call before writing. An input not read in full and not
+ * accepted, or a rule at or above --fail-on that could not be evaluated on a record no
+ * 'ignore' rule accepted, makes the verdict "error" (see lh_report_error()). Return: true when every gate passed and the verdict is not error.
  */
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g);
 /*
@@ -165,6 +189,14 @@ int lh_report_write(struct lh_report *rep, enum lh_format f, FILE *out);
  */
 int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *path,
 			 struct lh_diag *diag);
+
+/*
+ * Sets the histogram the kernel counted of kind ("irqsoff", "preemptoff", "wakeup") on cpu
+ * (-1: all CPUs), source "kernel", replacing the one set before: what a live run read at its
+ * last checkpoint. h is copied; kind is copied.
+ */
+void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
+			     const struct lh_histogram *h);
 
 /* Return: the worst latency seen for tracer t in µs (0 when none), for status lines. */
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t);

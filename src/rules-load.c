@@ -67,41 +67,21 @@ static bool is_alnum(unsigned char c)
 
 static const struct lh_rules_id *id_find(const struct lh_rules *rs, const char *id, uint64_t h)
 {
-	size_t mask = rs->nr_id_slots - 1, i;
+	size_t pos = 0;
+	uint32_t i;
 
-	if (!rs->nr_id_slots)
-		return NULL;
-	for (i = h & mask; rs->id_slots[i]; i = (i + 1) & mask)
-		if (!strcmp(rs->ids[rs->id_slots[i] - 1].id, id))
-			return &rs->ids[rs->id_slots[i] - 1];
+	while (lh_htab_find(&rs->id_tab, h, &pos, &i))
+		if (!strcmp(rs->ids[i].id, id))
+			return &rs->ids[i];
 	return NULL;
 }
 
-static void id_add(struct lh_rules *rs, const char *id, const char *file, unsigned int line)
+static void id_add(struct lh_rules *rs, const char *id, uint64_t h, const char *file,
+		   unsigned int line)
 {
-	size_t i, mask;
-
-	if ((rs->nr_ids + 1) * 2 > rs->nr_id_slots) {
-		size_t n = rs->nr_id_slots ? rs->nr_id_slots * 2 : 64, j;
-
-		free(rs->id_slots);
-		rs->id_slots = lh_xcalloc(n, sizeof(*rs->id_slots));
-		rs->nr_id_slots = n;
-		for (j = 0; j < rs->nr_ids; j++) {
-			const char *s = rs->ids[j].id;
-
-			for (i = lh_hash(s, strlen(s), 0) & (n - 1); rs->id_slots[i];
-			     i = (i + 1) & (n - 1))
-				;
-			rs->id_slots[i] = j + 1;
-		}
-	}
 	LH_GROW(rs->ids, rs->nr_ids + 1, rs->alloc_ids);
 	rs->ids[rs->nr_ids] = (struct lh_rules_id){ id, file, line };
-	mask = rs->nr_id_slots - 1;
-	for (i = lh_hash(id, strlen(id), 0) & mask; rs->id_slots[i]; i = (i + 1) & mask)
-		;
-	rs->id_slots[i] = ++rs->nr_ids;
+	lh_htab_add(&rs->id_tab, h, rs->nr_ids++);
 }
 
 /* Messages */
@@ -307,14 +287,14 @@ static void parse_header(struct loader *l, const char *s, size_t len, size_t i,
 		}
 	}
 	id = lh_arena_strndup(&l->rs->arena, s + i + 1, idlen);
-	h = lh_hash(id, idlen, 0);
+	h = lh_hash_fast(id, idlen, 0);
 	dup = id_find(l->rs, id, h);
 	if (dup) {
 		lerr(l, line, i + 2, "duplicate rule id '%s' (first defined at %s:%u)", id,
 		     dup->file, dup->line);
 		return;
 	}
-	id_add(l->rs, id, l->file, line);
+	id_add(l->rs, id, h, l->file, line);
 	l->id = id;
 }
 
@@ -510,6 +490,27 @@ int lh_rules_load_buffer(struct lh_rules *rs, const char *file, const char *buf,
 	}
 	section_end(&l);
 	return l.errors ? -1 : 0;
+}
+
+size_t lh_rules_add_described(struct lh_rules *rs, const struct lh_rule *desc)
+{
+	struct lh_rules_rule *r = lh_arena_alloc(&rs->arena, sizeof(*r));
+
+	lh_rules_unprepare(rs);
+	memset(r, 0, sizeof(*r));
+	r->pub = (struct lh_rule){
+		.id = lh_arena_strdup(&rs->arena, desc->id ? desc->id : ""),
+		.message = desc->message ? lh_arena_strdup(&rs->arena, desc->message) : NULL,
+		.file = desc->file ? lh_arena_strdup(&rs->arena, desc->file) : NULL,
+		.line = desc->line,
+		.tracers = desc->tracers,
+		.min_ns = desc->min_ns,
+		.severity = desc->severity,
+		.limit_hit = desc->limit_hit ? lh_arena_strdup(&rs->arena, desc->limit_hit) : NULL,
+	};
+	LH_GROW(rs->rules, rs->nr + 1, rs->alloc);
+	rs->rules[rs->nr] = r;
+	return rs->nr++;
 }
 
 /* Files and directories */

@@ -9,6 +9,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "htab.h"
 #include "rules.h"
 
 #define LH_RULES_NR_SUBJ	6
@@ -44,11 +45,6 @@ struct lh_rules_line {
 	uint32_t	idx[];
 };
 
-struct lh_rules_slot {
-	uint64_t		hash;
-	struct lh_rules_line	*line;
-};
-
 struct lh_rules {
 	struct lh_rules_rule	**rules;
 	size_t			nr;
@@ -62,8 +58,7 @@ struct lh_rules {
 	struct lh_rules_id	*ids;
 	size_t			nr_ids;
 	size_t			alloc_ids;
-	uint32_t		*id_slots;	/* index + 1 into ids, 0 = empty */
-	size_t			nr_id_slots;
+	struct lh_htab		id_tab;		/* id's hash -> index into ids */
 
 	pcre2_compile_context	*cctx;
 	pcre2_match_context	*mctx;
@@ -89,9 +84,10 @@ struct lh_rules {
 	size_t			nr_uneval;
 	size_t			alloc_uneval;
 
-	struct lh_rules_slot	*slots;		/* the line cache: open addressing */
-	size_t			nr_slots;	/* power of two, or 0 */
+	struct lh_htab		line_tab;	/* the line cache: hash -> index into lines */
+	struct lh_rules_line	**lines;
 	size_t			nr_lines;
+	size_t			alloc_lines;
 	struct lh_arena		cache;
 
 	char			*buf;		/* task lines */

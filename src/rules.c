@@ -87,7 +87,7 @@ void lh_rules_free(struct lh_rules *rs)
 	free(rs->rules);
 	free(rs->files);
 	free(rs->ids);
-	free(rs->id_slots);
+	lh_htab_release(&rs->id_tab);
 	lh_arena_release(&rs->arena);
 	pcre2_match_data_free(rs->md);
 	pcre2_match_context_free(rs->mctx);
@@ -147,7 +147,8 @@ void lh_rules_unprepare(struct lh_rules *rs)
 
 	if (!rs->ready)
 		return;
-	free(rs->slots);
+	lh_htab_release(&rs->line_tab);
+	free(rs->lines);
 	lh_arena_release(&rs->cache);
 	free(rs->line_rules[0]);
 	free(rs->fired_gen);
@@ -173,6 +174,9 @@ static void prepare(struct lh_rules *rs)
 	rs->fired_gen = lh_xcalloc(2 * (rs->nr + 1), sizeof(*rs->fired_gen));
 	rs->uneval_gen = rs->fired_gen + rs->nr + 1;
 	rs->stats.joined = 0;
+	/* 256 slots to start with, unless that passes a quarter of a small cache bound */
+	lh_htab_init(&rs->line_tab,
+		     256 * sizeof(*rs->line_tab.slots) > rs->cache_limit / 4 ? 16 : 256);
 	for (i = 0; i < rs->nr; i++) {
 		const struct lh_rule *r = &rs->rules[i]->pub;
 
@@ -294,44 +298,26 @@ static struct line_result compute_line(struct lh_rules *rs, int subj, const char
 
 static size_t cache_bytes(const struct lh_rules *rs)
 {
-	return rs->cache.used + rs->nr_slots * sizeof(*rs->slots);
+	return rs->cache.used + lh_htab_bytes(&rs->line_tab) +
+	       rs->alloc_lines * sizeof(*rs->lines);
 }
 
 static void cache_clear(struct lh_rules *rs)
 {
 	if (!rs->nr_lines)
 		return;
-	memset(rs->slots, 0, rs->nr_slots * sizeof(*rs->slots));
+	lh_htab_clear(&rs->line_tab);
 	lh_arena_reset(&rs->cache);
 	rs->nr_lines = 0;
 	rs->stats.cache_clears++;
 }
 
-/* Doubles the table, or empties the cache when a bigger table would pass the bound. */
-static void cache_grow(struct lh_rules *rs)
+/* Return: the bytes the line table will take once one more line is added. */
+static size_t table_bytes_next(const struct lh_htab *t)
 {
-	size_t n = rs->nr_slots ? rs->nr_slots * 2 : 256, i, j;
-	struct lh_rules_slot *slots;
-
-	/* The table may take a quarter of the bound, the lines the rest. */
-	if (n * sizeof(*slots) > rs->cache_limit / 4) {
-		if (rs->nr_slots) {
-			cache_clear(rs);
-			return;
-		}
-		n = 16;
-	}
-	slots = lh_xcalloc(n, sizeof(*slots));
-	for (i = 0; i < rs->nr_slots; i++) {
-		if (!rs->slots[i].line)
-			continue;
-		for (j = rs->slots[i].hash & (n - 1); slots[j].line; j = (j + 1) & (n - 1))
-			;
-		slots[j] = rs->slots[i];
-	}
-	free(rs->slots);
-	rs->slots = slots;
-	rs->nr_slots = n;
+	if (!lh_htab_will_grow(t))
+		return lh_htab_bytes(t);
+	return t->slots ? 2 * lh_htab_bytes(t) : t->min * sizeof(*t->slots);
 }
 
 static const char *line_text(const struct lh_rules_line *e)
@@ -349,7 +335,8 @@ static struct line_result line_result(struct lh_rules *rs, int subj, const char 
 {
 	struct lh_rules_line *e;
 	struct line_result res;
-	size_t need, mask, i;
+	size_t need, pos = 0;
+	uint32_t i;
 	uint64_t h;
 
 	rs->stats.lines++;
@@ -358,11 +345,9 @@ static struct line_result line_result(struct lh_rules *rs, int subj, const char 
 		return compute_line(rs, subj, s, len, rec, diag);
 	}
 	h = lh_hash_fast(s, len, subj);
-	mask = rs->nr_slots - 1;
-	for (i = h & mask; rs->nr_slots && rs->slots[i].line; i = (i + 1) & mask) {
-		e = rs->slots[i].line;
-		if (rs->slots[i].hash == h && e->len == len && e->subj == (uint32_t)subj &&
-		    !memcmp(line_text(e), s, len)) {
+	while (lh_htab_find(&rs->line_tab, h, &pos, &i)) {
+		e = rs->lines[i];
+		if (e->len == len && e->subj == (uint32_t)subj && !memcmp(line_text(e), s, len)) {
 			rs->stats.cache_hits++;
 			return (struct line_result){ e->idx, e->nr_hits, e->nr_unevaluated };
 		}
@@ -372,9 +357,11 @@ static struct line_result line_result(struct lh_rules *rs, int subj, const char 
 	need = sizeof(*e) + (res.nr_hits + res.nr_unevaluated) * sizeof(*e->idx) + len;
 	if (cache_bytes(rs) + need > rs->cache_limit)
 		cache_clear(rs);
-	if ((rs->nr_lines + 1) * 2 > rs->nr_slots)
-		cache_grow(rs);
-	if (cache_bytes(rs) + need > rs->cache_limit || !rs->nr_slots)
+	/* The table may take a quarter of the bound, the lines the rest. */
+	if (table_bytes_next(&rs->line_tab) > rs->cache_limit / 4)
+		cache_clear(rs);
+	if (cache_bytes(rs) - lh_htab_bytes(&rs->line_tab) + table_bytes_next(&rs->line_tab) +
+	    need + sizeof(*rs->lines) > rs->cache_limit)
 		return res;		/* a line larger than the whole cache: not kept */
 	e = lh_arena_alloc(&rs->cache, need);
 	e->len = len;
@@ -383,11 +370,9 @@ static struct line_result line_result(struct lh_rules *rs, int subj, const char 
 	e->nr_unevaluated = res.nr_unevaluated;
 	memcpy(e->idx, res.idx, (res.nr_hits + res.nr_unevaluated) * sizeof(*e->idx));
 	memcpy((char *)line_text(e), s, len);
-	mask = rs->nr_slots - 1;
-	for (i = h & mask; rs->slots[i].line; i = (i + 1) & mask)
-		;
-	rs->slots[i] = (struct lh_rules_slot){ h, e };
-	rs->nr_lines++;
+	LH_GROW(rs->lines, rs->nr_lines + 1, rs->alloc_lines);
+	rs->lines[rs->nr_lines] = e;
+	lh_htab_add(&rs->line_tab, h, (uint32_t)rs->nr_lines++);
 	return res;
 }
 

@@ -86,6 +86,14 @@ int lh_rules_load(struct lh_rules *rs, const char *path, struct lh_diag *diag);
 int lh_rules_load_buffer(struct lh_rules *rs, const char *file, const char *buf, size_t len,
 			 struct lh_diag *diag);
 
+/*
+ * Adds a rule known only by its description: desc's id, message, severity, tracers, min and
+ * limit_hit are copied; it has no pattern and no subject, so matching never runs it. For a
+ * rule read back from a saved report, which the report lists and gates as it did.
+ * Return: its index.
+ */
+size_t lh_rules_add_described(struct lh_rules *rs, const struct lh_rule *desc);
+
 /* Return: how many good rules are loaded (rule indices are 0 to this, exclusive). */
 size_t lh_rules_count(const struct lh_rules *rs);
 

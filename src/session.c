@@ -965,10 +965,11 @@ unsigned int lh_session_tracers(const struct lh_session *s)
 	return s ? s->tracers : 0;
 }
 
-int lh_session_arm(struct lh_session *s, enum lh_tracer t, struct lh_diag *diag)
+int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us, struct lh_diag *diag)
 {
 	char num[32];
 	uint64_t us;
+	int n;
 
 	if ((unsigned int)t >= LH_TRACER_NR || !(s->tracers & (1u << t))) {
 		errno = EINVAL;
@@ -985,9 +986,12 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, struct lh_diag *diag)
 	if (tracefs_instance_file_write(NULL, "tracing_thresh", num) != (int)strlen(num))
 		return fail(diag, "cannot set tracing_thresh to %llu: %s", (unsigned long long)us,
 			    strerror(errno));
+	/* After current_tracer: setting a latency tracer resets its maximum to 0. */
+	n = snprintf(num, sizeof(num), "%llu\n", (unsigned long long)max_us);
 	if (s->have_max_latency &&
-	    tracefs_instance_file_write(NULL, "tracing_max_latency", "0\n") != 2)
-		return fail(diag, "cannot reset tracing_max_latency: %s", strerror(errno));
+	    tracefs_instance_file_write(NULL, "tracing_max_latency", num) != n)
+		return fail(diag, "cannot set tracing_max_latency to %llu: %s",
+			    (unsigned long long)max_us, strerror(errno));
 	if (tracefs_trace_on(NULL))
 		return fail(diag, "cannot start tracing (tracing_on): %s", strerror(errno));
 	return 0;

@@ -75,9 +75,12 @@ unsigned int lh_session_tracers(const struct lh_session *s);
 
 /*
  * Arms tracer t: tracing off, current_tracer t, tracing_thresh (threshold_ns in µs, rounded
- * up), tracing_max_latency 0, tracing on. Return: 0, or -1 with the reason in diag.
+ * up), tracing_max_latency max_us (the running maximum t continues from: only a longer
+ * section is recorded; 0 from scratch, and with a threshold), tracing on.
+ * Return: 0, or -1 with the reason in diag.
  */
-int lh_session_arm(struct lh_session *s, enum lh_tracer t, struct lh_diag *diag);
+int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us,
+		   struct lh_diag *diag);
 
 /* Return: the path of tracing_max_latency, for inotify (borrowed from s). */
 const char *lh_session_max_latency_path(const struct lh_session *s);

@@ -7,6 +7,8 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LATHOUND=${LATHOUND:-$TOP/lathound}
 DATA=$TOP/tests/data
+# The rules of the lhx test driver (tests/vm/lhx): not shipped, added where a test needs them.
+LHX_RULES=$TOP/tests/vm/lhx/lhx.rules
 if [ -n "$LH_VALGRIND" ]; then
 	LATHOUND_RUN=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
 		--suppressions="$TOP/tests/valgrind.supp" "$LATHOUND")

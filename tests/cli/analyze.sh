@@ -154,7 +154,7 @@ echo "$out" >"$TMP/rules.json"
 expect_jq "json: the record names the rule that fired" "$TMP/rules.json" \
 	'.records[0].rules == ["fakeraid-held"] and .records[0].severity == "warning" and .records[0].accepted == false'
 expect_jq "json: every loaded rule is listed, hits 0 included" "$TMP/rules.json" \
-	'.rules == [{"id":"fakeraid-held","severity":"warning","hits":1,"worst_us":2007,"accepted":0,"unevaluated":0,"unevaluated_reason":null,"message":"fakeraid handler runs with IRQs off"},{"id":"camera-known","severity":"ignore","hits":0,"worst_us":0,"accepted":0,"unevaluated":0,"unevaluated_reason":null,"message":"camera BSP fix pending"}]'
+	'.rules == [{"id":"fakeraid-held","severity":"warning","hits":1,"worst_us":2007,"accepted":0,"unevaluated":0,"unevaluated_reason":null,"message":"fakeraid handler runs with IRQs off","gate_worst_us":2007,"gate_unevaluated":0},{"id":"camera-known","severity":"ignore","hits":0,"worst_us":0,"accepted":0,"unevaluated":0,"unevaluated_reason":null,"message":"camera BSP fix pending","gate_worst_us":0,"gate_unevaluated":0}]'
 run analyze -r "$TMP/site.rules" --fail-on warning "$IRQEV"
 expect_rc "--fail-on warning fails on a warning rule" 2
 expect_in "rule violation text" "$out" "rule fakeraid-held (warning) hit by 1 record, worst 2007us"
@@ -275,20 +275,26 @@ expect_jq "concatenated: sources name the line of each snapshot" "$TMP/cat.json"
 
 # Malformed input: warnings with file:line, still a report that counts what was skipped
 run analyze "${NORULES[@]}" -f json "$MALFORMED"
-expect_rc "malformed trace still gives a report" 0
+expect_rc "malformed trace: an error (snapshots skipped), still a report" 1
 echo "$out" >"$TMP/malformed.json"
 check "malformed: warning with file:line on stderr" \
 	grep -qE "^lathound: warning: $MALFORMED:[0-9]+: " "$TMP/err"
 expect_jq "malformed: skipped snapshots counted" "$TMP/malformed.json" \
 	'.input.skipped >= 1 and .input.warnings_total >= 1 and (.input.warnings | length) == .input.warnings_total and .records_total >= 1'
+expect_jq "malformed: the verdict is error, naming the file" "$TMP/malformed.json" \
+	".verdict == \"error\" and (.error | startswith(\"trace '$MALFORMED': 4 of 6 snapshots skipped as malformed\"))"
 nwarn=$(grep -c '^lathound: warning: ' "$TMP/err")
 expect_jq "malformed: every warning printed is in the report" "$TMP/malformed.json" \
 	".input.warnings_total == $nwarn"
 run analyze "${NORULES[@]}" "$MALFORMED"
 expect_in "text: skipped count shown" "$out" "skipped as malformed"
 run analyze "${NORULES[@]}" -q "$MALFORMED"
-expect_rc "-q" 0
-check "-q: no warnings on stderr" test -z "$err"
+expect_rc "-q: still an error" 1
+check "-q: no warnings on stderr, only the error" \
+	test "$(grep -vc "^lathound: error: trace '$MALFORMED': 4 of 6 snapshots skipped" "$TMP/err")" = 0
+run analyze "${NORULES[@]}" -q --allow-unreadable "$MALFORMED"
+expect_rc "-q --allow-unreadable: the gates decide" 0
+check "-q --allow-unreadable: nothing on stderr" test -z "$err"
 
 # Many malformed snapshots: the first warnings, then how many more
 for i in $(seq 30); do cat "$DATA/handmade-truncated-header.trace"; done >"$TMP/many.trace"
@@ -309,11 +315,11 @@ expect_jq "--keep 2: two worst kept, totals count all" "$TMP/keep.json" \
 run analyze -r "$TMP/site.rules" -f junit --max irqsoff=1ms --max all=999ms --fail-on warning "$IRQEV"
 expect_rc "--format junit with failed gates" 2
 echo "$out" >"$TMP/junit.xml"
-expect_in "junit: a testcase per budget, named by its tracer" "$out" '<testcase classname="lathound.max" name="irqsoff">'
+expect_in "junit: a testcase per budget, named by its tracer" "$out" '<testcase classname="lathound.max" name="irqsoff" '
 expect_in "junit: the budget in its text" "$out" '<system-out>budget --max irqsoff=1ms; irqsoff: 1 section, worst 2007us</system-out>'
 expect_in "junit: an all budget that covers nothing read says so" "$out" \
-	'<testcase classname="lathound.max" name="all">'
-expect_in "junit: a testcase per rule" "$out" '<testcase classname="lathound.rules" name="camera-known">'
+	'<testcase classname="lathound.max" name="all" '
+expect_in "junit: a testcase per rule" "$out" '<testcase classname="lathound.rules" name="camera-known" '
 expect_in "junit: failure says what failed" "$out" \
 	'<failure message="irqsoff: worst 2007us (irq_test-82 on CPU0) exceeds --max irqsoff=1ms by 1007us"'
 check "junit: 4 testcases" test "$(grep -c '<testcase ' "$TMP/junit.xml")" = 4
@@ -333,8 +339,8 @@ run analyze "${NORULES[@]}" -f junit --max all=1ms "$MULTI"
 expect_rc "junit, --max all= over three tracers" 2
 echo "$out" >"$TMP/junit-all.xml"
 check "junit --max all=: one testcase per tracer" \
-	test "$(grep -o '<testcase [^>]*>' "$TMP/junit-all.xml" | tr '\n' ' ')" = \
-	'<testcase classname="lathound.max" name="irqsoff"> <testcase classname="lathound.max" name="preemptoff"> <testcase classname="lathound.max" name="wakeup_rt"> '
+	test "$(grep -o '<testcase [^>]*name="[^"]*"' "$TMP/junit-all.xml" | tr '\n' ' ')" = \
+	'<testcase classname="lathound.max" name="irqsoff" <testcase classname="lathound.max" name="preemptoff" <testcase classname="lathound.max" name="wakeup_rt" '
 expect_in "junit --max all=: the tracer over budget fails" "$out" \
 	'<failure message="irqsoff: worst 1999us (camera_poll-145 on CPU0) exceeds --max all=1ms by 999us"'
 check "junit --max all=: only that one" test "$(grep -c '<failure ' "$TMP/junit-all.xml")" = 1
@@ -352,8 +358,14 @@ expect_not_in "junit: no failure" "$out" "<failure"
 expect_in "junit: rule below --fail-on says its hits" "$out" "1 hit (0 accepted), worst 2007us; severity warning, --fail-on critical: below --fail-on"
 
 # Every trace of the corpus at once
+# (two hold a snapshot lathound skips as malformed: an error unless accepted)
 run analyze "${NORULES[@]}" -f json "$DATA"/*.trace
-expect_rc "the whole corpus" 0
+expect_rc "the whole corpus: two files with a skipped snapshot make it an error" 1
+echo "$out" >"$TMP/all-data.json"
+expect_jq "corpus: the files not read in full are named" "$TMP/all-data.json" \
+	"[.input.files[] | select(.problem) | .name] == [\"$DATA/handmade-malformed.trace\", \"$DATA/handmade-truncated-header.trace\"]"
+run analyze "${NORULES[@]}" -f json --allow-unreadable "$DATA"/*.trace
+expect_rc "the whole corpus, --allow-unreadable" 0
 echo "$out" >"$TMP/all-data.json"
 expect_jq "corpus: every tracer seen" "$TMP/all-data.json" \
 	'[.tracers | keys[]] | contains(["irqsoff","preemptoff","preemptirqsoff","wakeup","wakeup_rt","wakeup_dl"])'
@@ -362,8 +374,8 @@ expect_jq "corpus: records sorted worst first" "$TMP/all-data.json" \
 expect_jq "corpus: counts add up" "$TMP/all-data.json" \
 	'.records_total == ([.tracers[].count] | add) and .records_total == .input.snapshots and .records_total == .records_kept + .records_dropped'
 
-# The real snapshots of tests/vm under the shipped rules: each names the lhx driver
-run analyze -r "$TOP/rules" -f json "$DATA"/vm-*.trace
+# The real snapshots of tests/vm under the shipped rules and the lhx driver's: each names it
+run analyze -r "$TOP/rules" --add-rules "$LHX_RULES" -f json "$DATA"/vm-*.trace
 expect_rc "vm snapshots under rules/: a critical rule fails the gate" 2
 echo "$out" >"$TMP/vm.json"
 expect_jq "vm: lhx-fakeraid-irq (critical) fires on the three fakeraid snapshots" "$TMP/vm.json" \

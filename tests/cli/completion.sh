@@ -28,7 +28,7 @@ check "every command completes ($got)" [ "$got" = "$want" ]
 check "--help and --version complete" [ "$(comp --| tr '\n' ' ')" = "--help --version " ]
 
 # Every option of every command, as its --help declares it.
-for c in analyze record doctor reset; do
+for c in analyze record report diff doctor reset; do
 	want=$(help_options "$c")
 	n=$(wc -l <<<"$want")
 	check "$c: --help lists options ($n)" [ -n "$want" ]
@@ -57,11 +57,17 @@ done
 
 # Values.
 check "doctor --format: text json (no junit)" [ "$(comp doctor --format '' | tr '\n' ' ')" = "json text " ]
-check "analyze --format: text json junit" \
-	[ "$(comp analyze --format '' | tr '\n' ' ')" = "json junit text " ]
+check "analyze --format: text json junit html" \
+	[ "$(comp analyze --format '' | tr '\n' ' ')" = "html json junit text " ]
 check "doctor --format=j (bash splits at '=')" [ "$(comp doctor --format = j)" = "json" ]
 check "doctor --format= (bash splits at '=')" [ "$(comp doctor --format = | tr '\n' ' ')" = "json text " ]
-check "record -f: text json junit" [ "$(comp record -f '' | tr '\n' ' ')" = "json junit text " ]
+check "record -f: text json junit html" \
+	[ "$(comp record -f '' | tr '\n' ' ')" = "html json junit text " ]
+check "report -f: text json junit html" \
+	[ "$(comp report -f '' | tr '\n' ' ')" = "html json junit text " ]
+check "diff -f: text json junit" [ "$(comp diff -f '' | tr '\n' ' ')" = "json junit text " ]
+check "diff --fail-on-new: the severities" \
+	[ "$(comp diff --fail-on-new '' | tr '\n' ' ')" = "critical info none warning " ]
 check "--fail-on values" [ "$(comp record --fail-on '' | tr '\n' ' ')" = "critical info none warning " ]
 expect_in "record --tracer: a list, last element" "$(comp record --tracer irqsoff,wake)" \
 	"irqsoff,wakeup_rt"

@@ -14,13 +14,14 @@ BG=
 cleanup_bg() { [ -n "$BG" ] && kill -9 "$BG" 2>/dev/null; rm -rf "$TMP"; }
 trap cleanup_bg EXIT
 
-# A tracefs tree as a kernel with irqsoff and wakeup_rt shows it, in plain files.
+# mkfake [TRACERS]: a tracefs tree as a kernel with TRACERS (default: irqsoff and wakeup_rt)
+# shows it, in plain files.
 mkfake() {
 	local e o
 	rm -rf "$F" "$ST"
 	mkdir -p "$F/options" "$F/instances" "$F/events/irq"
 	echo nop >"$F/current_tracer"
-	echo "irqsoff wakeup_rt function nop" >"$F/available_tracers"
+	echo "${1:-irqsoff wakeup_rt} function nop" >"$F/available_tracers"
 	echo 1 >"$F/tracing_on"
 	echo 0 >"$F/tracing_thresh"
 	echo 0 >"$F/tracing_max_latency"

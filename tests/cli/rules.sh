@@ -30,13 +30,54 @@ n=$(sed -n 's/^total: \([0-9]*\) rules in \([0-9]*\) files ok$/\1 \2/p' <<<"$out
 nr=${n% *} nf=${n#* }
 check "shipped rules/: at least 20 rules in 5 files ($nr in $nf)" \
 	[ "${nr:-0}" -ge 20 -a "${nf:-0}" -ge 5 ]
-for id in raid-irq-held lhx-fakeraid-irq lhx-preempt-hog lhx-wakeup-delay preemptirq-delay-test \
-	console-serial8250; do
+for id in raid-irq-held preemptirq-delay-test console-serial8250; do
 	check "shipped rules/ define [$id]" grep -q "^\[$id\]" "$TOP"/rules/*.rules
 done
+# The lhx test driver's rules are the tests', not a user's: not in rules/, not installed.
+check "no lhx- test-driver rule in the shipped rules/" \
+	test -z "$(grep -l '^\[lhx-' "$TOP"/rules/*.rules)"
+run rules check "$LHX_RULES"
+expect_rc "the lhx test-driver rules are valid" 0
+for id in lhx-fakeraid-irq lhx-preempt-hog lhx-wakeup-delay; do
+	check "the lhx test-driver rules define [$id]" grep -q "^\[$id\]" "$LHX_RULES"
+done
+make -s -C "$TOP" install DESTDIR="$TMP/inst" PREFIX=/usr >/dev/null 2>&1
+check "make install installs the shipped rules" test -s "$TMP/inst/usr/share/lathound/rules/kernel.rules"
+check "make install installs no test-driver rule" \
+	test -z "$(grep -rl '^\[lhx-' "$TMP/inst/usr/share/lathound/rules")"
+
+# rules list: what analyze and record load, from where; --add-rules joins the library.
+run rules list -r "$TOP/rules"
+expect_rc "rules list -r rules/" 0
+expect_in "rules list: id, severity, file:line" "$out" "raid-irq-held"
+check "rules list: each rule's line names its file and line" \
+	grep -qE "^raid-irq-held +critical +$TOP/rules/storage.rules:[0-9]+$" <<<"$out"
+nlist=$(sed -n 's/^\([0-9]*\) rules from \([0-9]*\) files$/\1 \2/p' <<<"$out")
+check "rules list counts as rules check does ($nlist)" [ "$nlist" = "$nr $nf" ]
+run rules list -r "$TOP/rules" --add-rules "$LHX_RULES"
+expect_in "rules list --add-rules: the added file's rules, after the library's" "$out" \
+	"lhx-fakeraid-irq"
+check "... one more file" grep -q "rules from $((nf + 1)) files" <<<"$out"
+check "... listed last" test "$(grep -v ' rules from ' <<<"$out" | tail -1 | grep -c "$LHX_RULES")" = 1
+run rules list --add-rules "$LHX_RULES"
+expect_rc "rules list --add-rules alone: the default directory and the file" 0
+check "... both loaded (this tree's rules/ is the default)" \
+	grep -q "rules from $((nf + 1)) files" <<<"$out"
+run analyze --add-rules "$LHX_RULES" -f json "$DATA/vm-irqsoff-fakeraid.trace"
+echo "$out" >"$TMP/add.json"
+expect_jq "analyze --add-rules: the default library and the added rules both fire" "$TMP/add.json" \
+	'any(.rules[]; .id == "raid-irq-held" and .hits == 1) and any(.rules[]; .id == "lhx-fakeraid-irq" and .hits == 1)'
+run analyze -f json "$DATA/vm-irqsoff-fakeraid.trace"
+echo "$out" >"$TMP/noadd.json"
+expect_jq "analyze without it: no test-driver rule is loaded" "$TMP/noadd.json" \
+	'any(.rules[]; .id == "raid-irq-held") and all(.rules[]; .id | startswith("lhx-") | not)'
+printf '[broken\n' >"$TMP/broken-add.rules"
+run analyze --add-rules "$TMP/broken-add.rules" "$DATA/vm-irqsoff-fakeraid.trace"
+expect_rc "analyze --add-rules with a broken file" 1
+expect_in "... file:line:column" "$err" "$TMP/broken-add.rules:1:"
 check "every shipped rule is preceded by a comment naming its source" \
 	awk '/^\[/ { if (prev !~ /^#/) { print FILENAME ": " $0; bad = 1 } } { prev = $0 }
-	     END { exit bad }' "$TOP"/rules/*.rules
+	     END { exit bad }' "$TOP"/rules/*.rules "$LHX_RULES"
 
 # A broken regex: file:line:column with PCRE2's message; no summary.
 run rules check broken/regex.rules
@@ -191,7 +232,7 @@ expect_in "'rules' alone: usage" "$err" "usage: lathound rules check [-q] PATH..
 run rules frob
 expect_rc "unknown subcommand" 1
 expect_in "unknown subcommand: named" "$err" \
-	"lathound: error: 'frob' is not a rules subcommand (use 'lathound rules check PATH...')"
+	"lathound: error: 'frob' is not a rules subcommand ('check' or 'list')"
 run rules check
 expect_rc "'rules check' without PATH" 1
 expect_in "'rules check' without PATH: says so" "$err" \

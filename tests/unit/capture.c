@@ -112,7 +112,7 @@ START_TEST(rearm_discards_own_writes)
 	struct lh_capture *c = open_capture(false, false);
 
 	set_max("0");	/* arming writes tracing_max_latency = 0 */
-	lh_capture_rearm(c);
+	lh_capture_rearm(c, 0);
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
 	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 0);
 	/* Nothing recorded since arming: whatever 'trace' shows is not a section. */
@@ -122,11 +122,43 @@ START_TEST(rearm_discards_own_writes)
 }
 END_TEST
 
+START_TEST(rearm_continues_from_the_running_max)
+{
+	struct lh_capture *c = open_capture(false, false);
+
+	/* Armed again: tracing_max_latency = the tracer's worst; 'trace' is what it was. */
+	put(tracep, "# latency: 2500 us\nold\n");
+	set_max("2500");
+	lh_capture_rearm(c, 2500);
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
+	/* The end of a slice without a section: the old snapshot is not read again. */
+	ck_assert_int_eq(take(c, true), 0);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 0);
+	/* A section within the microsecond above the seed shows the same value: notified, new. */
+	section("# latency: 2500 us\nnew\n", "2500");
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
+	ck_assert_int_eq(take(c, false), 1);
+	ck_assert_str_eq(buf, "# latency: 2500 us\nnew\n");
+	/* Armed again at 2500: a longer section taken at the slice's end, before its event. */
+	set_max("2500");
+	lh_capture_rearm(c, 2500);
+	put(tracep, "# latency: 2600 us\nlonger\n");
+	set_max("2600");
+	lh_capture_rearm(c, 2500);	/* (its event held back, as if the workqueue had not run) */
+	ck_assert_int_eq(take(c, true), 1);
+	ck_assert_str_eq(buf, "# latency: 2600 us\nlonger\n");
+	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 2);
+	ck_assert_uint_eq(lh_capture_lost(c), 0);
+	lh_capture_close(c);
+}
+END_TEST
+
 START_TEST(running_max_reads_each_section_once)
 {
 	struct lh_capture *c = open_capture(false, false);
 
-	lh_capture_rearm(c);
+	lh_capture_rearm(c, 0);
 	section("# latency: 100 us\nA\n", "100");
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
 	ck_assert_int_eq(take(c, false), 1);
@@ -160,7 +192,7 @@ START_TEST(threshold_identical_sections_are_all_taken)
 	struct lh_capture *c = open_capture(true, false);
 	int i;
 
-	lh_capture_rearm(c);
+	lh_capture_rearm(c, 0);
 	/* 20 byte-identical sections (the same injection under icount): each one counts. */
 	for (i = 0; i < 20; i++) {
 		section("# latency: 2008 us\nsame\n", "2008");
@@ -180,12 +212,12 @@ START_TEST(threshold_late_notification)
 {
 	struct lh_capture *c = open_capture(true, false);
 
-	lh_capture_rearm(c);
+	lh_capture_rearm(c, 0);
 	/* Section A is notified; B ends before A is read, its notification still on its way. */
 	section("# latency: 1500 us\nA\n", "1500");
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
 	section("# latency: 1600 us\nB\n", "1600");
-	lh_capture_rearm(c);	/* (B's event, held back: as if the workqueue had not run) */
+	lh_capture_rearm(c, 0);	/* (B's event, held back: as if the workqueue had not run) */
 	ck_assert_int_eq(take(c, false), 1);
 	ck_assert_str_eq(buf, "# latency: 1600 us\nB\n");
 	/* B's notification comes: tracing_max_latency is still the 0 the read left. */
@@ -203,7 +235,7 @@ START_TEST(threshold_overwritten_section_is_lost)
 {
 	struct lh_capture *c = open_capture(true, false);
 
-	lh_capture_rearm(c);
+	lh_capture_rearm(c, 0);
 	section("# latency: 1500 us\nA\n", "1500");
 	section("# latency: 1600 us\nB\n", "1600");
 	/* inotify merged the two unread identical events: one notification for two sections. */
@@ -221,12 +253,12 @@ START_TEST(final_read_takes_unnotified_section)
 {
 	struct lh_capture *c = open_capture(false, false);
 
-	lh_capture_rearm(c);
+	lh_capture_rearm(c, 0);
 	/* A section whose notification has not come yet when the run ends. */
 	put(tracep, "# latency: 2000 us\nlast\n");
 	set_max("2000");
 	/* (its event is discarded here, as if the workqueue had not run yet) */
-	lh_capture_rearm(c);
+	lh_capture_rearm(c, 0);
 	ck_assert_int_eq(take(c, true), 1);
 	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 1);
 	ck_assert_uint_eq(lh_capture_counts(c)->captured, 1);
@@ -253,7 +285,7 @@ START_TEST(poll_fallback)
 	set_max("150");
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
 	set_max("0");
-	lh_capture_rearm(c);
+	lh_capture_rearm(c, 0);
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
 	lh_capture_close(c);
 }
@@ -263,7 +295,7 @@ START_TEST(poll_with_threshold_sees_equal_sections)
 {
 	struct lh_capture *c = open_capture(true, true);
 
-	lh_capture_rearm(c);
+	lh_capture_rearm(c, 0);
 	/* The reset after each read makes equal latencies in a row visible to polling. */
 	section("# latency: 1500 us\nA\n", "1500");
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
@@ -308,6 +340,7 @@ static Suite *capture_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, inotify_counts_notifications);
 	tcase_add_test(tc, rearm_discards_own_writes);
+	tcase_add_test(tc, rearm_continues_from_the_running_max);
 	tcase_add_test(tc, running_max_reads_each_section_once);
 	tcase_add_test(tc, threshold_identical_sections_are_all_taken);
 	tcase_add_test(tc, threshold_late_notification);

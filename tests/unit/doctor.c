@@ -25,6 +25,9 @@
 
 static char config[160];
 static struct lh_doctor d;
+/* The kernel the checks see: uname -v, and a file for /sys/kernel/realtime. */
+static const char *kversion = "#1 SMP PREEMPT_RT Debian 6.1.158-1";
+static char realtime[160];
 
 static void write_config(const char *path, const char *text, bool gz)
 {
@@ -44,7 +47,8 @@ static void write_config(const char *path, const char *text, bool gz)
 
 #define CONFIG_ALL "CONFIG_FTRACE=y\nCONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\n"	\
 	"CONFIG_IRQSOFF_TRACER=y\nCONFIG_PREEMPT_TRACER=y\nCONFIG_SCHED_TRACER=y\n"	\
-	"CONFIG_KPROBE_EVENTS=y\nCONFIG_HIST_TRIGGERS=y\nCONFIG_SYNTH_EVENTS=y\n"
+	"CONFIG_KPROBE_EVENTS=y\nCONFIG_HIST_TRIGGERS=y\nCONFIG_SYNTH_EVENTS=y\n"	\
+	"CONFIG_PREEMPT_RT=y\n"
 #define CONFIG_DEBIAN "CONFIG_FTRACE=y\nCONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\n"	\
 	"# CONFIG_IRQSOFF_TRACER is not set\n# CONFIG_PREEMPT_TRACER is not set\n"	\
 	"# CONFIG_SCHED_TRACER is not set\nCONFIG_KPROBE_EVENTS=y\n"
@@ -53,6 +57,8 @@ static void setup(void)
 {
 	fake_tracefs_create("doctor");
 	snprintf(config, sizeof(config), "%s/config.gz", top);
+	snprintf(realtime, sizeof(realtime), "%s/realtime", top);
+	kversion = "#1 SMP PREEMPT_RT Debian 6.1.158-1";
 	put("available_tracers", ALL_TRACERS);
 	put("current_tracer", "nop\n");
 	put("tracing_on", "1\n");
@@ -85,7 +91,8 @@ static void teardown(void)
 /* Return: whether lathound can run in the fake system (lh_doctor_run()). */
 static bool run(long euid)
 {
-	struct lh_doctor_opts o = { .state_dir = sdir, .config_path = config, .euid = euid };
+	struct lh_doctor_opts o = { .state_dir = sdir, .config_path = config, .euid = euid,
+				    .kernel_version = kversion, .realtime_file = realtime };
 
 	lh_doctor_release(&d);
 	return lh_doctor_run(&d, &o);
@@ -204,11 +211,68 @@ START_TEST(no_kernel_config)
 	ck_assert_ptr_null(d.config_path);
 	ck_assert_int_eq(d.kconfig[0].state, LH_KCONFIG_UNKNOWN);
 
-	/* a path that does not exist is named */
+	/* one given explicitly that cannot be read is an error, named with why */
+	put("available_tracers", ALL_TRACERS);
 	lh_doctor_release(&d);
 	o.config_path = "/nonexistent/config";
-	lh_doctor_run(&d, &o);
-	ck_check("kernel config", LH_DOCTOR_WARN, "kernel config not found (/nonexistent/config)");
+	ck_assert(!lh_doctor_run(&d, &o));
+	ck_check("kernel config", LH_DOCTOR_FAIL,
+		 "cannot read kernel config '/nonexistent/config': No such file or directory");
+}
+END_TEST
+
+/* A config that says a tracer is built, on a kernel without it: not "build it with". */
+START_TEST(config_not_this_kernel)
+{
+	const struct lh_doctor_check *c;
+
+	put("available_tracers", "irqsoff function nop\n");
+	ck_assert(run(0));
+	ck_check("tracer wakeup_rt", LH_DOCTOR_WARN,
+		 "not available in this kernel, though the kernel config read says CONFIG_SCHED_TRACER=y");
+	c = check("tracer wakeup_rt");
+	ck_assert_ptr_null(strstr(c->remedy, "build"));
+	ck_assert_ptr_nonnull(strstr(c->remedy, "not this kernel's"));
+	ck_check("tracer preemptirqsoff", LH_DOCTOR_WARN,
+		 "though the kernel config read says CONFIG_IRQSOFF_TRACER=y, CONFIG_PREEMPT_TRACER=y");
+	put("available_tracers", "function nop\n");
+	ck_assert(!run(0));
+	ck_check("latency tracers", LH_DOCTOR_FAIL, "though the kernel config read says they are built");
+	c = check("latency tracers");
+	ck_assert_ptr_null(strstr(c->remedy, "build"));
+
+	/* one of the two options preemptirqsoff needs is missing: build with both */
+	write_config(config, "CONFIG_IRQSOFF_TRACER=y\n# CONFIG_PREEMPT_TRACER is not set\n", true);
+	run(0);
+	ck_check("tracer preemptirqsoff", LH_DOCTOR_WARN,
+		 "not available in this kernel (CONFIG_IRQSOFF_TRACER=y, CONFIG_PREEMPT_TRACER is not set)");
+	c = check("tracer preemptirqsoff");
+	ck_assert_str_eq(c->remedy,
+			 "build the kernel with CONFIG_IRQSOFF_TRACER=y and CONFIG_PREEMPT_TRACER=y");
+}
+END_TEST
+
+START_TEST(preempt_rt)
+{
+	FILE *f;
+
+	run(0);
+	ck_check("PREEMPT_RT", LH_DOCTOR_OK, "this kernel is PREEMPT_RT (uname -v names PREEMPT_RT)");
+	kversion = "#1 SMP PREEMPT_DYNAMIC Debian 6.12.1-1";
+	f = fopen(realtime, "w");
+	fputs("1\n", f);
+	fclose(f);
+	run(0);
+	ck_check("PREEMPT_RT", LH_DOCTOR_OK, "this kernel is PREEMPT_RT (/sys/kernel/realtime is 1)");
+	unlink(realtime);
+	ck_assert(run(0));	/* not RT: a warning, lathound still runs */
+	ck_check("PREEMPT_RT", LH_DOCTOR_WARN,
+		 "this kernel is not PREEMPT_RT (uname -v: #1 SMP PREEMPT_DYNAMIC Debian 6.12.1-1), though the kernel config read says CONFIG_PREEMPT_RT=y");
+	write_config(config, CONFIG_DEBIAN, true);
+	run(0);
+	ck_check("PREEMPT_RT", LH_DOCTOR_WARN,
+		 "this kernel is not PREEMPT_RT (uname -v: #1 SMP PREEMPT_DYNAMIC Debian 6.12.1-1; CONFIG_PREEMPT_RT is not set)");
+	ck_assert_ptr_nonnull(strstr(check("PREEMPT_RT")->remedy, "CONFIG_PREEMPT_RT=y"));
 }
 END_TEST
 
@@ -350,6 +414,8 @@ static Suite *doctor_suite(void)
 	tcase_add_test(tc, all_good);
 	tcase_add_test(tc, no_latency_tracers);
 	tcase_add_test(tc, no_kernel_config);
+	tcase_add_test(tc, config_not_this_kernel);
+	tcase_add_test(tc, preempt_rt);
 	tcase_add_test(tc, not_root);
 	tcase_add_test(tc, no_tracefs);
 	tcase_add_test(tc, busy_and_empty);

@@ -20,6 +20,8 @@ START_TEST(tracer_names)
 	ck_assert_int_eq(lh_tracer_from_name("wakeup_rt", 9), LH_TRACER_WAKEUP_RT);
 	ck_assert_int_eq(lh_tracer_from_name("wakeup", 6), LH_TRACER_WAKEUP);
 	ck_assert_int_eq(lh_tracer_from_name("irqsof", 6), LH_TRACER_UNKNOWN);
+	/* as some kernels print it: "# tracer: wakeup_RT" */
+	ck_assert_int_eq(lh_tracer_from_name("wakeup_RT", 9), LH_TRACER_WAKEUP_RT);
 	ck_assert_str_eq(lh_tracer_name(LH_TRACER_PREEMPTIRQSOFF), "preemptirqsoff");
 	ck_assert_str_eq(lh_tracer_config(LH_TRACER_WAKEUP_DL), "CONFIG_SCHED_TRACER");
 	ck_assert(lh_tracer_is_wakeup(LH_TRACER_WAKEUP_DL));
@@ -103,6 +105,79 @@ START_TEST(culprit_all_plumbing)
 }
 END_TEST
 
+
+/* Untrusted text made inert: printable ASCII and valid UTF-8 kept, every other byte "\xHH". */
+START_TEST(escape)
+{
+	static const struct {
+		const char	*in;
+		size_t		len;
+		const char	*out;
+	} cases[] = {
+		{ "kworker/0:1", 11, "kworker/0:1" },
+		{ "\x1b]0;pwned\x07", 10, "\\x1b]0;pwned\\x07" },
+		{ "a\0b", 3, "a\\x00b" },
+		{ "\xff\xfe", 2, "\\xff\\xfe" },
+		{ "caf\xc3\xa9", 5, "caf\xc3\xa9" },			/* é */
+		{ "\xe8\xae\xb0\xe5\xbd\x95", 6, "\xe8\xae\xb0\xe5\xbd\x95" },	/* 记录 */
+		{ "\xc2\x9b" "2J", 4, "\\xc2\\x9b2J" },			/* C1 CSI */
+		{ "\xc0\xaf", 2, "\\xc0\\xaf" },			/* overlong '/' */
+		{ "\xed\xa0\x80", 3, "\\xed\\xa0\\x80" },		/* a surrogate */
+		{ "\xef\xbf\xbe", 3, "\\xef\\xbf\\xbe" },		/* U+FFFE */
+		{ "\xe2\x82", 2, "\\xe2\\x82" },			/* cut short */
+		{ "tab\there\x7f", 9, "tab\\x09here\\x7f" },
+	};
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(cases); i++) {
+		lh_record_escape(buf, sizeof(buf), cases[i].in, cases[i].len);
+		ck_assert_str_eq(buf, cases[i].out);
+	}
+	/* a short buffer: cut before an escape or a character, never inside */
+	ck_assert_uint_eq(lh_record_escape(buf, 4, "ab\x01", 3), 2);
+	ck_assert_str_eq(buf, "ab");
+	ck_assert_uint_eq(lh_record_escape(buf, 3, "a\xc3\xa9", 3), 1);
+	ck_assert_str_eq(buf, "a");
+}
+END_TEST
+
+/* A body is complete, elided or cut; a copy reuses its storage and keeps every field. */
+START_TEST(body_and_copy)
+{
+	struct lh_record *r = lh_record_alloc(), *c = lh_record_alloc();
+	char sig[16];
+
+	r->entries = 4;
+	r->entries_present = 4;
+	ck_assert_int_eq(lh_record_body(r), LH_BODY_COMPLETE);
+	r->entries_present = 3;
+	ck_assert_int_eq(lh_record_body(r), LH_BODY_CUT);
+	ck_assert_str_eq(lh_body_name(lh_record_body(r)), "cut");
+	r->elided = true;
+	ck_assert_int_eq(lh_record_body(r), LH_BODY_ELIDED);
+	r->started_at = "shrink_node";
+	r->started_at_offset = "+0x1dd/0x4b0";
+	lh_record_add_frame_off(r, 0, "kswapd", 6, "+0x10f/0x320", 12);
+	lh_record_add_frame(r, 0, "kthread", 7);
+	lh_record_copy(c, r);
+	lh_record_copy(c, r);
+	ck_assert_str_eq(c->started_at_offset, "+0x1dd/0x4b0");
+	ck_assert_str_eq(c->stacks[0].offsets[0], "+0x10f/0x320");
+	ck_assert_ptr_null(c->stacks[0].offsets[1]);
+	ck_assert_uint_eq(c->stacks[0].nr, 2);
+	ck_assert_int_eq(lh_record_body(c), LH_BODY_ELIDED);
+	ck_assert_uint_eq(c->entries_present, 3);
+	/* a signature cut short never ends inside a UTF-8 character */
+	r->tracer = LH_TRACER_IRQSOFF;
+	r->started_at = "\xe8\xae\xb0\xe5\xbd\x95";
+	lh_record_signature(r, sig, 11);
+	ck_assert_str_eq(sig, "irqsoff|");
+	lh_record_free(r);
+	lh_record_free(c);
+}
+END_TEST
+
 /*
  * The one signature: its text, its hash and its equality agree. Records that differ only
  * beyond the LH_SIGNATURE_FRAMES innermost culprit frames are the same offender; any other
@@ -171,6 +246,8 @@ static Suite *record_suite(void)
 	tcase_add_test(tc, culprit_irqsoff);
 	tcase_add_test(tc, culprit_wakeup);
 	tcase_add_test(tc, culprit_all_plumbing);
+	tcase_add_test(tc, escape);
+	tcase_add_test(tc, body_and_copy);
 	tcase_add_test(tc, signature_text_hash_equal);
 	suite_add_tcase(s, tc);
 	return s;

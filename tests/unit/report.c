@@ -122,6 +122,16 @@ static char *render(struct lh_report *rep, enum lh_format f)
 	return buf;
 }
 
+/* Return: how often needle occurs in s. */
+static size_t count_of(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, needle)); s += strlen(needle))
+		n++;
+	return n;
+}
+
 static json_object *render_json(struct lh_report *rep)
 {
 	char *text = render(rep, LH_FORMAT_JSON);
@@ -426,6 +436,115 @@ START_TEST(kept_records_are_copies)
 	ck_assert_str_eq(json_object_get_string(at(ja(rec, "stack", 4), 0)), "fake_irq_handler");
 	json_object_put(root);
 	lh_report_free(rep);
+}
+END_TEST
+
+START_TEST(per_cpu_views_and_histograms)
+{
+	struct lh_report *rep = lh_report_alloc(rules, NULL);
+	json_object *root, *tr, *cpus, *c, *h;
+	uint64_t lat[] = { 150, 2002, 900, 40 };
+	char *text, *line;
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(lat); i++) {
+		/* CPUs 1, 0, 1, unknown */
+		struct lh_record *r = mk(LH_TRACER_IRQSOFF, lat[i], i == 3 ? -1 : (int)(i + 1) % 2,
+					 i == 1 ? "worst" : "t", 7, "a", "b", NULL);
+
+		lh_report_add(rep, r, NULL);
+		lh_record_free(r);
+	}
+	root = render_json(rep);
+	tr = jk(jk(root, "tracers"), "irqsoff");
+	h = jk(tr, "histogram");
+	ck_assert_int_eq(ji(h, "count"), 4);
+	ck_assert_str_eq(js(h, "unit"), "us");
+	ck_assert(json_object_get_double(jk(h, "min")) == 40.0);
+	ck_assert(json_object_get_double(jk(h, "max")) == 2002.0);
+	ck_assert(json_object_get_double(jk(jk(h, "percentiles"), "p50")) == 160.0);
+	ck_assert(json_object_get_double(jk(jk(h, "percentiles"), "p99")) == 2002.0);
+	ck_assert(json_object_get_double(jk(jk(h, "resolution"), "p99")) == 2.0);
+	ja(h, "buckets", 4);
+	ck_assert_str_eq(js(jk(jk(tr, "worst"), "task"), "comm"), "worst");
+	/* known CPUs in order, the unknown one last */
+	cpus = ja(tr, "cpus", 3);
+	c = at(cpus, 0);
+	ck_assert_int_eq(ji(c, "cpu"), 0);
+	ck_assert_int_eq(ji(c, "count"), 1);
+	ck_assert_int_eq(ji(c, "max_us"), 2002);
+	c = at(cpus, 1);
+	ck_assert_int_eq(ji(c, "cpu"), 1);
+	ck_assert_int_eq(ji(c, "count"), 2);
+	ck_assert_int_eq(ji(c, "max_us"), 900);
+	ck_assert_int_eq(ji(jk(c, "histogram"), "count"), 2);
+	ck_assert(jnull(at(cpus, 2), "cpu"));
+	json_object_put(root);
+
+	/* text: one row per 1-2-5 step, every row within 80 columns */
+	text = render(rep, LH_FORMAT_TEXT);
+	ck_assert_msg(strstr(text, "Latency distribution"), "%s", text);
+	ck_assert_msg(strstr(text, "irqsoff, every section in the input: 4, min 40us"), "%s", text);
+	ck_assert_msg(strstr(text, "    CPU1       900 us         2"), "%s", text);
+	line = strstr(text, "Latency distribution");
+	for (; line && *line && strncmp(line, "\nTop offenders", 14); line = strchr(line + 1, '\n')) {
+		char *end = strchr(line + 1, '\n');
+
+		ck_assert_msg(!end || end - line - 1 <= 80, "longer than 80 columns: %.*s",
+			      (int)(end - line), line);
+	}
+	free(text);
+	lh_report_free(rep);
+}
+END_TEST
+
+START_TEST(html_record_run)
+{
+	struct lh_report *rep = lh_report_alloc(rules, NULL);
+	struct lh_irqstat *st = lh_irqstat_alloc();
+	struct lh_run_info run = { 0 };
+	struct lh_gate g;
+	char *html;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		lh_irqstat_add(st, 1, 24, "fake<raid>", 2000000 + (uint64_t)i * 1000);
+	lh_irqstat_sort(st);
+	for (i = 0; i < 3; i++) {
+		struct lh_record *r = mk(LH_TRACER_IRQSOFF, 100 * (uint64_t)(i + 1), i % 2,
+					 "a&b\x01<i>", 7, "x\"y", "z", irq_frames);
+
+		r->captured_ns = 1796148001000000000ULL + (uint64_t)i * 1000000000ULL;
+		lh_report_add(rep, r, NULL);
+		lh_record_free(r);
+	}
+	run.mode = "record";
+	run.started_ns = 1796148000000000000ULL;
+	run.ended_ns = run.started_ns + 12000000000ULL;
+	run.host = "board<42>";
+	run.irqstat = st;
+	lh_report_set_run(rep, &run);
+	lh_gate_init(&g);
+	ck_assert_int_eq(lh_gate_parse_max(&g, "irqsoff=250us", NULL), 0);
+	lh_report_evaluate(rep, &g);
+
+	html = render(rep, LH_FORMAT_HTML);
+	ck_assert_msg(strstr(html, "<title>lathound record report: FAIL (board&lt;42&gt;)</title>"),
+		      "%s", html);
+	ck_assert(strstr(html, "<svg class=\"chart hist tracer\""));
+	ck_assert_uint_eq(count_of(html, "<svg class=\"chart hist cpu\""), 2);
+	ck_assert(strstr(html, "<line class=\"budget\""));
+	ck_assert(strstr(html, "time into the run (s)"));
+	ck_assert(strstr(html, "<svg class=\"chart hist irq\""));
+	ck_assert(strstr(html, "IRQ 24 fake&lt;raid&gt;, CPU1"));
+	/* trace text: entities, the control byte replaced (U+FFFD) */
+	ck_assert_msg(strstr(html, "a&amp;b\xef\xbf\xbd&lt;i&gt;-7"), "%s", html);
+	ck_assert(strstr(html, "x&quot;y -&gt; z"));
+	ck_assert(!strstr(html, "<i>"));
+	ck_assert(!strstr(html, "\x01"));
+	free(html);
+	lh_report_free(rep);
+	lh_irqstat_free(st);
 }
 END_TEST
 
@@ -761,7 +880,9 @@ START_TEST(json_run_and_irq_stats)
 	ck_assert_msg(strstr(text, "armed: irqsoff 12.0 s"), "%s", text);
 	ck_assert_msg(strstr(text, "command: cyclictest -D 12 (exit status 0)"), "%s", text);
 	ck_assert_msg(strstr(text, "IRQ handlers: 10 runs accounted, 3 events lost, 0 dropped"), "%s", text);
-	ck_assert_msg(strstr(text, "    24  fakeraid     0          10   2000.000 us"), "%s", text);
+	ck_assert_msg(strstr(text, "   IRQ  NAME      CPU      COUNT        MAX       MEAN        P99      RES\n"
+				   "    24  fakeraid    0         10   2000.000   2000.000   2000.000    0.000\n"),
+		      "%s", text);
 	free(text);
 	lh_report_free(rep);
 	lh_irqstat_free(st);
@@ -861,7 +982,7 @@ static int xml_count(const char *x, const char *name)
 		if (*p == '&') {
 			ck_assert_msg(!strncmp(p, "&amp;", 5) || !strncmp(p, "&lt;", 4) ||
 				      !strncmp(p, "&gt;", 4) || !strncmp(p, "&quot;", 6) ||
-				      !strncmp(p, "&apos;", 6), "bad entity at '%.20s'", p);
+				      !strncmp(p, "&#39;", 5), "bad entity at '%.20s'", p);
 			p++;
 			continue;
 		}
@@ -944,13 +1065,77 @@ START_TEST(junit_well_formed_and_escaped)
 	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.max\" name=\"preemptoff\""));
 	ck_assert_ptr_nonnull(strstr(x, "<system-out>budget --max all=10ms; preemptoff: "));
 	ck_assert_ptr_nonnull(strstr(x, "classname=\"lathound.rules\" name=\"raid-irq-held\""));
-	ck_assert_ptr_nonnull(strstr(x, "(a&lt;b&gt;&amp;&quot;c&apos;-82 on CPU0)"));
+	ck_assert_ptr_nonnull(strstr(x, "(a&lt;b&gt;&amp;&quot;c&#39;-82 on CPU0)"));
 	ck_assert_ptr_null(strstr(x, "a<b>"));
 	ck_assert_ptr_nonnull(strstr(x, "<failure message=\"rule raid-irq-held (critical) hit by 1 record, worst 300us\""));
 	/* The info rule passes under --fail-on critical, but says its hit. */
 	ck_assert_ptr_nonnull(strstr(x, "1 hit (0 accepted), worst 300us; severity info, --fail-on critical: below --fail-on"));
 	free(x);
 	lh_report_free(rep);
+}
+END_TEST
+
+/* Inputs not read in full: an error unless accepted, listed in every format either way. */
+START_TEST(inputs_not_read_are_errors)
+{
+	struct lh_report_input good = { .name = "good.trace", .snapshots = 1 };
+	struct lh_report_input bad = {
+		.name = "bad.trace", .skipped = 1,
+		.problem = "no latency snapshot read from trace 'bad.trace': 1 skipped",
+	};
+	struct lh_record *r = mk(LH_TRACER_IRQSOFF, 200, 0, "t", 1, "s", "e", NULL);
+	struct lh_report *rep;
+	json_object *root, *f;
+	struct lh_gate g;
+	char *x;
+	int accept;
+
+	lh_gate_init(&g);
+	for (accept = 0; accept < 2; accept++) {
+		rep = lh_report_alloc(NULL, NULL);
+		lh_report_add(rep, r, NULL);
+		bad.accepted = accept;
+		lh_report_add_input(rep, &good);
+		lh_report_add_input(rep, &bad);
+		ck_assert(lh_report_evaluate(rep, &g) == (bool)accept);
+		if (accept)
+			ck_assert_ptr_null(lh_report_error(rep));
+		else
+			ck_assert_str_eq(lh_report_error(rep),
+					 "1 of 2 inputs could not be read in full; first: no latency snapshot read from trace 'bad.trace': 1 skipped");
+
+		root = render_json(rep);
+		ck_assert_str_eq(js(root, "verdict"), accept ? "pass" : "error");
+		f = at(ja(jk(root, "input"), "files", 2), 1);
+		ck_assert_str_eq(js(f, "name"), "bad.trace");
+		ck_assert_str_eq(js(f, "problem"), bad.problem);
+		ck_assert(json_object_get_boolean(jk(f, "accepted")) == (bool)accept);
+		ck_assert(jnull(at(jk(jk(root, "input"), "files"), 0), "problem"));
+		ck_assert_int_eq(ji(jk(root, "input"), "unread"), !accept);
+		ck_assert_int_eq(ji(jk(root, "input"), "unread_accepted"), accept);
+		json_object_put(root);
+
+		x = render(rep, LH_FORMAT_TEXT);
+		ck_assert_ptr_nonnull(strstr(x, accept ?
+			"NOT READ (accepted: --allow-unreadable): no latency snapshot read from trace 'bad.trace'" :
+			"NOT READ: no latency snapshot read from trace 'bad.trace'"));
+		ck_assert_ptr_nonnull(strstr(x, accept ? "Verdict: PASS" : "Verdict: ERROR: 1 of 2"));
+		free(x);
+
+		x = render(rep, LH_FORMAT_JUNIT);
+		ck_assert_ptr_nonnull(strstr(x, "<testcase classname=\"lathound.input\" name=\"bad.trace\" "));
+		ck_assert_ptr_null(strstr(x, "name=\"good.trace\""));
+		if (accept) {
+			ck_assert_ptr_nonnull(strstr(x, "errors=\"0\" skipped=\"1\""));
+			ck_assert_int_eq(xml_count(x, "skipped"), 1);
+		} else {
+			ck_assert_ptr_nonnull(strstr(x, "errors=\"1\" skipped=\"0\""));
+			ck_assert_ptr_nonnull(strstr(x, "<error message=\"no latency snapshot read from trace &#39;bad.trace&#39;: 1 skipped\""));
+		}
+		free(x);
+		lh_report_free(rep);
+	}
+	lh_record_free(r);
 }
 END_TEST
 
@@ -1127,6 +1312,8 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, keep_is_bounded);
 	tcase_add_test(tc, keep_zero_keeps_none);
 	tcase_add_test(tc, kept_records_are_copies);
+	tcase_add_test(tc, per_cpu_views_and_histograms);
+	tcase_add_test(tc, html_record_run);
 	tcase_add_test(tc, progression_of_maxima);
 	tcase_add_test(tc, progression_is_capped);
 	tcase_add_test(tc, json_record_fields);
@@ -1137,6 +1324,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, feed_matches_rules);
 	tcase_add_test(tc, junit_well_formed_and_escaped);
 	tcase_add_test(tc, junit_no_gates_no_rules);
+	tcase_add_test(tc, inputs_not_read_are_errors);
 	tcase_add_test(tc, text_has_key_lines);
 	tcase_add_test(tc, text_empty_report);
 	tcase_add_test(tc, write_file_is_atomic);

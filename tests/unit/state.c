@@ -614,13 +614,16 @@ START_TEST(session_leaves_tree_identical)
 
 	/* arming: tracer, threshold rounded up to whole µs, max latency reset, tracing on */
 	put("tracing_max_latency", "777\n");
-	ck_assert_int_eq(lh_session_arm(s, LH_TRACER_IRQSOFF, &diag), 0);
+	ck_assert_int_eq(lh_session_arm(s, LH_TRACER_IRQSOFF, 0, &diag), 0);
 	ck_file("current_tracer", "irqsoff");
 	ck_file("tracing_thresh", "2\n");
 	ck_file("tracing_max_latency", "0\n");
 	ck_file("tracing_on", "1\n");
-	ck_assert_int_eq(lh_session_arm(s, LH_TRACER_WAKEUP_RT, &diag), 0);
-	ck_assert_int_eq(lh_session_arm(s, LH_TRACER_PREEMPTOFF, &diag), -1);
+	/* armed again: it continues from the running maximum it is given */
+	ck_assert_int_eq(lh_session_arm(s, LH_TRACER_WAKEUP_RT, 2500, &diag), 0);
+	ck_file("current_tracer", "wakeup_rt");
+	ck_file("tracing_max_latency", "2500\n");
+	ck_assert_int_eq(lh_session_arm(s, LH_TRACER_PREEMPTOFF, 0, &diag), -1);
 	ck_diag("tracer 'preemptoff' is not available in this session");
 
 	lh_session_stop_tracing(s);
@@ -710,7 +713,7 @@ START_TEST(tracer_busy)
 	o.force = true;
 	ck_assert_int_eq(lh_session_create(&s, &o, &diag), 0);
 	ck_diag("taking it over (--force)");
-	ck_assert_int_eq(lh_session_arm(s, LH_TRACER_IRQSOFF, &diag), 0);
+	ck_assert_int_eq(lh_session_arm(s, LH_TRACER_IRQSOFF, 0, &diag), 0);
 	ck_assert_int_eq(lh_session_destroy(s, &diag), 0);
 	ck_file("current_tracer", "function\n");
 	ck_unchanged(before, NULL);
@@ -1200,7 +1203,8 @@ START_TEST(atexit_restores)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (!pid) {
-		if (lh_session_create(&s, &o, &diag) || lh_session_arm(s, LH_TRACER_IRQSOFF, &diag))
+		if (lh_session_create(&s, &o, &diag) ||
+		    lh_session_arm(s, LH_TRACER_IRQSOFF, 0, &diag))
 			_exit(3);
 		exit(0);
 	}
@@ -1229,7 +1233,8 @@ START_TEST(oom_restores)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (!pid) {
-		if (lh_session_create(&s, &o, &diag) || lh_session_arm(s, LH_TRACER_IRQSOFF, &diag))
+		if (lh_session_create(&s, &o, &diag) ||
+		    lh_session_arm(s, LH_TRACER_IRQSOFF, 0, &diag))
 			_exit(3);
 		LH_GROW(v, SIZE_MAX / 4, alloc);	/* a size that overflows: out of memory */
 		_exit(0);

@@ -8,11 +8,13 @@ QEMU=${QEMU:-qemu-system-x86_64}
 LH_LINUX_SOURCE=${LH_LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 VM_CACHE=${XDG_CACHE_HOME:-/var/cache}/lathound-vm
+# The lathound the guest runs (bench/vm-soak.sh measures another build with it, e.g. main's).
+LATHOUND_BIN=${LATHOUND_BIN:-$TOP/lathound}
 
 # vm_prereqs: prints why the VM suite cannot run here (nothing when it can).
 vm_prereqs() {
 	local t
-	[ -x "$TOP/lathound" ] || { echo "no ./lathound (run make)"; return; }
+	[ -x "$LATHOUND_BIN" ] || { echo "no $LATHOUND_BIN (run make)"; return; }
 	command -v "$QEMU" >/dev/null || { echo "no $QEMU (apt-get install qemu-system-x86)"; return; }
 	[ -r "$LH_LINUX_SOURCE" ] ||
 		{ echo "no kernel source $LH_LINUX_SOURCE (apt-get install linux-source-6.1)"; return; }
@@ -74,15 +76,18 @@ vm_initramfs() {
 			[ -x "$p" ] && args+=(-b "$p")
 		done
 	done
-	"$VM/mkinitramfs.sh" -o "$out" -l "$TOP/lathound" -r "$TOP/rules" -m "$LHX_KO" \
+	"$VM/mkinitramfs.sh" -o "$out" -l "$LATHOUND_BIN" -r "$TOP/rules" -m "$LHX_KO" \
 		-m "$KDIR/modules/preemptirq_delay_test.ko" "${args[@]}"
 }
 
 # vm_boot NAME MODE INITRD TIMEOUT SCENARIO...: boots the guest, which runs the scenarios in
 # order; their output directories land in $TMP/NAME/<scenario>/ (with rc, log, facts...).
-# TIMEOUT bounds the whole boot; the guest kills a scenario after LH_VM_SCENARIO_TIMEOUT
-# seconds (default 120) and goes on with the next one.
-# MODE icount: 1 CPU, -icount shift=0,sleep=off (exact guest time); smp2: plain TCG, 2 CPUs.
+# TIMEOUT bounds the whole boot; the guest kills a scenario after VM_SCENARIO_TIMEOUT (else
+# LH_VM_SCENARIO_TIMEOUT, default 120) guest seconds and goes on with the next one.
+# VM_APPEND is added to the kernel command line (NAME=VALUE reaches the scenarios' environment).
+# MODE icount: 1 CPU, -icount shift=0,sleep=off (exact guest time); smp2: plain TCG, 2 CPUs;
+# soak: 1 CPU, -icount shift=1,sleep=off: idle guest time is skipped, so guest hours of a
+# mostly idle soak take minutes (12 guest hours: about half an hour on 2 busy cores).
 # Sets BOOT_S (wall seconds). Return: non-zero when QEMU failed or timed out, or the guest
 # did not get to the end (the console log is $TMP/NAME.console).
 vm_boot() {
@@ -92,11 +97,13 @@ vm_boot() {
 	local accel=(-accel tcg)
 	case $mode in
 	icount) accel+=(-icount shift=0,sleep=off -smp 1) ;;
+	soak) accel+=(-icount shift=1,sleep=off -smp 1) ;;
 	smp2) accel+=(-smp 2) ;;
 	*) echo "vm_boot: unknown mode '$mode'" >&2; return 1 ;;
 	esac
 	local cmdline="console=ttyS0 loglevel=4 panic=-1 lhvm=$list"
-	cmdline+=" lhvm_timeout=${LH_VM_SCENARIO_TIMEOUT:-120}"
+	cmdline+=" lhvm_timeout=${VM_SCENARIO_TIMEOUT:-${LH_VM_SCENARIO_TIMEOUT:-120}}"
+	[ -n "$VM_APPEND" ] && cmdline+=" $VM_APPEND"
 	t0=$(vm_now)
 	timeout -k 5 "$timeout" "$QEMU" "${accel[@]}" -m 256M -nographic -no-reboot \
 		-kernel "$KDIR/bzImage" -initrd "$initrd" -append "$cmdline" \
@@ -135,3 +142,69 @@ vm_unpack() {
 vm_fact() {
 	sed -n "s/^$2=//p" "$1/facts" 2>/dev/null | tail -1
 }
+
+# vm_soak_figures DIR: what a soak (scenarios/soak.sh) measured, as KEY=VALUE lines:
+#   injections; armed: made while irqsoff was armed (the tracer of states b and c); settled:
+#   also of a and d (not within the margin of a slice's switch); armed_captured,
+#   settled_captured; missed: the settled ones not captured (k:us ...); paused: armed ones
+#   that began with tracing off (lathound reading a snapshot: blind; tracing off just after
+#   one is no sign, it may be the read of that very section). Injection k ran
+#   2500 + 10 k us: it was captured when an irqsoff record's fakeraid handler ran us to
+#   us + 8 us;
+#   captures, lost, dropped (snapshots), records; other: captures that were no injection
+#   (by any tracer: preemptoff sees the fakeraid handler too);
+#   armed_s.TRACER, blind_s.TRACER; rss_kb.hN, cpu_s.hN, at.hN per guest hour N and at the
+#   end; cpu_pct: lathound's share of the guest CPU; out_kb, snapshots, rc, guest_s.
+vm_soak_figures() {
+	local d=$1 r=$1/soak/report.json durs k
+	# TRACER:DURATION of each record's longest fakeraid handler run
+	durs=$(jq -r '.records[] | "\(.tracer):\([.irqs[] | select(.name == "fakeraid") |
+		.duration_us // empty] | max // empty)"' "$r" 2>/dev/null | grep -v ':$' | tr '\n' ' ')
+	awk -v durs="$durs" -v captures="$(jq -r '.run.captures // 0' "$r" 2>/dev/null)" '
+		BEGIN {
+			n = split(durs, td, " ")
+			for (i = 1; i <= n; i++) {
+				split(td[i], f, ":")
+				tracer[i] = f[1]; dur[i] = f[2]
+			}
+		}
+		{
+			us = $2
+			for (i = 4; i <= 7; i++)
+				tr[i] = substr($i, 1, index($i, ":") - 1)
+			armed = tr[4] == "irqsoff" && tr[6] == "irqsoff"
+			settled = armed && tr[5] == "irqsoff" && tr[7] == "irqsoff"
+			paused += armed && $4 == "irqsoff:0"
+			got = 0
+			for (i = 1; i <= n; i++) {
+				if (dur[i] < us || dur[i] >= us + 8)
+					continue
+				caught++
+				if (tracer[i] == "irqsoff")
+					got = 1
+			}
+			inj++; a += armed; s += settled
+			ac += armed && got; sc += settled && got
+			if (settled && !got)
+				missed = missed " " $1 ":" us
+		}
+		END {
+			printf "injections=%d\narmed=%d\nsettled=%d\n", inj, a, s
+			printf "armed_captured=%d\nsettled_captured=%d\nmissed=%s\n", ac, sc, missed
+			printf "paused=%d\n", paused
+			printf "other=%d\n", captures - caught
+		}' "$d/injections" 2>/dev/null
+	jq -r '"captures=\(.run.captures)", "lost=\(.run.sections_lost)",
+		"dropped=\(.run.snapshots_dropped)", "records=\(.records_total)",
+		(.tracers | to_entries[] | "armed_s.\(.key)=\(.value.armed_s // "")",
+					    "blind_s.\(.key)=\(.value.blind_s // "")")' "$r" 2>/dev/null
+	for k in rc s out_kb snapshots; do
+		echo "$k=$(vm_fact "$d" "soak.$k")"
+	done | sed 's/^s=/guest_s=/'
+	sed -n 's/^\(h[0-9]*\|end\)\.\(rss_kb\|cpu_s\|at\)=/\2.\1=/p' "$d/facts" 2>/dev/null
+	awk -v c="$(vm_fact "$d" end.cpu_s)" -v t="$(vm_fact "$d" end.at)" \
+		'BEGIN { if (t > 0) printf "cpu_pct=%.3f\n", 100 * c / t }'
+}
+
+# soak_fig FIGURES KEY: one value of vm_soak_figures' output.
+soak_fig() { sed -n "s/^$2=//p" <<<"$1" | tail -1; }

@@ -66,6 +66,8 @@ for p in "${programs[@]}"; do
 done
 [ -d "$rules" ] && cp -r "$rules" "$root/opt/lathound/rules"
 mkdir -p "$root/opt/lathound/rules"
+# The guest runs the lhx driver: its rules join the shipped ones there.
+cp "$HERE/lhx/lhx.rules" "$root/opt/lathound/rules/"
 echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 

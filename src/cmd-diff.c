@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lathound diff: the regression gate between two sets of saved reports (the last release's
+ * and the new kernel's). Only the edge lives here; the reading is report-load.c, the
+ * comparison and its writers diff.c.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "diff.h"
+#include "lockfile.h"
+#include "opts.h"
+#include "report-load.h"
+#include "util.h"
+
+static const char *const diff_usage[] = {
+	"lathound diff [<options>] BASE.json NEW.json",
+	"lathound diff [<options>] --base BASE.json... --new NEW.json...",
+	NULL,
+};
+
+static const char diff_epilogue[] =
+	"\nBASE.json and NEW.json are reports that 'lathound record' (DIR/report.json) or\n"
+	"'lathound analyze --format json' wrote: e.g. every board of the last release against\n"
+	"every board of the new kernel. Per tracer and CPU the worst case old -> new; a worst\n"
+	"case is one sample, so a row compares p99.9 instead when both sides counted every\n"
+	"section (analyze, or record with -T) and have at least 1000 of them. Each row says\n"
+	"which it used ('by').\n"
+	"\nexit status:\n"
+	"    0  every gate passed\n"
+	"    1  error: a report unreadable or invalid, a report whose own verdict is error\n"
+	"       (unless --accept-error), a gated tracer measured on one side only, offenders or\n"
+	"       rules a gate needs that could not be counted\n"
+	"    2  a gate failed\n"
+	"\nexamples:\n"
+	"    lathound diff --max-growth all=10 release/report.json candidate/report.json\n"
+	"    lathound diff -f junit --max-new-offenders 0 --fail-on-new warning \\\n"
+	"        --base v6.6/board1.json --base v6.6/board2.json \\\n"
+	"        --new v6.12/board1.json --new v6.12/board2.json\n";
+
+struct diff_args {
+	struct lh_diff_gate	gate;
+	struct lh_strlist	base, new;
+	enum lh_format		format;
+	const char		*output;
+	unsigned long		max_new;
+	int			accept_error;
+	int			quiet;
+};
+
+static struct diff_args *args;
+
+static int opt_growth(const struct lh_option *opt, const char *arg)
+{
+	const char *err;
+
+	if (lh_diff_gate_parse_growth(opt->value, arg, &err))
+		return lh_error("invalid --max-growth '%s': %s", arg, err);
+	return 0;
+}
+
+static int opt_fail_on_new(const struct lh_option *opt, const char *arg)
+{
+	struct lh_gate g;
+	const char *err;
+
+	if (lh_gate_parse_fail_on(&g, arg, &err))
+		return lh_error("invalid --fail-on-new '%s': %s", arg, err);
+	((struct lh_diff_gate *)opt->value)->fail_on_new = g.fail_on;
+	return 0;
+}
+
+/*
+ * Reads one report alone: every report is judged by its own gates, and may be of any board.
+ * Return: the report, or NULL with why in *why (the first error; free it) when none is set.
+ */
+static struct lh_report *load(const char *path, char **why)
+{
+	struct lh_report_loader *l = lh_report_loader_alloc(NULL);
+	struct lh_report *rep = NULL;
+	struct lh_diag diag = { 0 };
+	size_t i;
+
+	if (!lh_report_loader_add_file(l, path, &diag))
+		rep = lh_report_loader_finish(l, &diag);
+	lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
+	for (i = 0; !rep && !*why && i < diag.nr; i++)
+		if (diag.msgs[i].level == LH_DIAG_ERROR)
+			*why = lh_xstrdup(diag.msgs[i].text);
+	if (!rep && !*why)
+		*why = lh_xasprintf("cannot read report '%s'", path);
+	lh_diag_release(&diag);
+	lh_report_loader_free(l);
+	return rep;
+}
+
+/*
+ * Reads the reports of one side; those that cannot be read are left out, and side->unread
+ * (*why, to free) says why the first could not.
+ */
+static void load_side(const struct lh_strlist *paths, struct lh_report **reps,
+			const char **names, char **why, struct lh_diff_side *side)
+{
+	size_t i;
+
+	side->nr = 0;
+	for (i = 0; i < paths->nr; i++) {
+		reps[side->nr] = load(paths->v[i], why);
+		if (reps[side->nr])
+			names[side->nr++] = paths->v[i];
+	}
+	side->reps = reps;
+	side->names = names;
+	side->unread = *why;
+}
+
+static int write_diff(FILE *f, void *d)
+{
+	return lh_diff_write(d, args->format, f);
+}
+
+static int output(const struct lh_diff *d)
+{
+	struct lh_diag diag = { 0 };
+	int ret;
+
+	if (!args->output)
+		return lh_diff_write(d, args->format, stdout);
+	ret = lh_lockfile_write_path(args->output, "diff", write_diff, (void *)d, &diag);
+	lh_print_diag(&diag, LH_DIAG_KEEP, false);
+	lh_diag_release(&diag);
+	return ret;
+}
+
+int lh_cmd_diff(int argc, char **argv)
+{
+	/* max_new ULONG_MAX: --max-new-offenders not given */
+	struct diff_args a = { .format = LH_FORMAT_TEXT, .max_new = ULONG_MAX };
+	const struct lh_option options[] = {
+		LH_OPT_GROUP("diff"),
+		LH_OPT_CALLBACK('b', "base", &a.base, "FILE",
+				"a report of the base (repeatable; instead of the BASE.json operand)",
+				lh_opt_list),
+		LH_OPT_CALLBACK('n', "new", &a.new, "FILE",
+				"a report of the new kernel (repeatable; instead of the NEW.json operand)",
+				lh_opt_list),
+		LH_OPT_CALLBACK('f', "format", &a.format, "FORMAT", "text (default), json or junit",
+				lh_opt_format),
+		LH_OPT_STRING('o', "output", &a.output, "FILE",
+			      "write the comparison to FILE (atomically), not standard output"),
+		LH_OPT_BOOL(0, "accept-error", &a.accept_error,
+			    "compare reports whose own verdict is error (default: an error)"),
+		LH_OPT_BOOL('q', "quiet", &a.quiet, "print no warnings or notes on stderr"),
+		LH_OPT_GROUP("gates"),
+		LH_OPT_CALLBACK(0, "max-growth", &a.gate, "TRACER=PCT",
+				"fail when TRACER's worst (or p99.9) grew by more than PCT percent (repeatable; 'all' for every tracer)",
+				opt_growth),
+		LH_OPT_UINT(0, "max-new-offenders", &a.max_new, "N",
+			    "fail when more than N offender signatures are new"),
+		LH_OPT_CALLBACK(0, "fail-on-new", &a.gate, "SEVERITY",
+				"fail when a rule of SEVERITY or above hits and did not in the base: info, warning, critical, none (default)",
+				opt_fail_on_new),
+		LH_OPT_END(),
+	};
+	struct lh_report **base = NULL, **new = NULL;
+	const char **base_names = NULL, **new_names = NULL;
+	char *base_why = NULL, *new_why = NULL;
+	struct lh_diff_side bs, ns;
+	struct lh_diff *d = NULL;
+	int first, code = LH_EXIT_ERROR;
+	size_t i, v;
+
+	args = &a;
+	lh_diff_gate_init(&a.gate);
+	first = lh_parse_command(argc, argv, options, diff_usage, diff_epilogue,
+				 LH_OPERANDS_FILES);
+	if (first == LH_OPTS_HELP)
+		return lh_finish_stdout(LH_EXIT_PASS);
+	if (first < 0)
+		goto out;
+	lh_quiet = a.quiet;
+	if (a.format == LH_FORMAT_HTML) {
+		lh_error("diff writes text, json or junit, not html");
+		goto out;
+	}
+	if (a.base.nr || a.new.nr) {
+		if (first < argc) {
+			lh_error("unexpected argument '%s': give the reports as operands or with --base and --new, not both",
+				 argv[first]);
+			goto out;
+		}
+	} else if (argc - first == 2) {
+		lh_opt_list(&options[1], argv[first]);
+		lh_opt_list(&options[2], argv[first + 1]);
+	}
+	if (!a.base.nr || !a.new.nr) {
+		lh_error("expected BASE.json NEW.json, or --base and --new; see 'lathound diff --help'");
+		goto out;
+	}
+	a.gate.accept_error = a.accept_error;
+	a.gate.has_max_new = a.max_new != ULONG_MAX;
+	a.gate.max_new_offenders = a.max_new;
+	base = lh_xcalloc(a.base.nr, sizeof(*base));
+	new = lh_xcalloc(a.new.nr, sizeof(*new));
+	base_names = lh_xcalloc(a.base.nr, sizeof(*base_names));
+	new_names = lh_xcalloc(a.new.nr, sizeof(*new_names));
+	/* Reports that cannot be read make the verdict error, said in the output too. */
+	load_side(&a.base, base, base_names, &base_why, &bs);
+	load_side(&a.new, new, new_names, &new_why, &ns);
+	d = lh_diff_compute(&bs, &ns, &a.gate);
+	if (output(d))
+		goto out;
+	if (d->error) {
+		lh_error("%s", d->error);
+		goto out;
+	}
+	if (a.output || a.format != LH_FORMAT_TEXT)
+		for (v = 0; v < d->nr_violations; v++)
+			lh_info("gate failed: %s", d->violations[v]);
+	code = d->nr_violations ? LH_EXIT_GATE : LH_EXIT_PASS;
+out:
+	lh_diff_free(d);
+	for (i = 0; base && i < a.base.nr; i++)
+		lh_report_free(base[i]);
+	for (i = 0; new && i < a.new.nr; i++)
+		lh_report_free(new[i]);
+	free(base);
+	free(new);
+	free(base_names);
+	free(new_names);
+	free(base_why);
+	free(new_why);
+	free(a.base.v);
+	free(a.new.v);
+	return lh_finish_stdout(code);
+}

@@ -1,0 +1,911 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Two sets of reports compared and the regression gates judged (diff.h). Reads the report
+ * model that report-load.c built (report-priv.h); writes text, JSON (json-c) and JUnit XML
+ * (escape.h), each with the same verdict.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "escape.h"
+#include "report-priv.h"
+
+void lh_diff_gate_init(struct lh_diff_gate *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->fail_on_new = LH_GATE_FAIL_NONE;
+}
+
+int lh_diff_gate_parse_growth(struct lh_diff_gate *g, const char *arg, const char **err)
+{
+	const char *value;
+	enum lh_tracer t;
+	char *end;
+	double pct;
+
+	if (lh_gate_parse_key(arg, "expected TRACER=PCT, e.g. irqsoff=10 or all=5%", &t, &value,
+			      err))
+		return -1;
+	errno = 0;
+	pct = strtod(value, &end);
+	if (*end == '%')
+		end++;
+	if (end == value || *end || errno || !isfinite(pct) || pct < 0) {
+		*err = "expected a growth in percent, e.g. irqsoff=10 or all=5%";
+		return -1;
+	}
+	if (g->has_growth[t]) {
+		*err = "a growth limit for this tracer was already given";
+		return -1;
+	}
+	g->has_growth[t] = true;
+	g->growth_pct[t] = pct;
+	return 0;
+}
+
+/* One side's sections of a tracer on one CPU (or all), summed over the side's reports. */
+struct acc {
+	struct lh_diff_value	v;
+	struct lh_histogram	h;
+	bool			hist_ok;	/* every report's histogram merged */
+};
+
+/* Return: whether rep's histograms count every section (not only each new maximum). */
+static bool counts_every_section(const struct lh_report *rep)
+{
+	return !rep->has_run || !rep->run.mode || strcmp(rep->run.mode, "record") ||
+	       rep->run.threshold_ns;
+}
+
+static void acc_add(struct acc *a, unsigned long count, uint64_t worst_us,
+		    const struct lh_histogram *h, bool every)
+{
+	if (!count)
+		return;
+	a->v.present = true;
+	a->v.count += count;
+	if (lh_report_us_to_ns(worst_us) > a->v.worst_ns)
+		a->v.worst_ns = lh_report_us_to_ns(worst_us);
+	if (!every || lh_histogram_merge(&a->h, h))
+		a->hist_ok = false;
+}
+
+static void acc_done(struct acc *a)
+{
+	uint64_t lo;
+
+	a->v.dist = a->v.present && a->hist_ok && a->h.count >= LH_DIFF_MIN_DIST &&
+		    lh_histogram_percentile(&a->h, 2, &lo, &a->v.p999_ns);
+	lh_histogram_release(&a->h);
+}
+
+/* Sums tracer t on cpu (LH_DIFF_ALL_CPUS: every CPU) over the reports of s. */
+static struct lh_diff_value side_value(const struct lh_diff_side *s, enum lh_tracer t, int cpu)
+{
+	struct acc a = { .hist_ok = true };
+	size_t i, slot = (size_t)(cpu + 1);
+
+	for (i = 0; i < s->nr; i++) {
+		const struct lh_report_tracer *tr = &s->reps[i]->tracers[t];
+		bool every = counts_every_section(s->reps[i]);
+
+		if (cpu == LH_DIFF_ALL_CPUS)
+			acc_add(&a, tr->count, tr->worst.latency_us, &tr->hist, every);
+		else if (slot < tr->nr_cpus && tr->cpus[slot].seen)
+			acc_add(&a, tr->cpus[slot].count, tr->cpus[slot].max_us,
+				&tr->cpus[slot].dist, every);
+	}
+	acc_done(&a);
+	return a.v;
+}
+
+/* Return: why tracer t was not measured on side s (borrowed), or NULL. */
+static const char *not_measured(const struct lh_diff_side *s, enum lh_tracer t)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (s->reps[i]->has_run && s->reps[i]->run.not_measured[t])
+			return s->reps[i]->run.not_measured[t];
+	return NULL;
+}
+
+/* Return: the highest CPU slot count of tracer t over both sides. */
+static size_t max_slots(const struct lh_diff *d, enum lh_tracer t)
+{
+	const struct lh_diff_side *sides[] = { &d->base, &d->new };
+	size_t i, j, n = 0;
+
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < sides[j]->nr; i++)
+			if (sides[j]->reps[i]->tracers[t].nr_cpus > n)
+				n = sides[j]->reps[i]->tracers[t].nr_cpus;
+	return n;
+}
+
+static void set_error(struct lh_diff *d, char *why)
+{
+	if (d->error)
+		free(why);
+	else
+		d->error = why;
+}
+
+static void violation(struct lh_diff *d, char *what)
+{
+	LH_GROW(d->violations, d->nr_violations + 1, d->alloc_violations);
+	d->violations[d->nr_violations++] = what;
+}
+
+static struct lh_diff_row *new_row(struct lh_diff *d)
+{
+	LH_GROW(d->rows, d->nr_rows + 1, d->alloc_rows);
+	memset(&d->rows[d->nr_rows], 0, sizeof(d->rows[0]));
+	return &d->rows[d->nr_rows++];
+}
+
+static void fill_row(struct lh_diff_row *r)
+{
+	r->basis = r->base.dist && r->new.dist ? LH_DIFF_P999 : LH_DIFF_WORST;
+	r->base_ns = r->basis == LH_DIFF_P999 ? r->base.p999_ns : r->base.worst_ns;
+	r->new_ns = r->basis == LH_DIFF_P999 ? r->new.p999_ns : r->new.worst_ns;
+	if (!r->base.present || !r->new.present || r->new_ns == r->base_ns)
+		r->change_pct = 0;
+	else if (!r->base_ns)
+		r->change_pct = INFINITY;
+	else
+		r->change_pct = ((double)r->new_ns - (double)r->base_ns) * 100 / (double)r->base_ns;
+}
+
+/* Per tracer, then per CPU; the --max-growth gate on the tracer rows. */
+static void compare_tracers(struct lh_diff *d)
+{
+	size_t slot, n;
+	int t;
+
+	for (t = 0; t < LH_TRACER_NR; t++) {
+		const char *name = lh_tracer_name(t), *why;
+		bool own = d->gate.has_growth[t] && t != LH_TRACER_UNKNOWN;
+		bool gated = own || d->gate.has_growth[LH_TRACER_UNKNOWN];
+		struct lh_diff_row *r;
+
+		r = new_row(d);
+		r->tracer = t;
+		r->cpu = LH_DIFF_ALL_CPUS;
+		r->base = side_value(&d->base, t, LH_DIFF_ALL_CPUS);
+		r->new = side_value(&d->new, t, LH_DIFF_ALL_CPUS);
+		if (!r->base.present && !r->new.present) {
+			d->nr_rows--;
+			if (own)
+				set_error(d, lh_xasprintf("%s is gated by --max-growth but neither side measured it",
+							  name));
+			continue;
+		}
+		fill_row(r);
+		if (gated && !r->base.present != !r->new.present) {
+			why = not_measured(r->base.present ? &d->new : &d->base, t);
+			set_error(d, lh_xasprintf("%s is gated by --max-growth but only the %s reports measured it%s%s",
+						  name, r->base.present ? "base" : "new",
+						  why ? ": " : "", why ? why : ""));
+		} else if (gated && (why = not_measured(&d->base, t))) {
+			set_error(d, lh_xasprintf("%s is gated by --max-growth but a base report did not measure it: %s",
+						  name, why));
+		} else if (gated && (why = not_measured(&d->new, t))) {
+			set_error(d, lh_xasprintf("%s is gated by --max-growth but a new report did not measure it: %s",
+						  name, why));
+		} else if (gated) {
+			r->gated = true;
+			r->limit_pct = d->gate.growth_pct[own ? t : LH_TRACER_UNKNOWN];
+			r->failed = r->change_pct > r->limit_pct;
+		}
+		if (r->failed) {
+			char a[32], b[32];
+
+			violation(d, lh_xasprintf("%s: %s grew %+.1f%% (%s -> %s), over --max-growth %s=%g%%",
+						  name, r->basis == LH_DIFF_P999 ? "p99.9" : "worst",
+						  r->change_pct,
+						  lh_report_fmt_us(r->base_ns, a, sizeof(a)),
+						  lh_report_fmt_us(r->new_ns, b, sizeof(b)),
+						  own ? name : "all", r->limit_pct));
+		}
+		n = max_slots(d, t);
+		for (slot = 0; slot < n; slot++) {
+			struct lh_diff_value bv, nv;
+
+			bv = side_value(&d->base, t, lh_report_slot_cpu(slot));
+			nv = side_value(&d->new, t, lh_report_slot_cpu(slot));
+			if (!bv.present && !nv.present)
+				continue;
+			r = new_row(d);
+			r->tracer = t;
+			r->cpu = lh_report_slot_cpu(slot);
+			r->base = bv;
+			r->new = nv;
+			fill_row(r);
+		}
+	}
+}
+
+/* An offender of one side, for matching by signature. */
+struct sig {
+	const char	*text;
+	bool		new;
+	unsigned long	count;
+	uint64_t	worst_us;
+};
+
+static int cmp_sig(const void *a, const void *b)
+{
+	const struct sig *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+
+	return c ? c : (int)x->new - (int)y->new;
+}
+
+/* New first, then grown, then gone; the worst first within each. */
+static int cmp_offender(const void *a, const void *b)
+{
+	const struct lh_diff_offender *x = a, *y = b;
+	uint64_t wx = x->change == LH_DIFF_GONE ? x->base_worst_us : x->new_worst_us;
+	uint64_t wy = y->change == LH_DIFF_GONE ? y->base_worst_us : y->new_worst_us;
+
+	if (x->change != y->change)
+		return (int)x->change - (int)y->change;
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	return strcmp(x->signature, y->signature);
+}
+
+static size_t side_sigs(const struct lh_diff_side *s, bool new, struct sig *v, size_t n,
+			unsigned long *other)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct lh_report *rep = s->reps[i];
+
+		*other += rep->other_count;
+		for (j = 0; j < rep->nr_offenders; j++)
+			v[n++] = (struct sig){ rep->offenders[j].signature, new,
+					       rep->offenders[j].count, rep->offenders[j].worst_us };
+	}
+	return n;
+}
+
+static size_t side_nr_offenders(const struct lh_diff_side *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr; i++)
+		n += s->reps[i]->nr_offenders;
+	return n;
+}
+
+/* Offenders matched by signature; the --max-new-offenders gate. */
+static void compare_offenders(struct lh_diff *d)
+{
+	size_t n = side_nr_offenders(&d->base) + side_nr_offenders(&d->new), i, j, k;
+	unsigned long other_base = 0, other_new = 0;
+	struct sig *v = lh_xcalloc(n + 1, sizeof(*v));
+
+	n = side_sigs(&d->base, false, v, 0, &other_base);
+	n = side_sigs(&d->new, true, v, n, &other_new);
+	qsort(v, n, sizeof(*v), cmp_sig);
+	d->offenders = lh_xcalloc(n + 1, sizeof(*d->offenders));
+	for (i = 0; i < n; i = j) {
+		struct lh_diff_offender o = { .signature = v[i].text };
+
+		for (j = i; j < n && !strcmp(v[j].text, v[i].text); j++) {
+			unsigned long *count = v[j].new ? &o.new_count : &o.base_count;
+			uint64_t *worst = v[j].new ? &o.new_worst_us : &o.base_worst_us;
+
+			*count += v[j].count;
+			if (v[j].worst_us > *worst)
+				*worst = v[j].worst_us;
+		}
+		if (!o.base_count)
+			o.change = LH_DIFF_NEW;
+		else if (!o.new_count)
+			o.change = LH_DIFF_GONE;
+		else if (o.new_worst_us > o.base_worst_us)
+			o.change = LH_DIFF_GROWN;
+		else
+			continue;
+		d->nr_new_offenders += o.change == LH_DIFF_NEW;
+		d->offenders[d->nr_offenders++] = o;
+	}
+	qsort(d->offenders, d->nr_offenders, sizeof(*d->offenders), cmp_offender);
+	free(v);
+	if (!d->gate.has_max_new)
+		return;
+	if (other_base || other_new) {
+		set_error(d, lh_xasprintf("--max-new-offenders cannot be judged: %lu sections went to the 'other' offender group (more than %d signatures)",
+					  other_base + other_new, LH_REPORT_SIGNATURES));
+		return;
+	}
+	if (d->nr_new_offenders > d->gate.max_new_offenders) {
+		for (k = 0; k < d->nr_offenders && d->offenders[k].change != LH_DIFF_NEW; k++)
+			;
+		violation(d, lh_xasprintf("%zu new offender signature%s, over --max-new-offenders %lu (worst: %s)",
+					  d->nr_new_offenders, d->nr_new_offenders == 1 ? "" : "s",
+					  d->gate.max_new_offenders, d->offenders[k].signature));
+	}
+}
+
+/* One rule summed over a side: hits on records not accepted, and records not evaluated. */
+struct rule_sum {
+	bool			seen;
+	enum lh_severity	severity;
+	unsigned long		hits;
+	unsigned long		unevaluated;
+};
+
+/* Return: the rules rep was judged by. */
+static size_t nr_rules(const struct lh_report *rep)
+{
+	return rep->rules ? lh_rules_count(rep->rules) : 0;
+}
+
+static struct rule_sum side_rule(const struct lh_diff_side *s, const char *id)
+{
+	struct rule_sum sum = { 0 };
+	size_t i, j;
+
+	for (i = 0; i < s->nr; i++) {
+		const struct lh_report *rep = s->reps[i];
+
+		for (j = 0; j < nr_rules(rep); j++) {
+			const struct lh_rule *rule = lh_rules_get(rep->rules, j);
+
+			if (strcmp(rule->id, id))
+				continue;
+			sum.seen = true;
+			sum.severity = rule->severity;
+			if (j >= rep->nr_rules)		/* counters grow with the first hit */
+				continue;
+			sum.hits += rep->rule_agg[j].gate_hits;
+			sum.unevaluated += rep->rule_agg[j].gate_unevaluated;
+		}
+	}
+	return sum;
+}
+
+static bool rule_listed(const struct lh_diff *d, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_rules; i++)
+		if (!strcmp(d->rules[i].id, id))
+			return true;
+	return false;
+}
+
+/* Rules whose hits grew, by id; the --fail-on-new gate. */
+static void compare_rules(struct lh_diff *d)
+{
+	const struct lh_diff_side *sides[] = { &d->new, &d->base };
+	size_t s, i, j;
+
+	for (s = 0; s < 2; s++) {
+		for (i = 0; i < sides[s]->nr; i++) {
+			const struct lh_report *rep = sides[s]->reps[i];
+
+			for (j = 0; j < nr_rules(rep); j++) {
+				const char *id = lh_rules_get(rep->rules, j)->id;
+				struct rule_sum b, n;
+				bool gated;
+
+				if (rule_listed(d, id))
+					continue;
+				b = side_rule(&d->base, id);
+				n = side_rule(&d->new, id);
+				if (!n.seen)
+					n.severity = b.severity;
+				gated = n.severity != LH_SEV_IGNORE && n.severity >= d->gate.fail_on_new &&
+					d->gate.fail_on_new != LH_GATE_FAIL_NONE;
+				if (gated && (b.unevaluated || n.unevaluated))
+					set_error(d, lh_xasprintf("--fail-on-new cannot be judged: rule '%s' could not be evaluated on %lu record%s",
+								  id, b.unevaluated + n.unevaluated,
+								  b.unevaluated + n.unevaluated == 1 ? "" : "s"));
+				if (n.hits <= b.hits)
+					continue;
+				LH_GROW(d->rules, d->nr_rules + 1, d->alloc_rules);
+				d->rules[d->nr_rules++] = (struct lh_diff_rule){
+					.id = id, .severity = n.severity, .in_base = b.seen,
+					.base_hits = b.hits, .new_hits = n.hits,
+					.failed = gated && !b.hits,
+				};
+				if (gated && !b.hits)
+					violation(d, lh_xasprintf("rule '%s' (%s) hit %lu record%s, none in the base%s, at or above --fail-on-new %s",
+								  id, lh_severity_name(n.severity), n.hits,
+								  n.hits == 1 ? "" : "s",
+								  b.seen ? "" : " (the base reports lack the rule)",
+								  lh_severity_name(d->gate.fail_on_new)));
+			}
+		}
+	}
+}
+
+/* Return: rep's IRQ handler statistics (borrowed), or NULL. */
+static const struct lh_irqstat *irqstat(const struct lh_report *rep)
+{
+	return rep->has_run ? rep->run.irqstat : NULL;
+}
+
+/* The longest run of handler (irq, name) over every CPU of every report of s. */
+static void side_irq(const struct lh_diff_side *s, int irq, const char *name, uint64_t *max_ns,
+		     uint64_t *count)
+{
+	size_t i, j;
+
+	*max_ns = *count = 0;
+	for (i = 0; i < s->nr; i++) {
+		const struct lh_irqstat *st = irqstat(s->reps[i]);
+
+		for (j = 0; st && j < lh_irqstat_count(st); j++) {
+			const struct lh_irqstat_entry *e = lh_irqstat_get(st, j);
+
+			if (e->irq != irq || strcmp(e->name, name))
+				continue;
+			*count += e->count;
+			if (e->max_ns > *max_ns)
+				*max_ns = e->max_ns;
+		}
+	}
+}
+
+static bool irq_listed(const struct lh_diff *d, int irq, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_irqs; i++)
+		if (d->irqs[i].irq == irq && !strcmp(d->irqs[i].name, name))
+			return true;
+	return false;
+}
+
+/* Handlers of the new reports whose longest run grew (or that are new). */
+static void compare_irqs(struct lh_diff *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->new.nr; i++) {
+		const struct lh_irqstat *st = irqstat(d->new.reps[i]);
+
+		for (j = 0; st && j < lh_irqstat_count(st); j++) {
+			const struct lh_irqstat_entry *e = lh_irqstat_get(st, j);
+			struct lh_diff_irq q = { .irq = e->irq, .name = e->name };
+
+			if (irq_listed(d, e->irq, e->name))
+				continue;
+			side_irq(&d->base, e->irq, e->name, &q.base_max_ns, &q.base_count);
+			side_irq(&d->new, e->irq, e->name, &q.new_max_ns, &q.new_count);
+			if (q.new_max_ns <= q.base_max_ns && q.base_count)
+				continue;
+			LH_GROW(d->irqs, d->nr_irqs + 1, d->alloc_irqs);
+			d->irqs[d->nr_irqs++] = q;
+		}
+	}
+}
+
+/* Reports whose own verdict is error are not compared unless accepted. */
+static void check_reports(struct lh_diff *d, const struct lh_diff_side *s, const char *side)
+{
+	size_t i;
+
+	if (s->unread)
+		set_error(d, lh_xasprintf("a %s report could not be read: %s", side, s->unread));
+	if (!s->nr)
+		set_error(d, lh_xasprintf("no %s report", side));
+	for (i = 0; i < s->nr && !d->gate.accept_error; i++)
+		if (lh_report_error(s->reps[i]))
+			set_error(d, lh_xasprintf("%s report '%s': its verdict is error (%s); --accept-error compares it anyway",
+						  side, s->names[i], lh_report_error(s->reps[i])));
+}
+
+struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh_diff_side *new,
+				const struct lh_diff_gate *g)
+{
+	struct lh_diff *d = lh_xcalloc(1, sizeof(*d));
+
+	d->gate = *g;
+	d->base = *base;
+	d->new = *new;
+	check_reports(d, base, "base");
+	check_reports(d, new, "new");
+	compare_tracers(d);
+	compare_offenders(d);
+	compare_rules(d);
+	compare_irqs(d);
+	return d;
+}
+
+void lh_diff_free(struct lh_diff *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->nr_violations; i++)
+		free(d->violations[i]);
+	free(d->violations);
+	free(d->rows);
+	free(d->offenders);
+	free(d->rules);
+	free(d->irqs);
+	free(d->error);
+	free(d);
+}
+
+const char *lh_diff_verdict(const struct lh_diff *d)
+{
+	return d->error ? "error" : d->nr_violations ? "fail" : "pass";
+}
+
+static const char *const change_names[] = { "new", "grown", "gone" };
+
+static const char *basis_name(enum lh_diff_basis b)
+{
+	return b == LH_DIFF_P999 ? "p99.9" : "worst";
+}
+
+/* "+50us (+25.0%)", "-3us (-1.2%)", "+7us (from 0)", "=" . Return: buf. */
+static char *fmt_change(const struct lh_diff_row *r, char *buf, size_t len)
+{
+	char us[32];
+	uint64_t delta = r->new_ns > r->base_ns ? r->new_ns - r->base_ns : r->base_ns - r->new_ns;
+
+	if (!r->base.present || !r->new.present)
+		snprintf(buf, len, "%s", r->base.present ? "gone" : "new");
+	else if (!delta)
+		snprintf(buf, len, "=");
+	else if (isinf(r->change_pct))
+		snprintf(buf, len, "+%s (from 0)", lh_report_fmt_us(delta, us, sizeof(us)));
+	else
+		snprintf(buf, len, "%c%s (%+.1f%%)", r->new_ns > r->base_ns ? '+' : '-',
+			 lh_report_fmt_us(delta, us, sizeof(us)), r->change_pct);
+	return buf;
+}
+
+static char *fmt_side(const struct lh_diff_value *v, uint64_t ns, char *buf, size_t len)
+{
+	if (!v->present)
+		return strcpy(buf, "-");
+	return lh_report_fmt_us(ns, buf, len);
+}
+
+static void write_gates_text(const struct lh_diff *d, FILE *out)
+{
+	const char *sep = "";
+	int t;
+
+	fputs("Gates:", out);
+	for (t = 0; t < LH_TRACER_NR; t++) {
+		if (!d->gate.has_growth[t])
+			continue;
+		fprintf(out, "%s --max-growth %s=%g%%", sep,
+			t == LH_TRACER_UNKNOWN ? "all" : lh_tracer_name(t), d->gate.growth_pct[t]);
+		sep = ",";
+	}
+	if (d->gate.has_max_new) {
+		fprintf(out, "%s --max-new-offenders %lu", sep, d->gate.max_new_offenders);
+		sep = ",";
+	}
+	if (d->gate.fail_on_new != LH_GATE_FAIL_NONE) {
+		fprintf(out, "%s --fail-on-new %s", sep, lh_severity_name(d->gate.fail_on_new));
+		sep = ",";
+	}
+	fputs(*sep ? "\n" : " none\n", out);
+}
+
+static void write_names(const struct lh_diff_side *s, const char *label, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "%-5s %zu report%s:", label, s->nr, s->nr == 1 ? "" : "s");
+	for (i = 0; i < s->nr; i++)
+		fprintf(out, " %s", s->names[i]);
+	fputc('\n', out);
+}
+
+static int write_text(const struct lh_diff *d, FILE *out)
+{
+	char a[32], b[32], c[64], cpu[16];
+	size_t i;
+
+	fputs("lathound diff\n", out);
+	write_names(&d->base, "Base:", out);
+	write_names(&d->new, "New:", out);
+	fprintf(out, "A worst case is one sample: 'by' p99.9 when both sides count every section (>= %d), worst otherwise.\n\n",
+		LH_DIFF_MIN_DIST);
+	fprintf(out, "%-15s %-4s %-6s %12s %12s  %s\n", "Tracer", "CPU", "by", "base", "new",
+		"change");
+	for (i = 0; i < d->nr_rows; i++) {
+		const struct lh_diff_row *r = &d->rows[i];
+
+		if (r->cpu == LH_DIFF_ALL_CPUS)
+			strcpy(cpu, "all");
+		else if (r->cpu < 0)
+			strcpy(cpu, "?");
+		else
+			snprintf(cpu, sizeof(cpu), "%d", r->cpu);
+		fprintf(out, "%-15s %-4s %-6s %12s %12s  %s%s\n", lh_tracer_name(r->tracer), cpu,
+			basis_name(r->basis), fmt_side(&r->base, r->base_ns, a, sizeof(a)),
+			fmt_side(&r->new, r->new_ns, b, sizeof(b)), fmt_change(r, c, sizeof(c)),
+			r->failed ? "  FAIL" : "");
+	}
+	if (!d->nr_rows)
+		fputs("(no sections on either side)\n", out);
+	fprintf(out, "\nOffenders: %zu new, %zu changed in all\n", d->nr_new_offenders,
+		d->nr_offenders);
+	for (i = 0; i < d->nr_offenders; i++) {
+		const struct lh_diff_offender *o = &d->offenders[i];
+
+		fprintf(out, "  %-5s %lluus -> %lluus (%lu -> %lu sections)  %s\n",
+			change_names[o->change], (unsigned long long)o->base_worst_us,
+			(unsigned long long)o->new_worst_us, o->base_count, o->new_count,
+			o->signature);
+	}
+	fprintf(out, "\nRules whose hits grew: %zu\n", d->nr_rules);
+	for (i = 0; i < d->nr_rules; i++)
+		fprintf(out, "  %s (%s): %lu -> %lu%s%s\n", d->rules[i].id,
+			lh_severity_name(d->rules[i].severity), d->rules[i].base_hits,
+			d->rules[i].new_hits, d->rules[i].in_base ? "" : " (not in the base rules)",
+			d->rules[i].failed ? "  FAIL" : "");
+	fprintf(out, "\nIRQ handlers whose max grew: %zu\n", d->nr_irqs);
+	for (i = 0; i < d->nr_irqs; i++)
+		fprintf(out, "  irq %d %s: %s -> %s\n", d->irqs[i].irq, d->irqs[i].name,
+			d->irqs[i].base_count ?
+				lh_report_fmt_us(d->irqs[i].base_max_ns, a, sizeof(a)) : "-",
+			lh_report_fmt_us(d->irqs[i].new_max_ns, b, sizeof(b)));
+	fputc('\n', out);
+	write_gates_text(d, out);
+	if (d->error)
+		fprintf(out, "Verdict: ERROR: %s\n", d->error);
+	else
+		fprintf(out, "Verdict: %s\n", d->nr_violations ? "FAIL" : "PASS");
+	for (i = 0; i < d->nr_violations; i++)
+		fprintf(out, "  %s\n", d->violations[i]);
+	return 0;
+}
+
+static json_object *jns_us(uint64_t ns)
+{
+	return json_object_new_double((double)ns / 1000);
+}
+
+static json_object *jside(const struct lh_diff_value *v)
+{
+	json_object *o;
+
+	if (!v->present)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "sections", json_object_new_uint64(v->count));
+	json_object_object_add(o, "worst_us", jns_us(v->worst_ns));
+	json_object_object_add(o, "p99_9_us", v->dist ? jns_us(v->p999_ns) : NULL);
+	return o;
+}
+
+static json_object *jnames(const struct lh_diff_side *s)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		json_object_array_add(a, json_object_new_string(s->names[i]));
+	return a;
+}
+
+static json_object *jrow(const struct lh_diff_row *r)
+{
+	json_object *o = json_object_new_object();
+	bool both = r->base.present && r->new.present;
+
+	json_object_object_add(o, "tracer", json_object_new_string(lh_tracer_name(r->tracer)));
+	json_object_object_add(o, "cpu", r->cpu == LH_DIFF_ALL_CPUS ?
+				json_object_new_string("all") : json_object_new_int(r->cpu));
+	json_object_object_add(o, "by", json_object_new_string(basis_name(r->basis)));
+	json_object_object_add(o, "base", jside(&r->base));
+	json_object_object_add(o, "new", jside(&r->new));
+	json_object_object_add(o, "change_us", both ? json_object_new_double(
+				((double)r->new_ns - (double)r->base_ns) / 1000) : NULL);
+	json_object_object_add(o, "change_pct", both && isfinite(r->change_pct) ?
+				json_object_new_double(r->change_pct) : NULL);
+	json_object_object_add(o, "gated", json_object_new_boolean(r->gated));
+	if (r->gated)
+		json_object_object_add(o, "max_growth_pct", json_object_new_double(r->limit_pct));
+	json_object_object_add(o, "failed", json_object_new_boolean(r->failed));
+	return o;
+}
+
+static int write_json(const struct lh_diff *d, FILE *out)
+{
+	json_object *root = json_object_new_object(), *a;
+	const char *text;
+	size_t i;
+	int ret = 0, e;
+
+	json_object_object_add(root, "diff_version", json_object_new_int(1));
+	json_object_object_add(root, "verdict", json_object_new_string(lh_diff_verdict(d)));
+	json_object_object_add(root, "error", d->error ? json_object_new_string(d->error) : NULL);
+	a = json_object_new_array();
+	for (i = 0; i < d->nr_violations; i++)
+		json_object_array_add(a, json_object_new_string(d->violations[i]));
+	json_object_object_add(root, "violations", a);
+	json_object_object_add(root, "base", jnames(&d->base));
+	json_object_object_add(root, "new", jnames(&d->new));
+	json_object_object_add(root, "p99_9_min_sections", json_object_new_int(LH_DIFF_MIN_DIST));
+	a = json_object_new_array();
+	for (i = 0; i < d->nr_rows; i++)
+		json_object_array_add(a, jrow(&d->rows[i]));
+	json_object_object_add(root, "rows", a);
+	json_object_object_add(root, "new_offenders", json_object_new_uint64(d->nr_new_offenders));
+	a = json_object_new_array();
+	for (i = 0; i < d->nr_offenders; i++) {
+		const struct lh_diff_offender *o = &d->offenders[i];
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "change", json_object_new_string(change_names[o->change]));
+		json_object_object_add(j, "signature", json_object_new_string(o->signature));
+		json_object_object_add(j, "base_count", json_object_new_uint64(o->base_count));
+		json_object_object_add(j, "new_count", json_object_new_uint64(o->new_count));
+		json_object_object_add(j, "base_worst_us", json_object_new_uint64(o->base_worst_us));
+		json_object_object_add(j, "new_worst_us", json_object_new_uint64(o->new_worst_us));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(root, "offenders", a);
+	a = json_object_new_array();
+	for (i = 0; i < d->nr_rules; i++) {
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "id", json_object_new_string(d->rules[i].id));
+		json_object_object_add(j, "severity",
+				       json_object_new_string(lh_severity_name(d->rules[i].severity)));
+		json_object_object_add(j, "in_base", json_object_new_boolean(d->rules[i].in_base));
+		json_object_object_add(j, "base_hits", json_object_new_uint64(d->rules[i].base_hits));
+		json_object_object_add(j, "new_hits", json_object_new_uint64(d->rules[i].new_hits));
+		json_object_object_add(j, "failed", json_object_new_boolean(d->rules[i].failed));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(root, "rules", a);
+	a = json_object_new_array();
+	for (i = 0; i < d->nr_irqs; i++) {
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "irq", json_object_new_int(d->irqs[i].irq));
+		json_object_object_add(j, "name", json_object_new_string(d->irqs[i].name));
+		json_object_object_add(j, "base_max_us", d->irqs[i].base_count ?
+				       jns_us(d->irqs[i].base_max_ns) : NULL);
+		json_object_object_add(j, "new_max_us", jns_us(d->irqs[i].new_max_ns));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(root, "irq_handlers", a);
+
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	errno = 0;
+	if (!text || fputs(text, out) == EOF || putc('\n', out) == EOF)
+		ret = -1;
+	e = errno;
+	json_object_put(root);
+	errno = e;
+	return ret;
+}
+
+/* One <testcase>: failure (NULL: passed) and system-out (NULL: none) escaped. */
+static int junit_case(FILE *out, const char *name, const char *failure, const char *err,
+		      const char *sysout)
+{
+	int ret = 0;
+
+	fputs("    <testcase classname=\"lathound.diff\" name=\"", out);
+	ret |= lh_escape_xml(out, name);
+	fputs("\">\n", out);
+	if (err) {
+		fputs("      <error message=\"", out);
+		ret |= lh_escape_xml(out, err);
+		fputs("\"/>\n", out);
+	}
+	if (failure) {
+		fputs("      <failure message=\"", out);
+		ret |= lh_escape_xml(out, failure);
+		fputs("\"/>\n", out);
+	}
+	if (sysout) {
+		fputs("      <system-out>", out);
+		ret |= lh_escape_xml(out, sysout);
+		fputs("</system-out>\n", out);
+	}
+	fputs("    </testcase>\n", out);
+	return ret;
+}
+
+/*
+ * One testcase per tracer row (failed when its growth gate failed), one for new offenders,
+ * one for new rule hits, and one for the comparison itself (an error when it could not be
+ * judged).
+ */
+static int write_junit(const struct lh_diff *d, FILE *out)
+{
+	size_t i, failures = 0, cases = 3;
+	int ret = 0;
+	char *s;
+
+	for (i = 0; i < d->nr_rows; i++)
+		if (d->rows[i].cpu == LH_DIFF_ALL_CPUS) {
+			cases++;
+			failures += d->rows[i].failed;
+		}
+	for (i = 0; i < d->nr_rules; i++)
+		failures += d->rules[i].failed;
+	failures += d->gate.has_max_new && d->nr_new_offenders > d->gate.max_new_offenders;
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
+	fprintf(out, "  <testsuite name=\"lathound diff\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
+		cases, failures, d->error ? 1 : 0);
+	ret |= junit_case(out, "comparison", NULL, d->error, lh_diff_verdict(d));
+	for (i = 0; i < d->nr_rows; i++) {
+		const struct lh_diff_row *r = &d->rows[i];
+		char name[64], a[32], b[32], c[64];
+
+		if (r->cpu != LH_DIFF_ALL_CPUS)
+			continue;
+		snprintf(name, sizeof(name), "%s %s growth", lh_tracer_name(r->tracer),
+			 basis_name(r->basis));
+		s = lh_xasprintf("%s: %s -> %s, %s%s", basis_name(r->basis),
+				 fmt_side(&r->base, r->base_ns, a, sizeof(a)),
+				 fmt_side(&r->new, r->new_ns, b, sizeof(b)),
+				 fmt_change(r, c, sizeof(c)), r->gated ? "" : " (not gated)");
+		ret |= junit_case(out, name, r->failed ? s : NULL, NULL, s);
+		free(s);
+	}
+	s = lh_xasprintf("%zu new offender signature%s%s", d->nr_new_offenders,
+			 d->nr_new_offenders == 1 ? "" : "s",
+			 d->gate.has_max_new ? "" : " (not gated)");
+	ret |= junit_case(out, "new offenders",
+			  d->gate.has_max_new && d->nr_new_offenders > d->gate.max_new_offenders ?
+				s : NULL, NULL, s);
+	free(s);
+	s = NULL;
+	for (i = 0; i < d->nr_rules; i++) {
+		char *t;
+
+		if (!d->rules[i].failed)
+			continue;
+		t = lh_xasprintf("%s%s'%s' %lu new hits", s ? s : "", s ? "; " : "",
+				 d->rules[i].id, d->rules[i].new_hits);
+		free(s);
+		s = t;
+	}
+	ret |= junit_case(out, "new rule hits", s, NULL,
+			  d->gate.fail_on_new == LH_GATE_FAIL_NONE ? "not gated" : s ? s : "none");
+	free(s);
+	fputs("  </testsuite>\n</testsuites>\n", out);
+	return ret ? -1 : 0;
+}
+
+int lh_diff_write(const struct lh_diff *d, enum lh_format f, FILE *out)
+{
+	errno = 0;
+	switch (f) {
+	case LH_FORMAT_TEXT:
+		write_text(d, out);
+		break;
+	case LH_FORMAT_JSON:
+		if (write_json(d, out))
+			return -1;
+		break;
+	case LH_FORMAT_JUNIT:
+		if (write_junit(d, out))
+			return -1;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	return lh_report_stream_status(out);
+}

@@ -1,0 +1,1567 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The JSON report read back into the report model (report-load.h): json-c parses, this file
+ * checks each field's presence and type and adds what it says to the report being built.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "report-load.h"
+#include "report-priv.h"
+#include "rules.h"
+
+#define MAX_REPORT_BYTES	(1UL << 30)	/* a report file larger than this is refused */
+
+/* One input's identity, for the checks that reports merged are of one board. */
+struct input {
+	char	*name;
+	char	*host;
+	char	*kernel;
+	char	*run_id;
+};
+
+struct lh_report_loader {
+	struct lh_report_load_opts	o;
+	struct lh_report		*rep;
+	struct lh_htab			rule_ids;	/* rules of rep->own_rules by id */
+	unsigned long			seq;		/* records read, in order */
+	size_t				max_kept;
+	struct input			*inputs;
+	size_t				nr_inputs;
+	size_t				alloc_inputs;
+	char				**merged;	/* what merged_from will say */
+	size_t				nr_merged;
+	size_t				alloc_merged;
+	/* the first report's gate, and whether another one's differs */
+	struct lh_gate			gate;
+	bool				budgets_differ;
+	bool				fail_on_differ;
+	char				*differ;	/* the report that differs first */
+	/* a single report's own verdict, to check that its data reach it */
+	char				*verdict;
+};
+
+/* What reading one report needs: its name, where problems go, the field being read. */
+struct ctx {
+	struct lh_report_loader	*l;
+	struct lh_report	*rep;
+	const char		*name;
+	struct lh_diag		*diag;
+	char			path[256];
+	size_t			len;
+	bool			failed;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+bad(struct ctx *c, const char *key, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->failed = true;
+	lh_diag_add(c->diag, LH_DIAG_ERROR, "report '%s': %s%s%s: %s", c->name, c->path,
+		    c->len && key ? "." : "", key ? key : "", msg);
+}
+
+/* Appends ".seg" (or "[i]" when seg is NULL) to the path. Return: the length to pop to. */
+static size_t push(struct ctx *c, const char *seg, size_t i)
+{
+	size_t old = c->len;
+	int n;
+
+	if (seg)
+		n = snprintf(c->path + c->len, sizeof(c->path) - c->len, "%s%s",
+			     c->len ? "." : "", seg);
+	else
+		n = snprintf(c->path + c->len, sizeof(c->path) - c->len, "[%zu]", i);
+	if (n > 0)
+		c->len += (size_t)n < sizeof(c->path) - c->len ? (size_t)n :
+			  sizeof(c->path) - c->len - 1;
+	return old;
+}
+
+static void pop(struct ctx *c, size_t len)
+{
+	c->len = len;
+	c->path[len] = '\0';
+}
+
+static const char *type_name(json_type t)
+{
+	switch (t) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+		return "a number";
+	case json_type_int:
+		return "an integer";
+	case json_type_object:
+		return "an object";
+	case json_type_array:
+		return "an array";
+	case json_type_string:
+		return "a string";
+	}
+	return "something else";
+}
+
+/*
+ * Return: member key of o, which must be there and of type want (a number may be an
+ * integer); NULL when it is null and nullable, or after an error.
+ */
+static json_object *member(struct ctx *c, json_object *o, const char *key, json_type want,
+			   bool nullable)
+{
+	json_object *v;
+	json_type t;
+
+	if (!o)
+		return NULL;
+	if (!json_object_object_get_ex(o, key, &v)) {
+		bad(c, key, "missing");
+		return NULL;
+	}
+	t = json_object_get_type(v);
+	if (t == want || (want == json_type_double && t == json_type_int))
+		return v;
+	if (t == json_type_null && nullable)
+		return NULL;
+	bad(c, key, "expected %s%s, got %s", type_name(want), nullable ? " or null" : "",
+	    type_name(t));
+	return NULL;
+}
+
+static uint64_t get_u64(struct ctx *c, json_object *o, const char *key)
+{
+	json_object *v = member(c, o, key, json_type_int, false);
+	int64_t n;
+
+	if (!v)
+		return 0;
+	n = json_object_get_int64(v);
+	if (n < 0) {
+		bad(c, key, "negative count %lld", (long long)n);
+		return 0;
+	}
+	return (uint64_t)n;
+}
+
+/* An int, null (nullable) being -1. */
+static int get_int(struct ctx *c, json_object *o, const char *key, bool nullable)
+{
+	json_object *v = member(c, o, key, json_type_int, nullable);
+	int64_t n;
+
+	if (!v)
+		return -1;
+	n = json_object_get_int64(v);
+	if (n < (nullable ? 0 : INT_MIN) || n > INT_MAX) {
+		bad(c, key, "%lld is out of range", (long long)n);
+		return -1;
+	}
+	return (int)n;
+}
+
+static bool get_bool(struct ctx *c, json_object *o, const char *key)
+{
+	json_object *v = member(c, o, key, json_type_boolean, false);
+
+	return v && json_object_get_boolean(v);
+}
+
+/* A number of unit (1000: us, 1e9: s) as ns, exact to the ns the writers keep. */
+static uint64_t number_ns(struct ctx *c, json_object *v, const char *key, double unit)
+{
+	double d;
+
+	if (json_object_is_type(v, json_type_int)) {
+		int64_t n = json_object_get_int64(v);
+
+		/* a saturated count or latency (INT64_MAX) stays saturated */
+		if (n >= 0)
+			return (uint64_t)n > UINT64_MAX / (uint64_t)unit ? UINT64_MAX :
+			       (uint64_t)n * (uint64_t)unit;
+	} else {
+		d = json_object_get_double(v) * unit;
+		if (isfinite(d) && d >= 0 && d < 1.8e19)
+			return (uint64_t)llround(d);
+	}
+	bad(c, key, "%s is not a duration", json_object_get_string(v));
+	return 0;
+}
+
+static uint64_t get_ns(struct ctx *c, json_object *o, const char *key, double unit)
+{
+	json_object *v = member(c, o, key, json_type_double, false);
+
+	return v ? number_ns(c, v, key, unit) : 0;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Return: s[0..len) made inert, in arena a: printable ASCII and valid UTF-8 as they are,
+ * every other byte as "\xHH", as the parser does with a trace's text.
+ */
+static char *inert(struct lh_arena *a, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char *out = lh_arena_alloc(a, 4 * len + 1), *p = out;
+	size_t i = 0, n;
+
+	while (i < len) {
+		if (u[i] >= 0x20 && u[i] < 0x7f) {
+			*p++ = (char)u[i++];
+		} else if ((n = lh_utf8_printable(u + i))) {	/* json-c ends it with a NUL */
+			memcpy(p, u + i, n);
+			p += n;
+			i += n;
+		} else {
+			p += sprintf(p, "\\x%02x", u[i++]);
+		}
+	}
+	*p = '\0';
+	return out;
+}
+
+/* A string or null (nullable), inert, in arena a. */
+static const char *get_str(struct ctx *c, json_object *o, const char *key, bool nullable,
+			   struct lh_arena *a)
+{
+	json_object *v = member(c, o, key, json_type_string, nullable);
+
+	if (!v)
+		return NULL;
+	return inert(a, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+}
+
+/* "2026-11-29T18:00:01Z" or null as CLOCK_REALTIME ns (0: null). */
+static uint64_t get_time(struct ctx *c, json_object *o, const char *key)
+{
+	json_object *v = member(c, o, key, json_type_string, true);
+	const char *s;
+	struct tm tm = { 0 };
+	char back[32];
+	time_t t;
+	int n = 0;
+
+	if (!v)
+		return 0;
+	s = json_object_get_string(v);
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) == 6 && !s[n]) {
+		tm.tm_year -= 1900;
+		tm.tm_mon--;
+		t = timegm(&tm);
+		if (t > 0 && lh_report_iso8601((uint64_t)t * 1000000000ULL, back, sizeof(back)) &&
+		    !strcmp(back, s))
+			return (uint64_t)t * 1000000000ULL;
+	}
+	bad(c, key, "'%s' is not a time as YYYY-MM-DDTHH:MM:SSZ", inert(&c->rep->arena, s,
+									  strlen(s)));
+	return 0;
+}
+
+/* A "FILE:LINE" source (or FILE alone) into *file (in arena a) and *line. */
+static void get_source(struct ctx *c, json_object *o, const char *key, struct lh_arena *a,
+		       const char **file, unsigned long *line)
+{
+	const char *s = get_str(c, o, key, true, a), *colon;
+	char *end;
+
+	*file = s;
+	*line = 0;
+	if (!s)
+		return;
+	colon = strrchr(s, ':');
+	if (!colon || !colon[1] || colon[1] < '0' || colon[1] > '9')
+		return;
+	errno = 0;
+	*line = strtoul(colon + 1, &end, 10);
+	if (*end || errno || !*line) {
+		*line = 0;
+		return;
+	}
+	*file = lh_arena_strndup(a, s, (size_t)(colon - s));
+}
+
+/* Return: the tracer a key or field names: a known one, "unknown", or (any) unknown. */
+static enum lh_tracer tracer_of(const char *name, bool *known)
+{
+	enum lh_tracer t = lh_tracer_from_name(name, strlen(name));
+
+	*known = t != LH_TRACER_UNKNOWN || !strcmp(name, "unknown");
+	return t;
+}
+
+/* The fields of a histogram object (doc/report-json.md) in v, added to h. */
+static void get_hist_fields(struct ctx *c, json_object *v, struct lh_histogram *h)
+{
+	json_object *a, *b;
+	struct lh_histogram x = { 0 };
+	uint64_t count, sum = 0;
+	size_t i, n;
+	const char *unit;
+
+	unit = get_str(c, v, "unit", false, &c->rep->arena);
+	if (unit && strcmp(unit, "us"))
+		bad(c, "unit", "'%s' is not \"us\"", unit);
+	a = member(c, v, "buckets", json_type_array, false);
+	n = a ? json_object_array_length(a) : 0;
+	for (i = 0; i < n; i++) {
+		size_t q = push(c, "buckets", 0);
+		uint64_t lo, hi, k;
+
+		push(c, NULL, i);
+		b = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(b, json_type_object)) {
+			bad(c, NULL, "expected an object");
+			pop(c, q);
+			continue;
+		}
+		lo = get_ns(c, b, "lo", 1000);
+		hi = get_ns(c, b, "hi", 1000);
+		k = get_u64(c, b, "count");
+		if (!c->failed && lh_histogram_add_bucket(&x, lo, hi, k))
+			bad(c, NULL, "bucket [%llu, %llu) ns is empty or overlaps another",
+			    (unsigned long long)lo, (unsigned long long)hi);
+		pop(c, q);
+	}
+	count = get_u64(c, v, "count");
+	if (!c->failed && count != x.count)
+		bad(c, "count", "%llu, but the buckets count %llu", (unsigned long long)count,
+		    (unsigned long long)x.count);
+	if (count) {
+		json_object *mean = member(c, v, "mean", json_type_double, false);
+		unsigned __int128 s;
+
+		x.min_ns = get_ns(c, v, "min", 1000);
+		x.max_ns = get_ns(c, v, "max", 1000);
+		/* the mean is kept to the ns: so is the sum, to count/2 ns */
+		s = mean ? (unsigned __int128)number_ns(c, mean, "mean", 1000) * count : 0;
+		sum = s > UINT64_MAX ? UINT64_MAX : (uint64_t)s;
+	}
+	x.sum_ns = sum;
+	x.dropped = get_u64(c, v, "dropped");
+	if (!c->failed && lh_histogram_merge(h, &x))
+		bad(c, NULL, "its buckets do not fit those of the same histogram read before");
+	lh_histogram_release(&x);
+}
+
+/* The histogram object member key of o, added to h. */
+static void get_hist(struct ctx *c, json_object *o, const char *key, struct lh_histogram *h)
+{
+	json_object *v = member(c, o, key, json_type_object, false);
+	size_t p;
+
+	if (!v)
+		return;
+	p = push(c, key, 0);
+	get_hist_fields(c, v, h);
+	pop(c, p);
+}
+
+/* Return: a where object (or null) as *w; false when null or bad. */
+static bool get_where(struct ctx *c, json_object *o, const char *key, struct lh_report_where *w)
+{
+	json_object *v = member(c, o, key, json_type_object, true), *t;
+	struct lh_arena *a = &c->rep->arena;
+	const char *s;
+	size_t p;
+
+	memset(w, 0, sizeof(*w));
+	if (!v)
+		return false;
+	p = push(c, key, 0);
+	w->set = true;
+	w->latency_us = get_u64(c, v, "latency_us");
+	w->cpu = get_int(c, v, "cpu", true);
+	t = member(c, v, "task", json_type_object, false);
+	if (t) {
+		size_t q = push(c, "task", 0);
+
+		s = get_str(c, t, "comm", true, a);
+		snprintf(w->comm, sizeof(w->comm), "%s", s ? s : "");
+		w->pid = get_int(c, t, "pid", true);
+		pop(c, q);
+	}
+	s = get_str(c, v, "started_at", true, a);
+	snprintf(w->started, sizeof(w->started), "%s", s ? s : "");
+	s = get_str(c, v, "ended_at", true, a);
+	snprintf(w->ended, sizeof(w->ended), "%s", s ? s : "");
+	get_source(c, v, "source", a, &w->source, &w->line);
+	s = get_str(c, v, "irq", true, a);
+	snprintf(w->irq, sizeof(w->irq), "%s", s ? s : "");
+	s = get_str(c, v, "rule", true, a);
+	snprintf(w->rule, sizeof(w->rule), "%s", s ? s : "");
+	pop(c, p);
+	return !c->failed;
+}
+
+static void merge_where(struct lh_report_where *dst, const struct lh_report_where *src)
+{
+	if (src->set && (!dst->set || src->latency_us > dst->latency_us))
+		*dst = *src;
+}
+
+/* Return: array key of o (length in *n), or NULL (n 0). */
+static json_object *array(struct ctx *c, json_object *o, const char *key, size_t *n)
+{
+	json_object *a = member(c, o, key, json_type_array, false);
+
+	*n = a ? json_object_array_length(a) : 0;
+	return a;
+}
+
+/* Return: element i of a when it is an object; else NULL after an error. */
+static json_object *element(struct ctx *c, json_object *a, size_t i)
+{
+	json_object *e = json_object_array_get_idx(a, i);
+
+	if (json_object_is_type(e, json_type_object))
+		return e;
+	bad(c, NULL, "expected an object, got %s", type_name(json_object_get_type(e)));
+	return NULL;
+}
+
+static void load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer *tr)
+{
+	json_object *a, *e;
+	size_t i, n, p;
+
+	a = array(c, o, "cpus", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_report_where w;
+		struct lh_report_cpu *slot;
+		int cpu;
+
+		p = push(c, "cpus", 0);
+		push(c, NULL, i);
+		e = element(c, a, i);
+		cpu = get_int(c, e, "cpu", true);
+		slot = e ? lh_report_cpu_slot(tr, cpu) : NULL;
+		if (e && !slot)
+			bad(c, "cpu", "CPU %d is beyond the %d a report tracks", cpu,
+			    LH_REPORT_MAX_CPUS);
+		if (slot) {
+			slot->count += get_u64(c, e, "count");
+			get_u64(c, e, "max_us");
+			get_hist(c, e, "histogram", &slot->dist);
+			if (get_where(c, e, "worst", &w)) {
+				if (!slot->worst)
+					slot->worst = lh_xcalloc(1, sizeof(*slot->worst));
+				merge_where(slot->worst, &w);
+			}
+		}
+		pop(c, p);
+	}
+}
+
+static void load_progression(struct ctx *c, json_object *o, struct lh_report_tracer *tr)
+{
+	json_object *a, *e;
+	size_t i, n, p;
+
+	a = array(c, o, "progression", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_report_step *s;
+
+		p = push(c, "progression", 0);
+		push(c, NULL, i);
+		e = element(c, a, i);
+		if (e) {
+			LH_GROW(tr->steps, tr->nr_steps + 1, tr->alloc_steps);
+			s = &tr->steps[tr->nr_steps++];
+			s->cpu = get_int(c, e, "cpu", true);
+			s->latency_us = get_u64(c, e, "latency_us");
+			s->at_ns = get_time(c, e, "at");
+			get_source(c, e, "source", &c->rep->arena, &s->source, &s->line);
+		}
+		pop(c, p);
+	}
+	tr->steps_dropped += get_u64(c, o, "progression_dropped");
+}
+
+static void load_tracers(struct ctx *c, json_object *root)
+{
+	json_object *o = member(c, root, "tracers", json_type_object, false);
+	struct lh_report *rep = c->rep;
+	struct lh_report_where w;
+	uint64_t n;
+
+	if (!o)
+		return;
+	json_object_object_foreach(o, key, v) {
+		size_t p = push(c, "tracers", 0);
+		struct lh_report_tracer *tr;
+		enum lh_tracer t;
+		bool known;
+
+		t = tracer_of(key, &known);
+		if (!known || !json_object_is_type(v, json_type_object)) {
+			bad(c, key, known ? "expected an object" : "unknown tracer");
+			pop(c, p);
+			continue;
+		}
+		push(c, key, 0);
+		tr = &rep->tracers[t];
+		tr->count += get_u64(c, v, "count");
+		n = get_u64(c, v, "accepted");
+		tr->accepted += n;
+		rep->accepted_records += n;
+		get_u64(c, v, "max_us");
+		if (rep->has_run && json_object_object_get_ex(v, "armed_s", NULL))
+			rep->run.armed_ns[t] += get_ns(c, v, "armed_s", 1e9);
+		if (rep->has_run && json_object_object_get_ex(v, "blind_s", NULL))
+			rep->run.blind_ns[t] += get_ns(c, v, "blind_s", 1e9);
+		if (get_where(c, v, "worst", &w))
+			merge_where(&tr->worst, &w);
+		if (get_where(c, v, "worst_gated", &w))
+			merge_where(&tr->gate, &w);
+		get_hist(c, v, "histogram", &tr->hist);
+		load_cpus(c, v, tr);
+		load_progression(c, v, tr);
+		pop(c, p);
+	}
+}
+
+/* Return: the index of rule id in the report's rules, or (size_t)-1. */
+static size_t rule_find(struct lh_report_loader *l, const char *id)
+{
+	uint64_t h = lh_hash(id, strlen(id), 0);
+	size_t pos = 0;
+	uint32_t idx;
+
+	while (lh_htab_find(&l->rule_ids, h, &pos, &idx))
+		if (!strcmp(lh_rules_get(l->rep->own_rules, idx)->id, id))
+			return idx;
+	return (size_t)-1;
+}
+
+static void load_rules(struct ctx *c, json_object *root)
+{
+	struct lh_report_loader *l = c->l;
+	struct lh_arena *a = &c->rep->arena;
+	json_object *arr, *e;
+	size_t i, n, p;
+
+	arr = array(c, root, "rules", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_rule desc = { 0 };
+		struct lh_report_rule *ra;
+		const char *sev;
+		size_t idx;
+
+		p = push(c, "rules", 0);
+		push(c, NULL, i);
+		e = element(c, arr, i);
+		desc.id = get_str(c, e, "id", false, a);
+		sev = get_str(c, e, "severity", false, a);
+		if (sev && lh_severity_parse(sev, &desc.severity))
+			bad(c, "severity", "'%s' is not a severity", sev);
+		desc.message = get_str(c, e, "message", true, a);
+		desc.limit_hit = get_str(c, e, "unevaluated_reason", true, a);
+		if (c->failed) {
+			pop(c, p);
+			continue;
+		}
+		idx = rule_find(l, desc.id);
+		if (idx == (size_t)-1) {
+			idx = lh_rules_add_described(c->rep->own_rules, &desc);
+			lh_htab_add(&l->rule_ids, lh_hash(desc.id, strlen(desc.id), 0),
+				    (uint32_t)idx);
+		} else if (lh_rules_get(c->rep->own_rules, idx)->severity != desc.severity) {
+			bad(c, "severity", "rule '%s' is %s here and %s in a report read before",
+			    desc.id, sev, lh_severity_name(lh_rules_get(c->rep->own_rules,
+									 idx)->severity));
+		}
+		ra = lh_report_rule_agg(c->rep, idx);
+		ra->hits += get_u64(c, e, "hits");
+		ra->accepted += get_u64(c, e, "accepted");
+		ra->gate_hits = ra->hits - (ra->accepted < ra->hits ? ra->accepted : ra->hits);
+		ra->worst_us = max_u64(ra->worst_us, get_u64(c, e, "worst_us"));
+		ra->gate_worst_us = max_u64(ra->gate_worst_us, get_u64(c, e, "gate_worst_us"));
+		ra->unevaluated += get_u64(c, e, "unevaluated");
+		ra->gate_unevaluated += get_u64(c, e, "gate_unevaluated");
+		c->rep->unevaluated_records += ra->unevaluated;
+		pop(c, p);
+	}
+}
+
+static void load_offenders(struct ctx *c, json_object *root)
+{
+	struct lh_report *rep = c->rep;
+	struct lh_arena *a = &rep->arena;
+	json_object *arr, *e, *f, *t;
+	size_t i, j, n, nf, p;
+
+	arr = array(c, root, "offenders", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_signature sig = { 0 };
+		struct lh_report_offender *o;
+		char text[LH_SIGNATURE_LEN];
+		const char *tracer, *saved, *comm = NULL;
+		uint64_t count, worst, accepted;
+		int cpu, pid = -1;
+		bool known;
+
+		p = push(c, "offenders", 0);
+		push(c, NULL, i);
+		e = element(c, arr, i);
+		saved = get_str(c, e, "signature", false, a);
+		tracer = get_str(c, e, "tracer", false, a);
+		if (tracer) {
+			sig.tracer = tracer_of(tracer, &known);
+			if (!known)
+				bad(c, "tracer", "unknown tracer '%s'", tracer);
+		}
+		sig.started = get_str(c, e, "started_at", true, a);
+		sig.ended = get_str(c, e, "ended_at", true, a);
+		f = array(c, e, "frames", &nf);
+		if (nf > LH_SIGNATURE_FRAMES)
+			bad(c, "frames", "%zu frames, a signature has at most %d", nf,
+			    LH_SIGNATURE_FRAMES);
+		for (j = 0; j < nf && j < LH_SIGNATURE_FRAMES; j++) {
+			json_object *s = json_object_array_get_idx(f, j);
+
+			if (!json_object_is_type(s, json_type_string)) {
+				bad(c, "frames", "expected strings");
+				break;
+			}
+			sig.frames[sig.nr_frames++] = inert(a, json_object_get_string(s),
+							    (size_t)json_object_get_string_len(s));
+		}
+		sig.has_wakeup = get_bool(c, e, "wakeup");
+		sig.woken = get_str(c, e, "woken", true, a);
+		count = get_u64(c, e, "count");
+		worst = get_u64(c, e, "worst_us");
+		accepted = get_u64(c, e, "accepted");
+		cpu = get_int(c, e, "cpu", true);
+		t = member(c, e, "task", json_type_object, false);
+		if (t) {
+			comm = get_str(c, t, "comm", true, a);
+			pid = get_int(c, t, "pid", true);
+		}
+		if (!c->failed && strcmp(lh_signature_text(&sig, text, sizeof(text)), saved))
+			bad(c, "signature", "'%s' does not match its fields ('%s')", saved, text);
+		if (c->failed) {
+			pop(c, p);
+			continue;
+		}
+		o = lh_report_offender(rep, &sig);
+		if (!o) {
+			rep->other_count += count;
+			rep->other_accepted += accepted;
+			rep->other_worst_us = max_u64(rep->other_worst_us, worst);
+		} else {
+			if (!o->count || worst > o->worst_us) {
+				o->worst_us = worst;
+				o->cpu = cpu;
+				o->pid = pid;
+				snprintf(o->comm, sizeof(o->comm), "%s", comm ? comm : "");
+			}
+			o->count += count;
+			o->accepted += accepted;
+		}
+		pop(c, p);
+	}
+	e = member(c, root, "offenders_other", json_type_object, false);
+	if (e) {
+		p = push(c, "offenders_other", 0);
+		rep->other_count += get_u64(c, e, "count");
+		rep->other_accepted += get_u64(c, e, "accepted");
+		rep->other_worst_us = max_u64(rep->other_worst_us, get_u64(c, e, "worst_us"));
+		pop(c, p);
+	}
+}
+
+static void load_task(struct ctx *c, json_object *o, const char *key, struct lh_record *r,
+		      struct lh_task *t, bool wake)
+{
+	json_object *v = member(c, o, key, json_type_object, false);
+	const char *state;
+	size_t p;
+
+	if (!v)
+		return;
+	p = push(c, key, 0);
+	t->comm = get_str(c, v, "comm", true, &r->arena);
+	t->pid = get_int(c, v, "pid", true);
+	if (wake) {
+		t->prio = get_int(c, v, "prio", true);
+		state = get_str(c, v, "state", true, &r->arena);
+		if (state && strlen(state) != 1)
+			bad(c, "state", "'%s' is not a task state", state);
+		t->state = state ? state[0] : 0;
+	} else {
+		t->uid = get_int(c, v, "uid", true);
+		t->policy = get_int(c, v, "policy", true);
+		t->rt_prio = get_int(c, v, "rt_prio", true);
+	}
+	pop(c, p);
+}
+
+/* A list of rule ids as rule indices, in rule order. */
+static void rule_ids(struct ctx *c, json_object *o, const char *key, size_t **v, size_t *nr,
+		     size_t *alloc)
+{
+	json_object *a, *s;
+	size_t i, n, k, idx;
+
+	a = array(c, o, key, &n);
+	for (i = 0; i < n; i++) {
+		s = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(s, json_type_string)) {
+			bad(c, key, "expected rule ids");
+			return;
+		}
+		idx = rule_find(c->l, json_object_get_string(s));
+		if (idx == (size_t)-1) {
+			bad(c, key, "rule '%s' is not in the report's rules",
+			    inert(&c->rep->arena, json_object_get_string(s),
+				  (size_t)json_object_get_string_len(s)));
+			return;
+		}
+		LH_GROW(*v, *nr + 1, *alloc);
+		for (k = *nr; k > 0 && (*v)[k - 1] > idx; k--)
+			(*v)[k] = (*v)[k - 1];
+		(*v)[k] = idx;
+		(*nr)++;
+	}
+}
+
+static void load_stacks(struct ctx *c, json_object *e, struct lh_record *r)
+{
+	json_object *a, *st, *f, *offs, *o;
+	size_t i, j, n, nf, no;
+
+	/* "stack_offsets": what the trace printed after each frame of the first stack */
+	offs = array(c, e, "stack_offsets", &no);
+	a = array(c, e, "stacks", &n);
+	if (n > LH_MAX_STACKS)
+		bad(c, "stacks", "%zu stacks, a record has at most %d", n, LH_MAX_STACKS);
+	for (i = 0; i < n && i < LH_MAX_STACKS; i++) {
+		st = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(st, json_type_array)) {
+			bad(c, "stacks", "expected arrays of frames");
+			return;
+		}
+		nf = json_object_array_length(st);
+		for (j = 0; j < nf; j++) {
+			const char *s;
+
+			f = json_object_array_get_idx(st, j);
+			if (!json_object_is_type(f, json_type_string)) {
+				bad(c, "stacks", "expected frames as strings");
+				return;
+			}
+			s = inert(&r->arena, json_object_get_string(f),
+				  (size_t)json_object_get_string_len(f));
+			o = i == 0 && j < no ? json_object_array_get_idx(offs, j) : NULL;
+			if (o && !json_object_is_type(o, json_type_string)) {
+				bad(c, "stack_offsets", "expected offsets as strings or null");
+				return;
+			}
+			if (o) {
+				const char *t = inert(&r->arena, json_object_get_string(o),
+						      (size_t)json_object_get_string_len(o));
+
+				lh_record_add_frame_off(r, i, s, strlen(s), t, strlen(t));
+			} else {
+				lh_record_add_frame(r, i, s, strlen(s));
+			}
+		}
+		r->nr_stacks = i + 1;
+	}
+}
+
+static void load_record(struct ctx *c, json_object *e, struct lh_record *r, struct lh_match *m)
+{
+	json_object *a, *x;
+	const char *s;
+	size_t i, n, p;
+	bool known;
+
+	s = get_str(c, e, "tracer", false, &r->arena);
+	if (s) {
+		r->tracer = tracer_of(s, &known);
+		r->tracer_name = s;
+	}
+	r->latency_us = get_u64(c, e, "latency_us");
+	r->cpu = get_int(c, e, "cpu", true);
+	r->nr_cpus = get_int(c, e, "nr_cpus", true);
+	r->preempt_model = get_str(c, e, "preempt_model", true, &r->arena);
+	r->kernel = get_str(c, e, "kernel", true, &r->arena);
+	load_task(c, e, "task", r, &r->task, false);
+	r->started_at = get_str(c, e, "started_at", true, &r->arena);
+	r->started_at_offset = get_str(c, e, "started_at_offset", true, &r->arena);
+	r->ended_at = get_str(c, e, "ended_at", true, &r->arena);
+	r->ended_at_offset = get_str(c, e, "ended_at_offset", true, &r->arena);
+	load_stacks(c, e, r);
+	if (member(c, e, "entries", json_type_int, true))
+		r->entries = get_u64(c, e, "entries");
+	r->entries_present = get_u64(c, e, "entries_present");
+	s = get_str(c, e, "body", false, &r->arena);
+	if (s && !strcmp(s, lh_body_name(LH_BODY_ELIDED)))
+		r->elided = true;
+	else if (s && !strcmp(s, lh_body_name(LH_BODY_CUT)))
+		r->truncated = r->entries_present >= r->entries;
+	else if (s && strcmp(s, lh_body_name(LH_BODY_COMPLETE)))
+		bad(c, "body", "unknown body state");
+	a = array(c, e, "function_counts", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_func *f;
+
+		p = push(c, "function_counts", 0);
+		push(c, NULL, i);
+		x = element(c, a, i);
+		if (x) {
+			int64_t k = (int64_t)get_u64(c, x, "count");
+
+			f = lh_record_add_func(r);
+			f->name = get_str(c, x, "name", true, &r->arena);
+			f->count = k > UINT_MAX ? UINT_MAX : (unsigned int)k;
+		}
+		pop(c, p);
+	}
+	a = array(c, e, "irqs", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_irq *q;
+		json_object *d;
+
+		p = push(c, "irqs", 0);
+		push(c, NULL, i);
+		x = element(c, a, i);
+		if (x) {
+			q = lh_record_add_irq(r);
+			q->irq = get_int(c, x, "irq", true);
+			q->name = get_str(c, x, "name", true, &r->arena);
+			d = member(c, x, "duration_us", json_type_double, true);
+			if (d)
+				q->duration_us = (double)number_ns(c, d, "duration_us", 1000) / 1e3;
+			q->ret = get_str(c, x, "ret", true, &r->arena);
+		}
+		pop(c, p);
+	}
+	x = member(c, e, "woken", json_type_object, true);
+	if (x) {
+		r->has_wakeup = true;
+		load_task(c, e, "woken", r, &r->woken, true);
+		load_task(c, e, "waker", r, &r->waker, true);
+	}
+	rule_ids(c, e, "rules", &m->hits, &m->nr_hits, &m->alloc_hits);
+	rule_ids(c, e, "unevaluated_rules", &m->unevaluated, &m->nr_unevaluated,
+		 &m->alloc_unevaluated);
+	m->accepted = get_bool(c, e, "accepted");
+	for (i = 0; i < m->nr_hits; i++) {
+		enum lh_severity sev = lh_rules_get(c->rep->own_rules, m->hits[i])->severity;
+
+		if (sev != LH_SEV_IGNORE && (!m->has_worst || sev > m->worst)) {
+			m->has_worst = true;
+			m->worst = sev;
+		}
+	}
+	get_source(c, e, "source", &r->arena, &r->source, &r->line);
+	r->captured_ns = get_time(c, e, "captured_at");
+}
+
+static void load_records(struct ctx *c, json_object *root)
+{
+	struct lh_match m = { 0 };
+	json_object *a, *e;
+	size_t i, n, p, kept;
+
+	a = array(c, root, "records", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_record *r = lh_record_alloc();
+
+		p = push(c, "records", 0);
+		push(c, NULL, i);
+		m.nr_hits = m.nr_unevaluated = 0;
+		m.accepted = m.has_worst = false;
+		e = element(c, a, i);
+		if (e)
+			load_record(c, e, r, &m);
+		if (!c->failed)
+			lh_report_keep(c->rep, r, &m, c->l->seq++);
+		lh_record_free(r);
+		pop(c, p);
+	}
+	lh_match_release(&m);
+	c->rep->total += get_u64(c, root, "records_total");
+	kept = (size_t)get_u64(c, root, "records_kept");
+	if (!c->failed && kept != n)
+		bad(c, "records_kept", "%zu, but 'records' holds %zu", kept, n);
+	if (kept > c->l->max_kept)
+		c->l->max_kept = kept;
+}
+
+static void load_input(struct ctx *c, json_object *root)
+{
+	json_object *o = member(c, root, "input", json_type_object, false), *a, *s;
+	struct lh_report *rep = c->rep;
+	size_t i, n, p;
+
+	if (!o)
+		return;
+	p = push(c, "input", 0);
+	rep->parse.snapshots += get_u64(c, o, "snapshots");
+	rep->parse.skipped += get_u64(c, o, "skipped");
+	rep->parse.bad_lines += get_u64(c, o, "bad_lines");
+	rep->parse.incomplete += get_u64(c, o, "incomplete");
+	rep->parse.cut_lines += get_u64(c, o, "cut_lines");
+	rep->warnings_total += get_u64(c, o, "warnings_total");
+	a = array(c, o, "warnings", &n);
+	for (i = 0; i < n; i++) {
+		s = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(s, json_type_string)) {
+			bad(c, "warnings", "expected strings");
+			break;
+		}
+		if (rep->nr_warnings >= LH_REPORT_WARNINGS)
+			continue;
+		LH_GROW(rep->warnings, rep->nr_warnings + 1, rep->alloc_warnings);
+		rep->warnings[rep->nr_warnings++] =
+			lh_xstrdup(inert(&rep->arena, json_object_get_string(s),
+					 (size_t)json_object_get_string_len(s)));
+	}
+	a = array(c, o, "files", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_report_input in = { 0 };
+		size_t q;
+
+		q = push(c, "files", 0);
+		push(c, NULL, i);
+		s = element(c, a, i);
+		if (s) {
+			in.name = get_str(c, s, "name", false, &rep->arena);
+			in.snapshots = get_u64(c, s, "snapshots");
+			in.skipped = get_u64(c, s, "skipped");
+			in.problem = get_str(c, s, "problem", true, &rep->arena);
+			if (in.problem)
+				in.accepted = get_bool(c, s, "accepted");
+			if (in.name)
+				lh_report_add_input(rep, &in);
+		}
+		pop(c, q);
+	}
+	get_u64(c, o, "unread");
+	get_u64(c, o, "unread_accepted");
+	pop(c, p);
+}
+
+/* The run: its fields into *run (strings in the report's arena). Return: false when null. */
+static bool load_run(struct ctx *c, json_object *root, const char *mode, struct lh_run_info *run,
+		     uint64_t *duration_ns)
+{
+	json_object *o = member(c, root, "run", json_type_object, true), *nm;
+	struct lh_arena *a = &c->rep->arena;
+	size_t p;
+
+	memset(run, 0, sizeof(*run));
+	run->command_status = -1;
+	if (!o)
+		return false;
+	p = push(c, "run", 0);
+	run->mode = mode;
+	run->started_ns = get_time(c, o, "started_at");
+	run->ended_ns = get_time(c, o, "ended_at");
+	*duration_ns = get_ns(c, o, "duration_s", 1e9);
+	run->threshold_ns = get_ns(c, o, "threshold_us", 1000);
+	run->captures = get_u64(c, o, "captures");
+	run->sections_lost = get_u64(c, o, "sections_lost");
+	run->snapshots_dropped = get_u64(c, o, "snapshots_dropped");
+	run->wait_method = get_str(c, o, "wait_method", true, a);
+	run->command = get_str(c, o, "command", true, a);
+	run->command_status = get_int(c, o, "command_status", true);
+	run->end_reason = get_str(c, o, "end_reason", true, a);
+	run->kernel = get_str(c, o, "kernel", true, a);
+	run->host = get_str(c, o, "host", true, a);
+	run->run_id = get_str(c, o, "run_id", true, a);
+	nm = member(c, o, "not_measured", json_type_object, false);
+	if (nm) {
+		json_object_object_foreach(nm, key, v) {
+			enum lh_tracer t;
+			bool known;
+
+			t = tracer_of(key, &known);
+			if (!known || t == LH_TRACER_UNKNOWN ||
+			    !json_object_is_type(v, json_type_string)) {
+				bad(c, "not_measured", "'%s' is not a tracer with a reason",
+				    inert(a, key, strlen(key)));
+				continue;
+			}
+			run->not_measured[t] = inert(a, json_object_get_string(v),
+						     (size_t)json_object_get_string_len(v));
+		}
+	}
+	pop(c, p);
+	return true;
+}
+
+/* Adds run (a later report's) to the report's run. */
+static void merge_run(struct lh_report *rep, const struct lh_run_info *run, uint64_t duration_ns)
+{
+	struct lh_run_info *r = &rep->run;
+	int t;
+
+	if (!rep->has_run) {
+		uint64_t armed[LH_TRACER_NR];
+
+		/* armed times were added while the tracers were read */
+		memcpy(armed, r->armed_ns, sizeof(armed));
+		*r = *run;
+		memcpy(r->armed_ns, armed, sizeof(armed));
+		rep->has_run = true;
+		rep->duration_ns = duration_ns;
+		return;
+	}
+	if (run->started_ns && (!r->started_ns || run->started_ns < r->started_ns))
+		r->started_ns = run->started_ns;
+	if (run->ended_ns > r->ended_ns)
+		r->ended_ns = run->ended_ns;
+	rep->duration_ns += duration_ns;
+	r->captures += run->captures;
+	r->sections_lost += run->sections_lost;
+	r->snapshots_dropped += run->snapshots_dropped;
+	for (t = 0; t < LH_TRACER_NR; t++)
+		if (!r->not_measured[t])
+			r->not_measured[t] = run->not_measured[t];
+	if (!r->command_status && run->command_status > 0)
+		r->command_status = run->command_status;
+	r->end_reason = run->end_reason;
+	r->run_id = NULL;	/* several runs */
+}
+
+static void load_irq_stats(struct ctx *c, json_object *root)
+{
+	json_object *o = member(c, root, "irq_stats", json_type_object, true), *a, *e, *h;
+	struct lh_report *rep = c->rep;
+	uint64_t events, sum = 0;
+	size_t i, j, n, nh, p, q;
+
+	if (!o)
+		return;
+	if (!rep->has_run) {
+		bad(c, "irq_stats", "present without a run");
+		return;
+	}
+	if (!rep->own_irqstat)
+		rep->own_irqstat = lh_irqstat_alloc();
+	rep->run.irqstat = rep->own_irqstat;
+	p = push(c, "irq_stats", 0);
+	events = get_u64(c, o, "events");
+	lh_irqstat_add_lost(rep->own_irqstat, get_u64(c, o, "lost"));
+	lh_irqstat_add_dropped(rep->own_irqstat, get_u64(c, o, "dropped"));
+	a = array(c, o, "handlers", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_irqstat_entry ent = { 0 };
+		const char *name;
+
+		q = push(c, "handlers", 0);
+		push(c, NULL, i);
+		e = element(c, a, i);
+		ent.irq = get_int(c, e, "irq", false);
+		ent.cpu = get_int(c, e, "cpu", false);
+		name = get_str(c, e, "name", false, &rep->arena);
+		snprintf(ent.name, sizeof(ent.name), "%s", name ? name : "");
+		ent.count = get_u64(c, e, "count");
+		ent.max_ns = get_ns(c, e, "max_us", 1000);
+		ent.sum_ns = get_ns(c, e, "mean_us", 1000) * ent.count;
+		h = array(c, e, "histogram", &nh);
+		for (j = 0; j < nh; j++) {
+			json_object *b = json_object_array_get_idx(h, j);
+			uint64_t le;
+
+			if (!json_object_is_type(b, json_type_object)) {
+				bad(c, "histogram", "expected objects");
+				break;
+			}
+			le = get_ns(c, b, "le_us", 1000);
+			if (le < 2 || (le & (le - 1)) || __builtin_ctzll(le) > LH_IRQSTAT_BUCKETS) {
+				bad(c, "histogram", "le_us %s is not a power of two of ns",
+				    json_object_get_string(json_object_object_get(b, "le_us")));
+				break;
+			}
+			ent.hist[__builtin_ctzll(le) - 1] += get_u64(c, b, "count");
+		}
+		get_hist(c, e, "distribution", &ent.dist);
+		sum += ent.count;
+		if (!c->failed && lh_irqstat_merge_entry(rep->own_irqstat, &ent))
+			bad(c, NULL, "the handler does not fit the statistics read before");
+		lh_histogram_release(&ent.dist);
+		pop(c, q);
+	}
+	if (!c->failed && sum != events)
+		bad(c, "events", "%llu, but the handlers count %llu", (unsigned long long)events,
+		    (unsigned long long)sum);
+	pop(c, p);
+}
+
+static void load_hists(struct ctx *c, json_object *root)
+{
+	struct lh_report *rep = c->rep;
+	json_object *a, *e;
+	size_t i, k, n, p;
+
+	a = array(c, root, "histograms", &n);
+	for (i = 0; i < n; i++) {
+		struct lh_report_histogram *kh = NULL;
+		const char *source, *kind;
+		int cpu;
+
+		p = push(c, "histograms", 0);
+		push(c, NULL, i);
+		e = element(c, a, i);
+		source = get_str(c, e, "source", false, &rep->arena);
+		kind = get_str(c, e, "kind", false, &rep->arena);
+		cpu = get_int(c, e, "cpu", true);
+		if (c->failed) {
+			pop(c, p);
+			continue;
+		}
+		for (k = 0; k < rep->nr_hists && !kh; k++)
+			if (rep->hists[k].cpu == cpu && !strcmp(rep->hists[k].kind, kind) &&
+			    !strcmp(rep->hists[k].source, source))
+				kh = &rep->hists[k];
+		if (!kh) {
+			LH_GROW(rep->hists, rep->nr_hists + 1, rep->alloc_hists);
+			kh = &rep->hists[rep->nr_hists++];
+			memset(kh, 0, sizeof(*kh));
+			kh->source = source;
+			kh->kind = kind;
+			kh->cpu = cpu;
+		}
+		/* the histogram's own fields are at the entry's level */
+		get_hist_fields(c, e, &kh->h);
+		pop(c, p);
+	}
+}
+
+static void load_gate(struct ctx *c, json_object *root, struct lh_gate *g)
+{
+	json_object *o = member(c, root, "gate", json_type_object, false), *m;
+	const char *fail_on, *err;
+	size_t p;
+
+	lh_gate_init(g);
+	if (!o)
+		return;
+	p = push(c, "gate", 0);
+	m = member(c, o, "max_us", json_type_object, false);
+	if (m) {
+		json_object_object_foreach(m, key, v) {
+			enum lh_tracer t;
+			bool known;
+
+			t = tracer_of(key, &known);
+			if ((!known || t == LH_TRACER_UNKNOWN) && strcmp(key, "all")) {
+				bad(c, "max_us", "'%s' is not a tracer", inert(&c->rep->arena, key,
+									      strlen(key)));
+				continue;
+			}
+			if (!json_object_is_type(v, json_type_int) &&
+			    !json_object_is_type(v, json_type_double)) {
+				bad(c, "max_us", "%s: expected a number", key);
+				continue;
+			}
+			g->has_max[t] = true;
+			g->max_ns[t] = number_ns(c, v, "max_us", 1000);
+		}
+	}
+	fail_on = get_str(c, o, "fail_on", false, &c->rep->arena);
+	if (fail_on && lh_gate_parse_fail_on(g, fail_on, &err))
+		bad(c, "fail_on", "%s", err);
+	pop(c, p);
+}
+
+static bool same_budgets(const struct lh_gate *a, const struct lh_gate *b)
+{
+	int t;
+
+	for (t = 0; t < LH_TRACER_NR; t++)
+		if (a->has_max[t] != b->has_max[t] ||
+		    (a->has_max[t] && a->max_ns[t] != b->max_ns[t]))
+			return false;
+	return true;
+}
+
+/* The report's board and run, and whether they fit those read before. */
+static void check_input(struct ctx *c, const struct lh_run_info *run, json_object *root)
+{
+	struct lh_report_loader *l = c->l;
+	const char *kernel = run->kernel;
+	struct input *in;
+	size_t i;
+
+	if (!kernel && l->rep->nr_heap) {
+		/* analyze: the kernel the snapshots name */
+		struct lh_report_kept **k = lh_report_kept_sorted(l->rep);
+
+		kernel = k[0]->rec->kernel;
+		free(k);
+	}
+	LH_GROW(l->inputs, l->nr_inputs + 1, l->alloc_inputs);
+	in = &l->inputs[l->nr_inputs++];
+	in->name = lh_xstrdup(c->name);
+	in->host = run->host ? lh_xstrdup(run->host) : NULL;
+	in->kernel = kernel ? lh_xstrdup(kernel) : NULL;
+	in->run_id = run->run_id ? lh_xstrdup(run->run_id) : NULL;
+	for (i = 0; i + 1 < l->nr_inputs; i++) {
+		const struct input *o = &l->inputs[i];
+
+		if (in->run_id && o->run_id && !strcmp(in->run_id, o->run_id))
+			bad(c, NULL, "the same run (run_id %s) as '%s': merging would count it twice",
+			    in->run_id, o->name);
+		else if (in->host && o->host && strcmp(in->host, o->host))
+			bad(c, NULL, "host '%s', but '%s' is of host '%s': only reports of one board merge here",
+			    in->host, o->name, o->host);
+		else if (in->kernel && o->kernel && strcmp(in->kernel, o->kernel))
+			bad(c, NULL, "kernel '%s', but '%s' is of kernel '%s': only reports of one board merge here",
+			    in->kernel, o->name, o->kernel);
+		else
+			continue;
+		break;
+	}
+	(void)root;
+}
+
+static void add_merged(struct lh_report_loader *l, const char *name)
+{
+	LH_GROW(l->merged, l->nr_merged + 1, l->alloc_merged);
+	l->merged[l->nr_merged++] = lh_xstrdup(name);
+}
+
+static int load(struct ctx *c, json_object *root)
+{
+	struct lh_report_loader *l = c->l;
+	struct lh_report *rep = c->rep;
+	struct lh_run_info run;
+	uint64_t duration_ns = 0;
+	json_object *v, *a;
+	const char *mode, *verdict, *error;
+	struct lh_gate gate;
+	size_t i, n;
+	int64_t version;
+
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "lathound", NULL)) {
+		bad(c, NULL, "not a lathound report");
+		return -1;
+	}
+	if (!json_object_object_get_ex(root, "report_version", &v) ||
+	    !json_object_is_type(v, json_type_int)) {
+		bad(c, NULL, "no report_version: written by a lathound older than this reader knows");
+		return -1;
+	}
+	version = json_object_get_int64(v);
+	if (version != LH_REPORT_VERSION) {
+		v = json_object_object_get(root, "lathound");
+		bad(c, NULL, "report_version %lld (written by lathound %s), but this lathound (%s) reads version %d%s",
+		    (long long)version, json_object_is_type(v, json_type_string) ?
+		    inert(&rep->arena, json_object_get_string(v),
+			  (size_t)json_object_get_string_len(v)) : "?",
+		    LH_VERSION, LH_REPORT_VERSION,
+		    version > LH_REPORT_VERSION ? ": a newer lathound wrote it" : "");
+		return -1;
+	}
+	mode = get_str(c, root, "mode", false, &rep->arena);
+	if (mode && strcmp(mode, "analyze") && strcmp(mode, "record"))
+		bad(c, "mode", "'%s' is neither analyze nor record", mode);
+	verdict = get_str(c, root, "verdict", false, &rep->arena);
+	if (verdict && strcmp(verdict, "pass") && strcmp(verdict, "fail") &&
+	    strcmp(verdict, "error"))
+		bad(c, "verdict", "'%s' is not pass, fail or error", verdict);
+	error = get_str(c, root, "error", true, &rep->arena);
+	if (!c->failed && (error != NULL) != !strcmp(verdict, "error"))
+		bad(c, "error", "%s with the verdict '%s'", error ? "set" : "null", verdict);
+	load_gate(c, root, &gate);
+	if (load_run(c, root, mode, &run, &duration_ns)) {
+		if (mode && strcmp(mode, "record"))
+			bad(c, "run", "present in a report of mode '%s'", mode);
+		merge_run(rep, &run, duration_ns);
+	}
+	if (c->failed)
+		return -1;
+	load_rules(c, root);
+	load_tracers(c, root);
+	load_offenders(c, root);
+	load_records(c, root);
+	load_input(c, root);
+	load_irq_stats(c, root);
+	load_hists(c, root);
+	a = array(c, root, "merged_from", &n);
+	for (i = 0; i < n; i++) {
+		v = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(v, json_type_string)) {
+			bad(c, "merged_from", "expected report names");
+			break;
+		}
+		add_merged(l, inert(&rep->arena, json_object_get_string(v),
+				    (size_t)json_object_get_string_len(v)));
+	}
+	if (!n)
+		add_merged(l, c->name);
+	if (c->failed)
+		return -1;
+	check_input(c, &run, root);
+	if (c->failed)
+		return -1;
+
+	if (l->nr_inputs == 1) {
+		l->gate = gate;
+		l->verdict = lh_xstrdup(verdict);
+	} else if (!l->differ && (!same_budgets(&l->gate, &gate) ||
+				  l->gate.fail_on != gate.fail_on)) {
+		l->budgets_differ = !same_budgets(&l->gate, &gate);
+		l->fail_on_differ = l->gate.fail_on != gate.fail_on;
+		l->differ = lh_xstrdup(c->name);
+	}
+	/* an error of the run stays; one the gates derive is derived again */
+	if (error && !lh_report_error_is_derived(error)) {
+		char *why = l->nr_inputs == 1 ? lh_xstrdup(error) :
+			    lh_xasprintf("'%s': %s", c->name, error);
+
+		lh_report_set_error(rep, why);
+		free(why);
+	}
+	return 0;
+}
+
+struct lh_report_loader *lh_report_loader_alloc(const struct lh_report_load_opts *o)
+{
+	struct lh_report_loader *l = lh_xcalloc(1, sizeof(*l));
+	struct lh_report_opts ro = { .keep = SIZE_MAX };
+	struct lh_rules *rules = lh_rules_alloc();
+
+	if (o)
+		l->o = *o;
+	l->rep = lh_report_alloc(rules, &ro);
+	l->rep->own_rules = rules;
+	return l;
+}
+
+void lh_report_loader_free(struct lh_report_loader *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	lh_report_free(l->rep);
+	lh_htab_release(&l->rule_ids);
+	for (i = 0; i < l->nr_inputs; i++) {
+		free(l->inputs[i].name);
+		free(l->inputs[i].host);
+		free(l->inputs[i].kernel);
+		free(l->inputs[i].run_id);
+	}
+	free(l->inputs);
+	for (i = 0; i < l->nr_merged; i++)
+		free(l->merged[i]);
+	free(l->merged);
+	free(l->differ);
+	free(l->verdict);
+	free(l);
+}
+
+int lh_report_loader_add(struct lh_report_loader *l, const char *name, const char *buf,
+			 size_t len, struct lh_diag *diag)
+{
+	struct ctx c = { .l = l, .rep = l->rep, .name = name, .diag = diag };
+	struct json_tokener *tok;
+	json_object *root;
+	int ret;
+
+	if (!l->rep) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "report '%s': the reading already ended", name);
+		return -1;
+	}
+	tok = json_tokener_new();
+	if (!tok)
+		lh_oom();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	root = len > INT_MAX ? NULL : json_tokener_parse_ex(tok, buf, (int)len);
+	if (!root || json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) < len) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+		size_t end = json_tokener_get_parse_end(tok);
+
+		/* what follows the value must be white space only */
+		while (root && e == json_tokener_success && end < len &&
+		       strchr(" \t\r\n", buf[end]) && buf[end])
+			end++;
+		if (!root || e != json_tokener_success || end < len) {
+			lh_diag_add(diag, LH_DIAG_ERROR, "report '%s': not JSON: %s at byte %zu",
+				    name, root && e == json_tokener_success ?
+				    "data after the report" : len ? json_tokener_error_desc(e) :
+				    "the file is empty", end);
+			json_object_put(root);
+			json_tokener_free(tok);
+			return -1;
+		}
+	}
+	json_tokener_free(tok);
+	ret = load(&c, root);
+	json_object_put(root);
+	return ret;
+}
+
+int lh_report_loader_add_file(struct lh_report_loader *l, const char *path,
+			      struct lh_diag *diag)
+{
+	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "<stdin>" : path;
+	size_t alloc = 0, len = 0;
+	char *buf = NULL;
+	int fd, ret;
+
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot open report '%s': %s", path,
+			    strerror(errno));
+		return -1;
+	}
+	if (!is_stdin) {
+		/* a FIFO was opened without waiting for a writer: read it like a file */
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
+	ret = lh_read_fd(fd, &buf, &alloc, &len, MAX_REPORT_BYTES);
+	if (ret)
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot read report '%s': %s", path,
+			    errno == EFBIG ? "larger than 1 GiB" : strerror(errno));
+	if (!is_stdin)
+		close(fd);
+	if (!ret)
+		ret = lh_report_loader_add(l, name, buf ? buf : "", len, diag);
+	free(buf);
+	return ret;
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	const struct lh_report_step *x = a, *y = b;
+
+	if (x->at_ns != y->at_ns)
+		return x->at_ns < y->at_ns ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Each tracer's progression in time order (steps without a time first, in reading order),
+ * a step kept only where it beats its CPU's maximum so far: what the run (or the runs,
+ * merged) would have recorded.
+ */
+static void order_progressions(struct lh_report *rep)
+{
+	int t;
+
+	for (t = 0; t < LH_TRACER_NR; t++) {
+		struct lh_report_tracer *tr = &rep->tracers[t];
+		size_t i, k = 0, slot;
+
+		/* qsort is not stable: ties are broken by the address, the reading order */
+		qsort(tr->steps, tr->nr_steps, sizeof(*tr->steps), cmp_step);
+		for (slot = 0; slot < tr->nr_cpus; slot++) {
+			tr->cpus[slot].steps = 0;
+			tr->cpus[slot].seen = false;
+		}
+		for (i = 0; i < tr->nr_steps; i++) {
+			struct lh_report_step *s = &tr->steps[i];
+			struct lh_report_cpu *c = lh_report_cpu_slot(tr, s->cpu);
+
+			if (!c || (c->seen && s->latency_us <= c->max_us))
+				continue;
+			c->seen = true;
+			c->max_us = s->latency_us;
+			if (c->steps >= LH_REPORT_STEPS) {
+				tr->steps_dropped++;
+				continue;
+			}
+			c->steps++;
+			tr->steps[k++] = *s;
+		}
+		tr->nr_steps = k;
+		/* the maxima are those of every record, stepped or not */
+		for (slot = 0; slot < tr->nr_cpus; slot++) {
+			struct lh_report_cpu *c = &tr->cpus[slot];
+
+			if (c->worst && c->worst->set) {
+				c->seen = true;
+				c->max_us = c->worst->latency_us;
+			}
+		}
+	}
+}
+
+struct lh_report *lh_report_loader_finish(struct lh_report_loader *l, struct lh_diag *diag)
+{
+	struct lh_report *rep = l->rep;
+	struct lh_gate gate = l->gate;
+	const char *verdict;
+	size_t i, keep;
+	int t;
+
+	if (!rep || !l->nr_inputs) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "no report was read");
+		return NULL;
+	}
+	if ((l->budgets_differ && !l->o.max) || (l->fail_on_differ && !l->o.fail_on)) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "report '%s' was judged by other gates (%s) than '%s': give the gates to judge them all by (%s)",
+			    l->differ, l->budgets_differ ? "--max" : "--fail-on", l->inputs[0].name,
+			    l->budgets_differ ? "--max" : "--fail-on");
+		return NULL;
+	}
+	for (i = 0; l->nr_inputs > 1 && i < l->nr_inputs; i++)
+		if (!l->inputs[i].host || !l->inputs[i].kernel)
+			lh_diag_add(diag, LH_DIAG_WARNING, "report '%s' does not say its %s: it cannot be checked to be of the same board",
+				    l->inputs[i].name, !l->inputs[i].host ? "host" : "kernel");
+	order_progressions(rep);
+	keep = l->o.keep ? l->o.keep : l->max_kept;
+	lh_report_trim_kept(rep, keep);
+	rep->opts.keep = keep;
+	if (rep->own_irqstat)
+		lh_irqstat_sort(rep->own_irqstat);
+	if (l->nr_inputs > 1 || l->nr_merged > 1) {
+		rep->merged_from = l->merged;
+		rep->nr_merged_from = rep->alloc_merged_from = l->nr_merged;
+		l->merged = NULL;
+		l->nr_merged = 0;
+	}
+	if (l->o.max) {
+		for (t = 0; t < LH_TRACER_NR; t++) {
+			gate.has_max[t] = l->o.max->has_max[t];
+			gate.max_ns[t] = l->o.max->max_ns[t];
+		}
+	}
+	if (l->o.fail_on)
+		gate.fail_on = l->o.fail_on->fail_on;
+	lh_report_evaluate(rep, &gate);
+	verdict = rep->error ? "error" : rep->passed ? "pass" : "fail";
+	if (l->nr_inputs == 1 && !l->o.max && !l->o.fail_on && strcmp(verdict, l->verdict)) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "report '%s': its verdict is '%s', but its data judged by its own gates give '%s': the report is inconsistent",
+			    l->inputs[0].name, l->verdict, verdict);
+		return NULL;
+	}
+	l->rep = NULL;
+	return rep;
+}

@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# lathound diff as a user runs it, on reports that real 'lathound analyze' runs wrote from
+# the traces of tests/data: growth found and gated, new offenders and new rule hits named,
+# a pass when nothing changed, sets of reports, and every way it must be an error (exit 1):
+# a corrupt report, a report whose own verdict is error, a gated tracer one side lacks.
+. "$(dirname "$0")/../lib.sh"
+
+# analyze TRACE... > OUT.json, as a board would save it; the report's own verdict is kept.
+save() {
+	local out=$1; shift
+	"$LATHOUND" analyze -f json "$@" >"$TMP/$out" 2>/dev/null
+	jq -e .verdict "$TMP/$out" >/dev/null || not_ok "analyze wrote no JSON report for $*"
+}
+save small.json "$DATA/ftrace-rst-irqsoff-func.trace"		# irqsoff 71us
+save big.json "$DATA/ftrace-rst-irqsoff-format.trace"		# irqsoff 259us
+save plain.json "$DATA/pidt-irqsoff-nofunc.trace"		# irqsoff 2002us, no rule hit
+save raid.json "$DATA/vm-irqsoff-fakeraid.trace"		# irqsoff 2005us, critical hits
+save pre1.json "$DATA/ftrace-rst-preemptoff.trace"		# preemptoff 46us
+save pre2.json "$DATA/ftrace-rst-preemptoff-func.trace"	# preemptoff 83us
+save broken.json "$DATA/handmade-truncated-header.trace"		# verdict error
+
+# Equal: the same report on both sides passes every gate.
+run diff --max-growth all=0 --max-new-offenders 0 --fail-on-new info "$TMP/big.json" "$TMP/big.json"
+expect_rc "the same report on both sides passes" 0
+expect_in "the tracer row: 259us on both sides, no change" "$out" "irqsoff         all  worst         259us        259us  ="
+expect_in "no offender changed" "$out" "Offenders: 0 new, 0 changed in all"
+expect_in "the verdict" "$out" "Verdict: PASS"
+
+# Growth: 71us -> 259us is +264.8%, over 10%, within 300%.
+run diff --max-growth irqsoff=10 "$TMP/small.json" "$TMP/big.json"
+expect_rc "irqsoff grew over --max-growth irqsoff=10" 2
+expect_in "the row says old, new, the change and that the worst was compared" "$out" \
+	"irqsoff         all  worst          71us        259us  +188us (+264.8%)  FAIL"
+expect_in "the violation" "$out" "irqsoff: worst grew +264.8% (71us -> 259us), over --max-growth irqsoff=10%"
+expect_in "the new offender is named" "$out" "  new   0us -> 259us"
+expect_in "the offender gone is named" "$out" "  gone  71us -> 0us"
+run diff --max-growth all=300 "$TMP/small.json" "$TMP/big.json"
+expect_rc "within --max-growth all=300" 0
+run diff --max-growth irqsoff=10 "$TMP/big.json" "$TMP/small.json"
+expect_rc "a shrinking worst case passes" 0
+expect_in "shown as a fall" "$out" "-188us (-72.6%)"
+run diff --max-new-offenders 0 "$TMP/small.json" "$TMP/big.json"
+expect_rc "one new offender over --max-new-offenders 0" 2
+expect_in "the violation names it" "$out" "1 new offender signature, over --max-new-offenders 0"
+run diff --max-new-offenders 1 "$TMP/small.json" "$TMP/big.json"
+expect_rc "one new offender within --max-new-offenders 1" 0
+
+# New rule hits: the fakeraid rules fire on the new kernel only.
+run diff --fail-on-new critical --max-growth irqsoff=1 "$TMP/plain.json" "$TMP/raid.json"
+expect_rc "a critical rule hit new in the new report fails --fail-on-new critical" 2
+expect_in "the rule is named" "$out" "rule 'raid-irq-held' (critical) hit 1 record, none in the base"
+expect_in "2002us -> 2005us is within 1%" "$out" "+3us (+0.1%)"
+run diff --fail-on-new critical "$TMP/raid.json" "$TMP/raid.json"
+expect_rc "the same hits in the base pass --fail-on-new" 0
+
+# JSON and JUnit.
+run diff -f json --max-growth irqsoff=10 "$TMP/small.json" "$TMP/big.json"
+expect_rc "-f json: the gate fails" 2
+echo "$out" >"$TMP/d.json"
+expect_jq "-f json: verdict, by, change and the violation" "$TMP/d.json" \
+	'.verdict == "fail" and .rows[0].by == "worst" and .rows[0].change_pct > 264 and
+	 .rows[0].base.worst_us == 71 and .rows[0].new.worst_us == 259 and (.violations | length) == 1'
+expect_in "-f json: the violation on stderr" "$err" "gate failed: irqsoff: worst grew"
+run diff -f junit -o "$TMP/d.xml" --max-growth irqsoff=10 --max-new-offenders 0 \
+	"$TMP/small.json" "$TMP/big.json"
+expect_rc "-f junit -o FILE" 2
+check "-f junit: well-formed XML (xmllint)" xmllint --noout "$TMP/d.xml"
+check "-f junit: two failures, the growth and the new offender" \
+	grep -q 'tests="4" failures="2" errors="0"' "$TMP/d.xml"
+
+# Sets: every board of the old release against every board of the new one.
+run diff --max-growth all=100 --base "$TMP/small.json" --base "$TMP/pre1.json" \
+	--new "$TMP/small.json" --new "$TMP/pre2.json"
+expect_rc "sets: preemptoff 46us -> 83us is within 100%" 0
+expect_in "sets: both sides listed" "$out" "Base: 2 reports: $TMP/small.json $TMP/pre1.json"
+expect_in "sets: the preemptoff row" "$out" "preemptoff      all  worst          46us         83us  +37us (+80.4%)"
+run diff --max-growth preemptoff=50 --base "$TMP/small.json" --base "$TMP/pre1.json" \
+	--new "$TMP/small.json" --new "$TMP/pre2.json"
+expect_rc "sets: over --max-growth preemptoff=50" 2
+run diff --base "$TMP/small.json" "$TMP/big.json"
+expect_rc "operands mixed with --base" 1
+run diff "$TMP/small.json"
+expect_rc "one report only" 1
+
+# Published traces from the wild: every report that analyze could judge, as a set, against
+# itself passes.
+set -- $(for f in "$DATA"/published/*.trace; do
+	"$LATHOUND" analyze -f json "$f" >"$TMP/p-$(basename "$f").json" 2>/dev/null
+	[ $? = 1 ] || echo "$TMP/p-$(basename "$f").json"; done)
+sets=()
+for f; do sets+=(--base "$f" --new "$f"); done
+run diff --max-growth all=0 --max-new-offenders 0 "${sets[@]}"
+expect_rc "published traces, $# reports, against themselves" 0
+check "published traces: more than 15 reports compared" test $# -gt 15
+
+# Errors: fail closed.
+head -c 300 "$TMP/big.json" >"$TMP/corrupt.json"
+run diff "$TMP/small.json" "$TMP/corrupt.json"
+expect_rc "a corrupt report" 1
+expect_in "the corrupt report is named" "$err" "corrupt.json"
+run diff -f json "$TMP/small.json" "$TMP/corrupt.json"
+expect_rc "-f json: a corrupt report" 1
+echo "$out" >"$TMP/corrupt-diff.json"
+expect_jq "-f json: the verdict is error, and says which report" "$TMP/corrupt-diff.json" \
+	'.verdict == "error" and (.error | test("^a new report could not be read: .*corrupt.json"))'
+run diff "$TMP/small.json" "$TMP/missing.json"
+expect_rc "a missing report" 1
+run diff "$TMP/small.json" "$TMP/broken.json"
+expect_rc "a report whose own verdict is error" 1
+expect_in "it is named, with --accept-error" "$err" "new report '$TMP/broken.json': its verdict is error"
+run diff --accept-error "$TMP/small.json" "$TMP/broken.json"
+expect_rc "--accept-error compares it" 0
+run diff --max-growth preemptoff=10 "$TMP/small.json" "$TMP/big.json"
+expect_rc "a gated tracer neither side measured" 1
+run diff --max-growth all=10 --base "$TMP/small.json" --base "$TMP/pre1.json" --new "$TMP/small.json"
+expect_rc "--max-growth all: preemptoff measured by the base only" 1
+expect_in "the error says so" "$err" "preemptoff is gated by --max-growth but only the base reports measured it"
+run diff -f junit --max-growth all=10 --base "$TMP/small.json" --base "$TMP/pre1.json" \
+	--new "$TMP/small.json"
+expect_rc "-f junit: the error" 1
+expect_in "-f junit: the error is a testcase error" "$out" '<error message="preemptoff is gated'
+run diff --max-growth irqsoff=ten "$TMP/small.json" "$TMP/big.json"
+expect_rc "a growth that is not a number" 1
+run diff -f html "$TMP/small.json" "$TMP/big.json"
+expect_rc "-f html is refused" 1
+
+exit $T_FAILED

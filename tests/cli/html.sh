@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The HTML report as a browser shows it: rendered by a real headless Chromium (Debian's
+# chromium, tests/deps.sh), the plots are there (histograms per tracer and CPU with the
+# budget line, the progression of maxima), the page loads nothing from outside and logs no
+# console error (its Content-Security-Policy turns any load or script into one), and trace
+# text meant to break out of the markup stays text.
+. "$(dirname "$0")/../lib.sh"
+
+MULTI=$DATA/handmade-multi.trace
+FUNC=$DATA/vm-irqsoff-func.trace
+echo '# no rules' >"$TMP/none.rules"
+
+# Without a browser, what the writer produced is still checked as text.
+run analyze -f html --max irqsoff=1ms "$MULTI" "$FUNC"
+expect_rc "analyze -f html: the gate fails" 2
+echo "$out" >"$TMP/a.html"
+expect_in "a page" "$out" "<!DOCTYPE html>"
+expect_in "the verdict" "$out" '<span class="verdict fail">FAIL</span>'
+expect_in "the violation" "$out" "irqsoff: worst 2093us (lhx/fakeraid-75 on CPU0) exceeds --max irqsoff=1ms by 1093us"
+expect_in "loads nothing: a CSP of default-src 'none'" "$out" "content=\"default-src 'none'; style-src 'unsafe-inline'\""
+expect_not_in "no script" "$out" "<script"
+expect_in "rule hits listed" "$out" '<tr class="rule"><td><code>raid-irq-held</code>'
+
+# A saved report whose trace text tries to break out of the markup, rendered again.
+"$LATHOUND" analyze -r "$TMP/none.rules" -f json "$FUNC" >"$TMP/a.json" 2>/dev/null
+jq '.records[0].task.comm = "</td><script>alert(1)</script>" |
+    .records[0].stack[0] = "x\" onmouseover=\"alert(2)" | .records[0].stacks[0][0] = .records[0].stack[0] |
+    .records[0].started_at = "\u001b[31m<b>" ' "$TMP/a.json" >"$TMP/evil.json"
+run report -f html -o "$TMP/evil.html" "$TMP/evil.json"
+expect_rc "report -f html -o of a hostile report" 0
+evil=$(cat "$TMP/evil.html")
+expect_not_in "hostile: no script element" "$evil" "<script"
+expect_in "hostile: the comm shown as text" "$evil" "&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+expect_in "hostile: the quote cannot end an attribute" "$evil" "x&quot; onmouseover=&quot;alert(2)"
+check "hostile: no raw control byte" test "$(grep -c $'\033' "$TMP/evil.html")" = 0
+
+if ! command -v chromium >/dev/null; then
+	skip "rendered in Chromium" "chromium is not installed (tests/deps.sh installs it as root)"
+	finish
+fi
+
+# render NAME: loads $TMP/NAME.html in headless Chromium; the DOM it built in $TMP/NAME.dom,
+# its log (console messages included) in $TMP/NAME.log, a screenshot in $TMP/NAME.png.
+render() {
+	local flags=(--headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars
+		--user-data-dir="$TMP/chromium" --enable-logging=stderr --log-level=0)
+	timeout 120 chromium "${flags[@]}" --dump-dom "file://$TMP/$1.html" \
+		>"$TMP/$1.dom" 2>"$TMP/$1.log"
+	timeout 120 chromium "${flags[@]}" --window-size=1150,3000 --screenshot="$TMP/$1.png" \
+		"file://$TMP/$1.html" >/dev/null 2>>"$TMP/$1.log"
+}
+
+render a
+dom=$(cat "$TMP/a.dom")
+check "Chromium built the page" grep -q '<h1>lathound 0.1.0 analyze report</h1>' "$TMP/a.dom"
+n=$(grep -o '<svg class="chart hist tracer"' "$TMP/a.dom" | wc -l)
+check "one histogram per tracer ($n of 3)" test "$n" = 3
+n=$(grep -o '<svg class="chart hist cpu"' "$TMP/a.dom" | wc -l)
+check "irqsoff ran on two CPUs: a histogram for each ($n)" test "$n" = 2
+n=$(grep -o '<svg class="chart progression"' "$TMP/a.dom" | wc -l)
+check "a progression of maxima per tracer ($n of 3)" test "$n" = 3
+n=$(grep -o '<path class="series s[0-9]*"' "$TMP/a.dom" | wc -l)
+check "the histograms have outlines ($n)" test "$n" -ge 6
+n=$(grep -o '<line class="budget"' "$TMP/a.dom" | wc -l)
+check "the --max irqsoff budget line: on the irqsoff histograms and progression ($n of 4)" \
+	test "$n" = 4
+expect_in "a CPU's legend" "$dom" ">CPU1</text>"
+n=$(grep -o '<tr class="offender">' "$TMP/a.dom" | wc -l)
+check "top offenders listed ($n of 6)" test "$n" = 6
+expect_in "offenders have their stacks" "$dom" "<pre>irq_exit_rcu"
+check "no console message (errors, CSP violations)" \
+	test "$(grep -c 'CONSOLE' "$TMP/a.log")" = 0
+grep 'CONSOLE' "$TMP/a.log" | head -5 | sed 's/^/#   /'
+check "a screenshot was rendered" test -s "$TMP/a.png"
+
+render evil
+check "hostile report: Chromium built the page" grep -q '<h1>' "$TMP/evil.dom"
+check "hostile report: no script element in the DOM" test "$(grep -c '<script' "$TMP/evil.dom")" = 0
+expect_in "hostile report: the comm is text in the DOM" "$(cat "$TMP/evil.dom")" \
+	"&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+check "hostile report: no attribute injected" \
+	test "$(grep -cE '<[a-z][^>]* onmouseover=' "$TMP/evil.dom")" = 0
+expect_in "hostile report: the quote is text in the DOM" "$(cat "$TMP/evil.dom")" \
+	'x" onmouseover="alert(2)'
+
+check "hostile report: no console message" test "$(grep -c 'CONSOLE' "$TMP/evil.log")" = 0
+
+finish

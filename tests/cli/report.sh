@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# lathound report as a user runs it: a saved JSON report read back gives the same report in
+# every format and the same exit status, judged again by new gates; several reports merge;
+# broken, inconsistent or foreign reports are errors that name the file and the field.
+. "$(dirname "$0")/../lib.sh"
+
+MULTI=$DATA/handmade-multi.trace
+FUNC=$DATA/vm-irqsoff-func.trace
+echo '# no rules' >"$TMP/none.rules"
+
+# Every trace of tests/data and of the published corpus, with the shipped rules: analyze's
+# JSON read back and written again is the same JSON (keys sorted), and the exit status is
+# the same.
+same=0 differ=
+for f in "$DATA"/*.trace "$DATA"/published/*.trace; do
+	"$LATHOUND" analyze -f json "$f" >"$TMP/a.json" 2>/dev/null
+	rc_a=$?
+	"${LATHOUND_RUN[@]}" report -f json "$TMP/a.json" >"$TMP/b.json" 2>"$TMP/err"
+	rc_b=$?
+	if [ $rc_a = $rc_b ] && cmp -s <(jq -S . "$TMP/a.json") <(jq -S . "$TMP/b.json"); then
+		same=$((same + 1))
+	else
+		differ+=" $(basename "$f")($rc_a/$rc_b)"
+	fi
+done
+check "json read back and written again is the same report, same exit ($same traces${differ:+; differ:$differ})" \
+	test -z "$differ" -a $same -gt 20
+
+# Text, JUnit: as analyze writes them from the traces.
+for fmt in text junit; do
+	"$LATHOUND" analyze -r "$TMP/none.rules" -f "$fmt" --max irqsoff=1ms "$MULTI" "$FUNC" \
+		>"$TMP/direct.$fmt" 2>/dev/null
+	"$LATHOUND" analyze -r "$TMP/none.rules" -f json --max irqsoff=1ms "$MULTI" "$FUNC" \
+		>"$TMP/saved.json" 2>/dev/null
+	run report -f "$fmt" "$TMP/saved.json"
+	expect_rc "report -f $fmt: the saved gate fails again" 2
+	# (JUnit's time and timestamp say when each was written)
+	check "report -f $fmt: as analyze wrote it" cmp -s \
+		<(sed -E 's/ (time|timestamp)="[^"]*"//g' "$TMP/direct.$fmt") \
+		<(sed -E 's/ (time|timestamp)="[^"]*"//g' "$TMP/out")
+done
+
+# New gates replace the saved ones.
+run report --max irqsoff=5ms "$TMP/saved.json"
+expect_rc "--max replaces the saved budget" 0
+expect_in "--max: the verdict names the new budget" "$out" "--max irqsoff=5ms"
+run report --max all=40us -f json "$TMP/saved.json"
+expect_rc "--max all=40us fails every tracer over it" 2
+echo "$out" >"$TMP/new.json"
+expect_jq "--max all=40us: violations of irqsoff, preemptoff, wakeup_rt" "$TMP/new.json" \
+	'[.violations[] | split(":")[0]] == ["irqsoff", "preemptoff", "wakeup_rt"]'
+run report -o "$TMP/out.txt" "$TMP/saved.json"
+expect_rc "-o FILE" 2
+check "-o FILE: the text report written" grep -q '^Verdict: FAIL' "$TMP/out.txt"
+run report - <"$TMP/saved.json"
+expect_rc "'-' reads standard input" 2
+
+# Two reports merge: counts add up, the worst stays the worst.
+"$LATHOUND" analyze -r "$TMP/none.rules" -f json "$MULTI" >"$TMP/m1.json" 2>/dev/null
+"$LATHOUND" analyze -r "$TMP/none.rules" -f json "$FUNC" >"$TMP/m2.json" 2>/dev/null
+run report -f json "$TMP/m1.json" "$TMP/m2.json"
+expect_rc "two reports merged" 0
+echo "$out" >"$TMP/merged.json"
+expect_jq "merged: sections add up" "$TMP/merged.json" \
+	"(.records_total == $(jq '.records_total' "$TMP/m1.json") + $(jq '.records_total' "$TMP/m2.json")) and .tracers.irqsoff.max_us == 2093"
+expect_jq "merged: histograms add up" "$TMP/merged.json" \
+	".tracers.irqsoff.histogram.count == $(jq '.tracers.irqsoff.histogram.count' "$TMP/m1.json") + $(jq '.tracers.irqsoff.histogram.count' "$TMP/m2.json")"
+expect_jq "merged: merged_from names both" "$TMP/merged.json" \
+	".merged_from == [\"$TMP/m1.json\", \"$TMP/m2.json\"]"
+expect_in "merged analyze reports: the board cannot be checked, said" "$err" "does not say its host"
+
+# Broken reports: exit 1, the file and the field named.
+run report "$TMP/nothere.json"
+expect_rc "missing file" 1
+expect_in "missing file: named" "$err" "cannot open report '$TMP/nothere.json'"
+printf '{"lathound": "0.1.0",' >"$TMP/cut.json"
+run report "$TMP/cut.json"
+expect_rc "cut JSON" 1
+expect_in "cut JSON: not JSON" "$err" "report '$TMP/cut.json': not JSON"
+jq '.tracers.irqsoff.count = "many"' "$TMP/saved.json" >"$TMP/bad.json"
+run report "$TMP/bad.json"
+expect_rc "a field of the wrong type" 1
+expect_in "wrong type: the field named" "$err" "tracers.irqsoff.count"
+jq '.report_version = 99' "$TMP/saved.json" >"$TMP/v99.json"
+run report "$TMP/v99.json"
+expect_rc "an unknown report_version" 1
+expect_in "unknown report_version: said" "$err" "report_version"
+jq '.verdict = "pass" | .violations = []' "$TMP/saved.json" >"$TMP/liar.json"
+run report "$TMP/liar.json"
+expect_rc "a verdict its own data contradict" 1
+expect_in "inconsistent: said" "$err" "the report is inconsistent"
+jq '.verdict = "error" | .error = "the workload failed"' "$TMP/saved.json" >"$TMP/err.json"
+run report "$TMP/err.json"
+expect_rc "a run that failed stays an error" 1
+expect_in "a run that failed: its error said" "$err" "the workload failed"
+run report
+expect_rc "no report given" 1
+
+# Untrusted text in a report never reaches the terminal raw.
+jq '.records[0].task.comm = "evil\u001b[2Jx"' "$TMP/m2.json" >"$TMP/esc.json"
+run report "$TMP/esc.json"
+check "control bytes of a report are not printed raw" \
+	test "$(grep -c $'\033' "$TMP/out")" = 0
+expect_in "... but shown escaped" "$out" 'evil\x1b[2Jx-75'
+
+
+finish

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the comparison of two sets of reports (src/diff.c): growth per tracer and
+ * CPU on the worst case or p99.9, offenders new, gone and grown, rules with new hits, the
+ * three gates and every way the verdict must be error, and the writers (JSON parsed back,
+ * JUnit escaped).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "diff.h"
+#include "check-main.h"
+
+static const char test_rules[] =
+	"[raid-irq-held]\n"
+	"match    = ^fakeraid\n"
+	"in       = stack\n"
+	"severity = critical\n"
+	"\n"
+	"[slow-alloc]\n"
+	"match    = ^slob_\n"
+	"in       = stack\n"
+	"severity = warning\n";
+
+enum { R_RAID, R_SLOW };
+
+static struct lh_rules *rules;
+
+static void setup(void)
+{
+	struct lh_diag d = { 0 };
+
+	rules = lh_rules_alloc();
+	ck_assert_int_eq(lh_rules_load_buffer(rules, "t.rules", test_rules, strlen(test_rules),
+					      &d), 0);
+	lh_diag_release(&d);
+}
+
+static void teardown(void)
+{
+	lh_rules_free(rules);
+	rules = NULL;
+}
+
+static struct lh_report *rep_alloc(void)
+{
+	return lh_report_alloc(rules, NULL);
+}
+
+/* Adds n sections of lat us on cpu with the stack frame (NULL: none), matched against rules. */
+static void add(struct lh_report *rep, enum lh_tracer t, uint64_t lat, int cpu,
+		const char *frame, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct lh_record *r = lh_record_alloc();
+
+		r->tracer = t;
+		r->tracer_name = lh_arena_strdup(&r->arena, lh_tracer_name(t));
+		r->latency_us = lat;
+		r->cpu = cpu;
+		r->nr_cpus = 4;
+		r->task.pid = 1;
+		if (frame)
+			lh_record_add_frame(r, 0, frame, strlen(frame));
+		r->source = lh_arena_strdup(&r->arena, "t.trace");
+		r->line = 1;
+		ck_assert_int_eq(lh_report_feed(r, rep), 0);
+		lh_record_free(r);
+	}
+}
+
+/* The gate every report is evaluated by: none but --fail-on none, so that verdicts pass. */
+static void evaluate(struct lh_report *rep)
+{
+	struct lh_gate g;
+
+	lh_gate_init(&g);
+	g.fail_on = LH_GATE_FAIL_NONE;
+	lh_report_evaluate(rep, &g);
+}
+
+static struct lh_report *base_rep, *new_rep;
+static const char *const base_name[] = { "base.json" }, *const new_name[] = { "new.json" };
+
+/* Return: new_rep compared with base_rep (both evaluated first) under g. */
+static struct lh_diff *compare(const struct lh_diff_gate *g)
+{
+	struct lh_diff_side b = { &base_rep, base_name, 1, NULL }, n = { &new_rep, new_name, 1, NULL };
+
+	evaluate(base_rep);
+	evaluate(new_rep);
+	return lh_diff_compute(&b, &n, g);
+}
+
+static void both_free(struct lh_diff *d)
+{
+	lh_diff_free(d);
+	lh_report_free(base_rep);
+	lh_report_free(new_rep);
+	base_rep = new_rep = NULL;
+}
+
+static const struct lh_diff_row *row(const struct lh_diff *d, enum lh_tracer t, int cpu)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_rows; i++)
+		if (d->rows[i].tracer == t && d->rows[i].cpu == cpu)
+			return &d->rows[i];
+	return NULL;
+}
+
+static struct lh_diff_gate gate(const char *growth)
+{
+	struct lh_diff_gate g;
+	const char *err;
+
+	lh_diff_gate_init(&g);
+	if (growth)
+		ck_assert_int_eq(lh_diff_gate_parse_growth(&g, growth, &err), 0);
+	return g;
+}
+
+static char *render(const struct lh_diff *d, enum lh_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(lh_diff_write(d, f, out), 0);
+	ck_assert_int_eq(fclose(out), 0);
+	return buf;
+}
+
+START_TEST(parse_growth)
+{
+	struct lh_diff_gate g;
+	const char *err = NULL;
+
+	lh_diff_gate_init(&g);
+	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "irqsoff=10", &err), 0);
+	ck_assert(g.has_growth[LH_TRACER_IRQSOFF]);
+	ck_assert(g.growth_pct[LH_TRACER_IRQSOFF] == 10);
+	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "all=2.5%", &err), 0);
+	ck_assert(g.growth_pct[LH_TRACER_UNKNOWN] == 2.5);
+	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "irqsoff=20", &err), -1);
+	ck_assert_str_eq(err, "a growth limit for this tracer was already given");
+	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "wakeup_rt=-1", &err), -1);
+	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "wakeup_rt=5us", &err), -1);
+	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "wakeup_rt=", &err), -1);
+	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "bogus=5", &err), -1);
+	ck_assert_int_eq(lh_diff_gate_parse_growth(&g, "5", &err), -1);
+	ck_assert_str_eq(err, "expected TRACER=PCT, e.g. irqsoff=10 or all=5%");
+	ck_assert(!g.has_growth[LH_TRACER_WAKEUP_RT]);
+}
+END_TEST
+
+START_TEST(equal_reports_pass)
+{
+	struct lh_diff_gate g = gate("all=0");
+	struct lh_diff *d;
+
+	g.has_max_new = true;
+	g.fail_on_new = LH_SEV_INFO;
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	add(base_rep, LH_TRACER_IRQSOFF, 100, 0, "fakeraid_isr", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 100, 0, "fakeraid_isr", 1);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	ck_assert_ptr_null(d->error);
+	ck_assert_uint_eq(d->nr_offenders, 0);
+	ck_assert_uint_eq(d->nr_rules, 0);
+	ck_assert(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->gated);
+	ck_assert(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->change_pct == 0);
+	ck_assert_ptr_nonnull(row(d, LH_TRACER_IRQSOFF, 0));
+	ck_assert_ptr_null(row(d, LH_TRACER_PREEMPTOFF, LH_DIFF_ALL_CPUS));
+	both_free(d);
+}
+END_TEST
+
+START_TEST(growth_per_tracer_and_cpu)
+{
+	struct lh_diff_gate g = gate("irqsoff=10");
+	const struct lh_diff_row *r;
+	struct lh_diff *d;
+
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	add(base_rep, LH_TRACER_IRQSOFF, 100, 0, "a", 1);
+	add(base_rep, LH_TRACER_IRQSOFF, 80, 1, "a", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 150, 1, "a", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 90, 0, "a", 1);
+	d = compare(&g);
+	r = row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS);
+	ck_assert_int_eq(r->basis, LH_DIFF_WORST);
+	ck_assert_uint_eq(r->base_ns, 100000);
+	ck_assert_uint_eq(r->new_ns, 150000);
+	ck_assert_double_eq_tol(r->change_pct, 50, 1e-9);
+	ck_assert(r->failed);
+	r = row(d, LH_TRACER_IRQSOFF, 0);
+	ck_assert_double_eq_tol(r->change_pct, -10, 1e-9);
+	ck_assert(!r->gated);
+	r = row(d, LH_TRACER_IRQSOFF, 1);
+	ck_assert_double_eq_tol(r->change_pct, 87.5, 1e-9);
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_uint_eq(d->nr_violations, 1);
+	ck_assert_str_eq(d->violations[0],
+			 "irqsoff: worst grew +50.0% (100us -> 150us), over --max-growth irqsoff=10%");
+	lh_diff_free(d);
+
+	/* 'all' applies when the tracer has no limit of its own, and 50% is within 60%. */
+	g = gate("all=60");
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	ck_assert(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->gated);
+	both_free(d);
+}
+END_TEST
+
+START_TEST(p999_when_both_count_enough)
+{
+	struct lh_diff_gate g = gate("irqsoff=10");
+	const struct lh_diff_row *r;
+	struct lh_diff *d;
+
+	/* One unlucky 900us sample in the new set does not move p99.9 over 2000 sections. */
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	add(base_rep, LH_TRACER_IRQSOFF, 10, 0, "a", 2000);
+	add(base_rep, LH_TRACER_IRQSOFF, 50, 0, "a", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 10, 0, "a", 2000);
+	add(new_rep, LH_TRACER_IRQSOFF, 900, 0, "a", 1);
+	d = compare(&g);
+	r = row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS);
+	ck_assert_int_eq(r->basis, LH_DIFF_P999);
+	ck_assert_uint_eq(r->base.worst_ns, 50000);
+	ck_assert_uint_eq(r->new.worst_ns, 900000);
+	ck_assert_uint_eq(r->base_ns, r->new_ns);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	lh_diff_free(d);
+	lh_report_free(new_rep);
+
+	/* Shifted distribution: p99.9 grows, the gate fails. */
+	new_rep = rep_alloc();
+	add(new_rep, LH_TRACER_IRQSOFF, 30, 0, "a", 2001);
+	d = compare(&g);
+	r = row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS);
+	ck_assert_int_eq(r->basis, LH_DIFF_P999);
+	ck_assert(r->new_ns > r->base_ns);
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_ptr_nonnull(strstr(d->violations[0], "p99.9 grew"));
+	lh_diff_free(d);
+	lh_report_free(new_rep);
+
+	/* Fewer than LH_DIFF_MIN_DIST sections on one side: the worst case is compared. */
+	new_rep = rep_alloc();
+	add(new_rep, LH_TRACER_IRQSOFF, 10, 0, "a", LH_DIFF_MIN_DIST - 1);
+	d = compare(&g);
+	ck_assert_int_eq(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->basis, LH_DIFF_WORST);
+	both_free(d);
+}
+END_TEST
+
+START_TEST(running_maxima_compare_worst)
+{
+	struct lh_run_info run = { .mode = "record", .threshold_ns = 0, .command_status = -1 };
+	struct lh_diff_gate g = gate(NULL);
+	struct lh_diff *d;
+
+	/* A record run of running maxima counts each new maximum: no distribution. */
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	lh_report_set_run(base_rep, &run);
+	add(base_rep, LH_TRACER_IRQSOFF, 10, 0, "a", 2000);
+	add(new_rep, LH_TRACER_IRQSOFF, 10, 0, "a", 2000);
+	d = compare(&g);
+	ck_assert_int_eq(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->basis, LH_DIFF_WORST);
+	ck_assert(!row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->base.dist);
+	ck_assert(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->new.dist);
+	both_free(d);
+}
+END_TEST
+
+START_TEST(offenders_new_gone_grown)
+{
+	struct lh_diff_gate g = gate(NULL);
+	struct lh_diff *d;
+
+	g.has_max_new = true;
+	g.max_new_offenders = 1;
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	add(base_rep, LH_TRACER_IRQSOFF, 100, 0, "kept_same", 1);
+	add(base_rep, LH_TRACER_IRQSOFF, 100, 0, "grows", 1);
+	add(base_rep, LH_TRACER_IRQSOFF, 100, 0, "goes", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 100, 0, "kept_same", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 120, 0, "grows", 2);
+	add(new_rep, LH_TRACER_IRQSOFF, 300, 0, "comes_big", 1);
+	d = compare(&g);
+	ck_assert_uint_eq(d->nr_offenders, 3);
+	ck_assert_uint_eq(d->nr_new_offenders, 1);
+	ck_assert_int_eq(d->offenders[0].change, LH_DIFF_NEW);
+	ck_assert_ptr_nonnull(strstr(d->offenders[0].signature, "comes_big"));
+	ck_assert_uint_eq(d->offenders[0].new_worst_us, 300);
+	ck_assert_int_eq(d->offenders[1].change, LH_DIFF_GROWN);
+	ck_assert_ptr_nonnull(strstr(d->offenders[1].signature, "grows"));
+	ck_assert_uint_eq(d->offenders[1].new_count, 2);
+	ck_assert_int_eq(d->offenders[2].change, LH_DIFF_GONE);
+	ck_assert_ptr_nonnull(strstr(d->offenders[2].signature, "goes"));
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	lh_diff_free(d);
+
+	g.max_new_offenders = 0;
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_ptr_nonnull(strstr(d->violations[0], "1 new offender signature, over --max-new-offenders 0"));
+	both_free(d);
+}
+END_TEST
+
+START_TEST(new_rule_hits_by_severity)
+{
+	struct lh_diff_gate g = gate(NULL);
+	struct lh_diff *d;
+
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	add(base_rep, LH_TRACER_IRQSOFF, 100, 0, "slob_alloc", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 100, 0, "slob_alloc", 3);
+	add(new_rep, LH_TRACER_IRQSOFF, 100, 0, "fakeraid_isr", 1);
+	g.fail_on_new = LH_SEV_CRITICAL;
+	d = compare(&g);
+	ck_assert_uint_eq(d->nr_rules, 2);
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_uint_eq(d->nr_violations, 1);
+	ck_assert_ptr_nonnull(strstr(d->violations[0], "rule 'raid-irq-held' (critical) hit 1 record, none in the base"));
+	lh_diff_free(d);
+
+	/* slow-alloc grew from 1 to 3 hits, but it was not new: only reported. */
+	lh_report_free(new_rep);
+	new_rep = rep_alloc();
+	add(new_rep, LH_TRACER_IRQSOFF, 100, 0, "slob_alloc", 3);
+	g.fail_on_new = LH_SEV_INFO;
+	d = compare(&g);
+	ck_assert_uint_eq(d->nr_rules, 1);
+	ck_assert_str_eq(d->rules[0].id, "slow-alloc");
+	ck_assert_uint_eq(d->rules[0].base_hits, 1);
+	ck_assert_uint_eq(d->rules[0].new_hits, 3);
+	ck_assert(!d->rules[0].failed);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	both_free(d);
+}
+END_TEST
+
+START_TEST(fail_closed)
+{
+	struct lh_diff_gate g = gate("preemptoff=10");
+	struct lh_diff *d;
+
+	/* Gated, measured by neither side. */
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	add(base_rep, LH_TRACER_IRQSOFF, 100, 0, "a", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 100, 0, "a", 1);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "error");
+	ck_assert_str_eq(d->error, "preemptoff is gated by --max-growth but neither side measured it");
+	lh_diff_free(d);
+
+	/* Gated by 'all', measured by the base only: the new kernel lost a measurement. */
+	g = gate("all=10");
+	add(base_rep, LH_TRACER_PREEMPTOFF, 50, 0, "a", 1);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "error");
+	ck_assert_str_eq(d->error, "preemptoff is gated by --max-growth but only the base reports measured it");
+	lh_diff_free(d);
+
+	/* Gated, measured on both sides, but one board of the new set measured nothing. */
+	{
+		struct lh_run_info run = { .mode = "record", .command_status = -1 };
+
+		run.not_measured[LH_TRACER_IRQSOFF] = "irqsoff is not in available_tracers";
+		lh_report_set_run(new_rep, &run);
+		g = gate("irqsoff=10");
+		d = compare(&g);
+		ck_assert_str_eq(lh_diff_verdict(d), "error");
+		ck_assert_str_eq(d->error, "irqsoff is gated by --max-growth but a new report did not measure it: irqsoff is not in available_tracers");
+		lh_diff_free(d);
+		run.not_measured[LH_TRACER_IRQSOFF] = NULL;
+		lh_report_set_run(new_rep, &run);
+	}
+
+	/* Not gated: the same difference is only shown. */
+	g = gate("irqsoff=10");
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	lh_diff_free(d);
+
+	/* A report that could not be read, whatever the others say. */
+	{
+		struct lh_diff_side b = { &base_rep, base_name, 1, NULL };
+		struct lh_diff_side n = { NULL, NULL, 0, "cannot open report 'x.json'" };
+
+		d = lh_diff_compute(&b, &n, &g);
+		ck_assert_str_eq(d->error, "a new report could not be read: cannot open report 'x.json'");
+		lh_diff_free(d);
+	}
+
+	/* A report whose own verdict is error, unless accepted. */
+	lh_report_set_error(new_rep, "cannot read 'x.trace'");
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "error");
+	ck_assert_str_eq(d->error, "new report 'new.json': its verdict is error (cannot read 'x.trace'); --accept-error compares it anyway");
+	lh_diff_free(d);
+	g.accept_error = true;
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	both_free(d);
+}
+END_TEST
+
+START_TEST(sets_of_reports)
+{
+	struct lh_report *b[2], *n[3];
+	const char *bn[] = { "b1", "b2" }, *nn[] = { "n1", "n2", "n3" };
+	struct lh_diff_side bs = { b, bn, 2, NULL }, ns = { n, nn, 3, NULL };
+	struct lh_diff_gate g = gate("all=20");
+	struct lh_diff *d;
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		b[i] = rep_alloc();
+	for (i = 0; i < 3; i++)
+		n[i] = rep_alloc();
+	add(b[0], LH_TRACER_IRQSOFF, 100, 0, "a", 1);
+	add(b[1], LH_TRACER_IRQSOFF, 200, 1, "a", 1);
+	add(n[0], LH_TRACER_IRQSOFF, 150, 0, "a", 1);
+	add(n[1], LH_TRACER_IRQSOFF, 210, 1, "a", 1);
+	add(n[2], LH_TRACER_WAKEUP_RT, 10, 2, "b", 1);
+	for (i = 0; i < 2; i++)
+		evaluate(b[i]);
+	for (i = 0; i < 3; i++)
+		evaluate(n[i]);
+	g.has_growth[LH_TRACER_UNKNOWN] = false;
+	g.has_growth[LH_TRACER_IRQSOFF] = true;
+	g.growth_pct[LH_TRACER_IRQSOFF] = 20;
+	d = lh_diff_compute(&bs, &ns, &g);
+	/* The worst of every board: 200us -> 210us, +5%. */
+	ck_assert_uint_eq(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->base_ns, 200000);
+	ck_assert_uint_eq(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->new_ns, 210000);
+	ck_assert_uint_eq(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->new.count, 2);
+	ck_assert_double_eq_tol(row(d, LH_TRACER_IRQSOFF, 0)->change_pct, 50, 1e-9);
+	ck_assert(!row(d, LH_TRACER_WAKEUP_RT, LH_DIFF_ALL_CPUS)->base.present);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	lh_diff_free(d);
+	for (i = 0; i < 2; i++)
+		lh_report_free(b[i]);
+	for (i = 0; i < 3; i++)
+		lh_report_free(n[i]);
+}
+END_TEST
+
+START_TEST(writers)
+{
+	struct lh_diff_gate g = gate("irqsoff=10");
+	json_object *root, *rows, *r0;
+	struct lh_diff *d;
+	char *s;
+
+	g.has_max_new = true;
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	add(base_rep, LH_TRACER_IRQSOFF, 100, 0, "a", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 200, 0, "<b>&\"x\x01", 1);
+	d = compare(&g);
+
+	s = render(d, LH_FORMAT_JSON);
+	root = json_tokener_parse(s);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(root, "verdict")), "fail");
+	rows = json_object_object_get(root, "rows");
+	r0 = json_object_array_get_idx(rows, 0);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(r0, "by")), "worst");
+	ck_assert_double_eq_tol(json_object_get_double(json_object_object_get(r0, "change_pct")),
+				100, 1e-9);
+	ck_assert_int_eq(json_object_get_int(json_object_object_get(root, "new_offenders")), 1);
+	json_object_put(root);
+	free(s);
+
+	s = render(d, LH_FORMAT_JUNIT);
+	ck_assert_ptr_nonnull(strstr(s, "<testsuite name=\"lathound diff\" tests=\"4\" failures=\"2\" errors=\"0\">"));
+	ck_assert_ptr_nonnull(strstr(s, "<failure message=\"worst: 100us -&gt; 200us, +100us (+100.0%)\"/>"));
+	ck_assert_ptr_null(strstr(s, "<b>"));
+	ck_assert_ptr_null(strchr(s, '\x01'));
+	free(s);
+
+	s = render(d, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(s, "irqsoff         all  worst         100us        200us  +100us (+100.0%)  FAIL\n"));
+	ck_assert_ptr_nonnull(strstr(s, "Verdict: FAIL\n"));
+	free(s);
+	both_free(d);
+}
+END_TEST
+
+static Suite *diff_suite(void)
+{
+	Suite *s = suite_create("diff");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, parse_growth);
+	tcase_add_test(tc, equal_reports_pass);
+	tcase_add_test(tc, growth_per_tracer_and_cpu);
+	tcase_add_test(tc, p999_when_both_count_enough);
+	tcase_add_test(tc, running_maxima_compare_worst);
+	tcase_add_test(tc, offenders_new_gone_grown);
+	tcase_add_test(tc, new_rule_hits_by_severity);
+	tcase_add_test(tc, fail_closed);
+	tcase_add_test(tc, sets_of_reports);
+	tcase_add_test(tc, writers);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+LH_CHECK_MAIN(diff_suite)
