@@ -246,13 +246,13 @@ static void analyze_file(const char *path, struct input *inp, struct lh_parser *
 		unread(inp, "cannot open trace '%s': %s", inp->shown, strerror(errno));
 		return;
 	}
+	lh_parse_begin(p, inp->in.name, lh_report_feed, rep);
 	if (fstat(fd, &st))
 		goto err_read;
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		goto err_read;
 	}
-	lh_parse_begin(p, inp->in.name, lh_report_feed, rep);
 	if (S_ISREG(st.st_mode) && st.st_size > 0)
 		ret = feed_mapped(fd, (size_t)st.st_size, inp, p);
 	if (ret == -2)
