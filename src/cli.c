@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "lockfile.h"
 #include "report.h"
 #include "rules.h"
 
@@ -194,6 +195,44 @@ int lh_opt_max(const struct lh_option *opt, const char *arg)
 
 	if (lh_gate_parse_max(opt->value, arg, &err))
 		return lh_error("invalid --max '%s': %s", arg, err);
+	return 0;
+}
+
+int lh_output_write(const char *path, const char *label, int (*fn)(FILE *out, void *arg),
+		    void *arg)
+{
+	struct lh_diag diag = { 0 };
+	int ret;
+
+	if (!path)
+		return fn(stdout, arg);
+	ret = lh_lockfile_write_path(path, label, fn, arg, &diag);
+	lh_print_diag(&diag, LH_DIAG_KEEP, false);
+	lh_diag_release(&diag);
+	return ret;
+}
+
+int lh_gate_exit(const char *error, char *const *violations, size_t nr, bool shown)
+{
+	size_t i;
+
+	if (error) {
+		lh_error("%s", error);
+		return LH_EXIT_ERROR;
+	}
+	for (i = 0; !shown && i < nr; i++)
+		lh_info("gate failed: %s", violations[i]);
+	return nr ? LH_EXIT_GATE : LH_EXIT_PASS;
+}
+
+int lh_opt_board(const struct lh_option *opt, const char *arg)
+{
+	size_t n = strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:/-");
+
+	if (!*arg || arg[n] || n > 64)
+		return lh_error("invalid --board '%s': expected 1 to 64 of A-Z a-z 0-9 . _ : / -",
+				arg);
+	*(const char **)opt->value = arg;
 	return 0;
 }
 

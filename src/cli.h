@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "opts.h"
 #include "report.h"
@@ -31,6 +32,20 @@ int lh_finish_stdout(int code);
  * Return: 0, or -1 when writing failed.
  */
 int lh_report_output(struct lh_report *rep, enum lh_format f, const char *path);
+
+/*
+ * Writes with fn(out, arg) to the file at path, atomically (label names it in messages;
+ * problems printed), or to standard output when path is NULL. Return: fn's, or -1.
+ */
+int lh_output_write(const char *path, const char *label, int (*fn)(FILE *out, void *arg),
+		    void *arg);
+
+/*
+ * The end of a command that gates saved reports (diff, merge), once its output is written:
+ * error (NULL: none) printed, else each violation printed as a note when the text output did
+ * not show it (shown: false). Return: LH_EXIT_ERROR, LH_EXIT_GATE or LH_EXIT_PASS.
+ */
+int lh_gate_exit(const char *error, char *const *violations, size_t nr, bool shown);
 
 /*
  * The rule directory used when no --rules is given: ./rules in a source tree, else the
@@ -63,6 +78,17 @@ int lh_opt_fail_on(const struct lh_option *opt, const char *arg);
 	LH_OPT_CALLBACK(0, "fail-on", (gate), "SEVERITY",					\
 			"fail on rule hits of SEVERITY or above: info, warning, "		\
 			"critical (default), none", lh_opt_fail_on)
+
+/*
+ * --board ID: the board's id written into the report ("board"), so that 'lathound merge'
+ * tells apart boards that share a hostname. 1 to 64 of A-Z a-z 0-9 . _ : / -.
+ */
+int lh_opt_board(const struct lh_option *opt, const char *arg);
+
+#define LH_OPT_BOARD(board)								\
+	LH_OPT_CALLBACK(0, "board", (board), "ID",					\
+			"the board's id, written into the report (fleets share hostnames)",	\
+			lh_opt_board)
 
 /*
  * --text FILE, --json FILE, --junit FILE: each report format to a file of its own, written

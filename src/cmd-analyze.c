@@ -49,6 +49,7 @@ struct analyze {
 	const char	*output;
 	struct lh_report_files	files;
 	unsigned long	keep;
+	const char	*board;
 	int		quiet;
 	int		allow_unreadable;
 };
@@ -287,6 +288,7 @@ int lh_cmd_analyze(int argc, char **argv)
 		LH_OPT_REPORT_FILES(&a.files),
 		LH_OPT_UINT(0, "keep", &a.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),
+		LH_OPT_BOARD(&a.board),
 		LH_OPT_BOOL('q', "quiet", &a.quiet, "print no warnings or notes on stderr"),
 		LH_OPT_GATES(&a.gate),
 		LH_OPT_BOOL(0, "allow-unreadable", &a.allow_unreadable,
@@ -330,6 +332,7 @@ int lh_cmd_analyze(int argc, char **argv)
 		goto out;
 
 	ropts.keep = a.keep;
+	ropts.board = a.board;
 	ropts.diag = &diag;
 	rep = lh_report_alloc(rules, &ropts);
 	parser = lh_parser_alloc(&diag);

@@ -10,7 +10,6 @@
 
 #include "cmds.h"
 #include "diff.h"
-#include "lockfile.h"
 #include "opts.h"
 #include "report-load.h"
 #include "util.h"
@@ -121,19 +120,6 @@ static int write_diff(FILE *f, void *d)
 	return lh_diff_write(d, args->format, f);
 }
 
-static int output(const struct lh_diff *d)
-{
-	struct lh_diag diag = { 0 };
-	int ret;
-
-	if (!args->output)
-		return lh_diff_write(d, args->format, stdout);
-	ret = lh_lockfile_write_path(args->output, "diff", write_diff, (void *)d, &diag);
-	lh_print_diag(&diag, LH_DIAG_KEEP, false);
-	lh_diag_release(&diag);
-	return ret;
-}
-
 int lh_cmd_diff(int argc, char **argv)
 {
 	/* max_new ULONG_MAX: --max-new-offenders not given */
@@ -170,7 +156,7 @@ int lh_cmd_diff(int argc, char **argv)
 	struct lh_diff_side bs, ns;
 	struct lh_diff *d = NULL;
 	int first, code = LH_EXIT_ERROR;
-	size_t i, v;
+	size_t i;
 
 	args = &a;
 	lh_diff_gate_init(&a.gate);
@@ -210,16 +196,10 @@ int lh_cmd_diff(int argc, char **argv)
 	load_side(&a.base, base, base_names, &base_why, &bs);
 	load_side(&a.new, new, new_names, &new_why, &ns);
 	d = lh_diff_compute(&bs, &ns, &a.gate);
-	if (output(d))
+	if (lh_output_write(a.output, "diff", write_diff, d))
 		goto out;
-	if (d->error) {
-		lh_error("%s", d->error);
-		goto out;
-	}
-	if (a.output || a.format != LH_FORMAT_TEXT)
-		for (v = 0; v < d->nr_violations; v++)
-			lh_info("gate failed: %s", d->violations[v]);
-	code = d->nr_violations ? LH_EXIT_GATE : LH_EXIT_PASS;
+	code = lh_gate_exit(d->error, d->violations, d->nr_violations,
+			    !a.output && a.format == LH_FORMAT_TEXT);
 out:
 	lh_diff_free(d);
 	for (i = 0; base && i < a.base.nr; i++)

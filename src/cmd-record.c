@@ -99,6 +99,7 @@ struct record_opts {
 	enum lh_format	format;
 	struct lh_report_files	files;
 	unsigned long	keep;
+	const char	*board;
 	int		quiet;
 	int		irq_only;
 	int		poll;
@@ -685,6 +686,7 @@ static void recorder_alloc(struct run *r, struct lh_rules *rules, struct lh_diag
 		.gate = &o->gate,
 		.rules = rules,
 		.keep = o->keep,
+		.board = o->board,
 		.out = r->out,
 		.metrics = o->metrics,
 		.info = &info,
@@ -874,6 +876,7 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_REPORT_FILES(&o.files),
 		LH_OPT_UINT(0, "keep", &o.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),
+		LH_OPT_BOARD(&o.board),
 		LH_OPT_BOOL('q', "quiet", &o.quiet, "no status line, no warnings"),
 		LH_OPT_GROUP("rules"),
 		LH_OPT_RULES(&o.rules),

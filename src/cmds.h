@@ -12,6 +12,7 @@
 int lh_cmd_analyze(int argc, char **argv);
 int lh_cmd_report(int argc, char **argv);
 int lh_cmd_diff(int argc, char **argv);
+int lh_cmd_merge(int argc, char **argv);
 int lh_cmd_record(int argc, char **argv);
 int lh_cmd_doctor(int argc, char **argv);
 int lh_cmd_reset(int argc, char **argv);

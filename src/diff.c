@@ -12,6 +12,7 @@
 
 #include "diff.h"
 #include "escape.h"
+#include "report-load.h"
 #include "report-priv.h"
 
 void lh_diff_gate_init(struct lh_diff_gate *g)
@@ -54,13 +55,6 @@ struct acc {
 	bool			hist_ok;	/* every report's histogram merged */
 };
 
-/* Return: whether rep's histograms count every section (not only each new maximum). */
-static bool counts_every_section(const struct lh_report *rep)
-{
-	return !rep->has_run || !rep->run.mode || strcmp(rep->run.mode, "record") ||
-	       rep->run.threshold_ns;
-}
-
 static void acc_add(struct acc *a, unsigned long count, uint64_t worst_us,
 		    const struct lh_histogram *h, bool every)
 {
@@ -91,7 +85,7 @@ static struct lh_diff_value side_value(const struct lh_diff_side *s, enum lh_tra
 
 	for (i = 0; i < s->nr; i++) {
 		const struct lh_report_tracer *tr = &s->reps[i]->tracers[t];
-		bool every = counts_every_section(s->reps[i]);
+		bool every = lh_report_counts_every_section(s->reps[i]);
 
 		if (cpu == LH_DIFF_ALL_CPUS)
 			acc_add(&a, tr->count, tr->worst.latency_us, &tr->hist, every);
@@ -726,9 +720,7 @@ static json_object *jrow(const struct lh_diff_row *r)
 static int write_json(const struct lh_diff *d, FILE *out)
 {
 	json_object *root = json_object_new_object(), *a;
-	const char *text;
 	size_t i;
-	int ret = 0, e;
 
 	json_object_object_add(root, "diff_version", json_object_new_int(1));
 	json_object_object_add(root, "verdict", json_object_new_string(lh_diff_verdict(d)));
@@ -786,43 +778,7 @@ static int write_json(const struct lh_diff *d, FILE *out)
 	}
 	json_object_object_add(root, "irq_handlers", a);
 
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-					      JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-	errno = 0;
-	if (!text || fputs(text, out) == EOF || putc('\n', out) == EOF)
-		ret = -1;
-	e = errno;
-	json_object_put(root);
-	errno = e;
-	return ret;
-}
-
-/* One <testcase>: failure (NULL: passed) and system-out (NULL: none) escaped. */
-static int junit_case(FILE *out, const char *name, const char *failure, const char *err,
-		      const char *sysout)
-{
-	int ret = 0;
-
-	fputs("    <testcase classname=\"lathound.diff\" name=\"", out);
-	ret |= lh_escape_xml(out, name);
-	fputs("\">\n", out);
-	if (err) {
-		fputs("      <error message=\"", out);
-		ret |= lh_escape_xml(out, err);
-		fputs("\"/>\n", out);
-	}
-	if (failure) {
-		fputs("      <failure message=\"", out);
-		ret |= lh_escape_xml(out, failure);
-		fputs("\"/>\n", out);
-	}
-	if (sysout) {
-		fputs("      <system-out>", out);
-		ret |= lh_escape_xml(out, sysout);
-		fputs("</system-out>\n", out);
-	}
-	fputs("    </testcase>\n", out);
-	return ret;
+	return lh_escape_json_write(root, out);
 }
 
 /*
@@ -847,7 +803,7 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
 	fprintf(out, "  <testsuite name=\"lathound diff\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
 		cases, failures, d->error ? 1 : 0);
-	ret |= junit_case(out, "comparison", NULL, d->error, lh_diff_verdict(d));
+	ret |= lh_escape_junit_case(out, "lathound.diff", "comparison", NULL, d->error, lh_diff_verdict(d));
 	for (i = 0; i < d->nr_rows; i++) {
 		const struct lh_diff_row *r = &d->rows[i];
 		char name[64], a[32], b[32], c[64];
@@ -860,13 +816,13 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 				 fmt_side(&r->base, r->base_ns, a, sizeof(a)),
 				 fmt_side(&r->new, r->new_ns, b, sizeof(b)),
 				 fmt_change(r, c, sizeof(c)), r->gated ? "" : " (not gated)");
-		ret |= junit_case(out, name, r->failed ? s : NULL, NULL, s);
+		ret |= lh_escape_junit_case(out, "lathound.diff", name, r->failed ? s : NULL, NULL, s);
 		free(s);
 	}
 	s = lh_xasprintf("%zu new offender signature%s%s", d->nr_new_offenders,
 			 d->nr_new_offenders == 1 ? "" : "s",
 			 d->gate.has_max_new ? "" : " (not gated)");
-	ret |= junit_case(out, "new offenders",
+	ret |= lh_escape_junit_case(out, "lathound.diff", "new offenders",
 			  d->gate.has_max_new && d->nr_new_offenders > d->gate.max_new_offenders ?
 				s : NULL, NULL, s);
 	free(s);
@@ -881,7 +837,7 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 		free(s);
 		s = t;
 	}
-	ret |= junit_case(out, "new rule hits", s, NULL,
+	ret |= lh_escape_junit_case(out, "lathound.diff", "new rule hits", s, NULL,
 			  d->gate.fail_on_new == LH_GATE_FAIL_NONE ? "not gated" : s ? s : "none");
 	free(s);
 	fputs("  </testsuite>\n</testsuites>\n", out);

@@ -16,4 +16,19 @@
  */
 int lh_escape_xml(FILE *out, const char *s);
 
+/*
+ * Writes one JUnit <testcase> of classname and name, with an <error> when err, a <failure>
+ * when failure, and a <system-out> when sysout (each NULL: none), every text escaped.
+ * Return: 0, or -1 when writing failed.
+ */
+int lh_escape_junit_case(FILE *out, const char *classname, const char *name,
+			 const char *failure, const char *err, const char *sysout);
+
+/*
+ * Writes the JSON document root (json-c) pretty, with a final newline, and puts root.
+ * Return: 0, or -1 with errno when writing failed.
+ */
+struct json_object;
+int lh_escape_json_write(struct json_object *root, FILE *out);
+
 #endif /* LH_ESCAPE_H */

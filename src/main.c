@@ -16,6 +16,7 @@ static const struct lh_command {
 	{ "analyze",	lh_cmd_analyze,	"read saved latency traces, match rules, report and gate" },
 	{ "report",	lh_cmd_report,	"render saved report.json files again, judge and merge them" },
 	{ "diff",	lh_cmd_diff,	"compare reports of two kernels: what grew, and the regression gate" },
+	{ "merge",	lh_cmd_merge,	"merge the reports of many boards into one fleet report" },
 	{ "doctor",	lh_cmd_doctor,	"check that this kernel and system can run lathound, and how to fix it" },
 	{ "reset",	lh_cmd_reset,	"restore tracefs state left by a lathound run that was killed" },
 	{ "rules",	lh_cmd_rules,	"validate rule files ('lathound rules check PATH...')" },

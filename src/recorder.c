@@ -547,7 +547,7 @@ struct lh_recorder *lh_recorder_alloc(const struct lh_recorder_ops *ops, void *c
 				      const struct lh_recorder_hooks *hooks)
 {
 	struct lh_recorder *r = lh_xcalloc(1, sizeof(*r));
-	struct lh_report_opts ro = { .keep = o->keep, .diag = &r->notes };
+	struct lh_report_opts ro = { .keep = o->keep, .diag = &r->notes, .board = o->board };
 	int k;
 
 	r->ops = ops;

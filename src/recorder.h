@@ -124,6 +124,7 @@ struct lh_recorder_opts {
 	const struct lh_gate *gate;	/* copied */
 	struct lh_rules	*rules;		/* borrowed for the recorder's lifetime; NULL: none */
 	size_t		keep;		/* records kept in full (lh_report_opts.keep) */
+	const char	*board;		/* lh_report_opts.board (borrowed) */
 	struct lh_output *out;		/* borrowed: checkpoints, raw snapshots */
 	unsigned int	hist_kinds;	/* 1 << enum lh_hist_kind: histograms counted in the
 					 * kernel, read at every checkpoint and at the end */

@@ -117,6 +117,11 @@ static json_object *hist_json(const struct lh_histogram *h)
 	return o;
 }
 
+json_object *lh_report_hist_json(const struct lh_histogram *h)
+{
+	return hist_json(h);
+}
+
 static json_object *str_or_null(const char *s)
 {
 	return s && *s ? jstr(s) : NULL;
@@ -530,6 +535,7 @@ int lh_report_write_json(struct lh_report *rep, FILE *out)
 	add(root, "lathound", jstr(LH_VERSION));
 	add(root, "report_version", jint(LH_REPORT_VERSION));
 	add(root, "mode", jstr(rep->has_run && rep->run.mode ? rep->run.mode : "analyze"));
+	add(root, "board", jstr(rep->opts.board));
 	add(root, "verdict", jstr(lh_report_verdict(rep)));
 	add(root, "error", rep->error ? jstr(rep->error) : NULL);
 	a = json_object_new_array();

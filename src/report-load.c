@@ -24,6 +24,7 @@
 /* One input's identity, for the checks that reports merged are of one board. */
 struct input {
 	char	*name;
+	char	*board;
 	char	*host;
 	char	*kernel;
 	char	*run_id;
@@ -71,8 +72,8 @@ bad(struct ctx *c, const char *key, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	c->failed = true;
-	lh_diag_add(c->diag, LH_DIAG_ERROR, "report '%s': %s%s%s: %s", c->name, c->path,
-		    c->len && key ? "." : "", key ? key : "", msg);
+	lh_diag_add(c->diag, LH_DIAG_ERROR, "report '%s': %s%s%s%s%s", c->name, c->path,
+		    c->len && key ? "." : "", key ? key : "", c->len || key ? ": " : "", msg);
 }
 
 /* Appends ".seg" (or "[i]" when seg is NULL) to the path. Return: the length to pop to. */
@@ -1204,23 +1205,17 @@ static bool same_budgets(const struct lh_gate *a, const struct lh_gate *b)
 }
 
 /* The report's board and run, and whether they fit those read before. */
-static void check_input(struct ctx *c, const struct lh_run_info *run, json_object *root)
+static void check_input(struct ctx *c, const struct lh_run_info *run, const char *board)
 {
 	struct lh_report_loader *l = c->l;
-	const char *kernel = run->kernel;
+	const char *kernel = run->kernel ? run->kernel : lh_report_kernel(l->rep);
 	struct input *in;
 	size_t i;
 
-	if (!kernel && l->rep->nr_heap) {
-		/* analyze: the kernel the snapshots name */
-		struct lh_report_kept **k = lh_report_kept_sorted(l->rep);
-
-		kernel = k[0]->rec->kernel;
-		free(k);
-	}
 	LH_GROW(l->inputs, l->nr_inputs + 1, l->alloc_inputs);
 	in = &l->inputs[l->nr_inputs++];
 	in->name = lh_xstrdup(c->name);
+	in->board = board ? lh_xstrdup(board) : NULL;
 	in->host = run->host ? lh_xstrdup(run->host) : NULL;
 	in->kernel = kernel ? lh_xstrdup(kernel) : NULL;
 	in->run_id = run->run_id ? lh_xstrdup(run->run_id) : NULL;
@@ -1230,6 +1225,9 @@ static void check_input(struct ctx *c, const struct lh_run_info *run, json_objec
 		if (in->run_id && o->run_id && !strcmp(in->run_id, o->run_id))
 			bad(c, NULL, "the same run (run_id %s) as '%s': merging would count it twice",
 			    in->run_id, o->name);
+		else if (!in->board != !o->board || (in->board && strcmp(in->board, o->board)))
+			bad(c, NULL, "board '%s', but '%s' is of board '%s': only reports of one board merge here",
+			    in->board ? in->board : "(none)", o->name, o->board ? o->board : "(none)");
 		else if (in->host && o->host && strcmp(in->host, o->host))
 			bad(c, NULL, "host '%s', but '%s' is of host '%s': only reports of one board merge here",
 			    in->host, o->name, o->host);
@@ -1240,7 +1238,26 @@ static void check_input(struct ctx *c, const struct lh_run_info *run, json_objec
 			continue;
 		break;
 	}
-	(void)root;
+}
+
+bool lh_report_counts_every_section(const struct lh_report *rep)
+{
+	return !rep->has_run || !rep->run.mode || strcmp(rep->run.mode, "record") ||
+	       rep->run.threshold_ns;
+}
+
+const char *lh_report_kernel(const struct lh_report *rep)
+{
+	struct lh_report_kept *worst = NULL;
+	size_t i;
+
+	if (rep->has_run && rep->run.kernel)
+		return rep->run.kernel;
+	/* analyze: the kernel the worst snapshot kept names */
+	for (i = 0; i < rep->nr_heap; i++)
+		if (!worst || rep->heap[i]->rec->latency_us > worst->rec->latency_us)
+			worst = rep->heap[i];
+	return worst ? worst->rec->kernel : NULL;
 }
 
 static void add_merged(struct lh_report_loader *l, const char *name)
@@ -1256,7 +1273,7 @@ static int load(struct ctx *c, json_object *root)
 	struct lh_run_info run;
 	uint64_t duration_ns = 0;
 	json_object *v, *a;
-	const char *mode, *verdict, *error;
+	const char *mode, *verdict, *error, *board = NULL;
 	struct lh_gate gate;
 	size_t i, n;
 	int64_t version;
@@ -1292,6 +1309,9 @@ static int load(struct ctx *c, json_object *root)
 	error = get_str(c, root, "error", true, &rep->arena);
 	if (!c->failed && (error != NULL) != !strcmp(verdict, "error"))
 		bad(c, "error", "%s with the verdict '%s'", error ? "set" : "null", verdict);
+	/* "board" came with --board: a report written before says none */
+	if (json_object_object_get_ex(root, "board", NULL))
+		board = get_str(c, root, "board", true, &rep->arena);
 	load_gate(c, root, &gate);
 	if (load_run(c, root, mode, &run, &duration_ns)) {
 		if (mode && strcmp(mode, "record"))
@@ -1321,9 +1341,10 @@ static int load(struct ctx *c, json_object *root)
 		add_merged(l, c->name);
 	if (c->failed)
 		return -1;
-	check_input(c, &run, root);
+	check_input(c, &run, board);
 	if (c->failed)
 		return -1;
+	rep->opts.board = board;
 
 	if (l->nr_inputs == 1) {
 		l->gate = gate;
@@ -1368,6 +1389,7 @@ void lh_report_loader_free(struct lh_report_loader *l)
 	lh_htab_release(&l->rule_ids);
 	for (i = 0; i < l->nr_inputs; i++) {
 		free(l->inputs[i].name);
+		free(l->inputs[i].board);
 		free(l->inputs[i].host);
 		free(l->inputs[i].kernel);
 		free(l->inputs[i].run_id);

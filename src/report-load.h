@@ -53,6 +53,17 @@ int lh_report_loader_add_file(struct lh_report_loader *l, const char *path,
 			      struct lh_diag *diag);
 
 /*
+ * Return: whether rep's section histograms count every section: an 'analyze' report, or a
+ * 'record' run with a threshold (without one a run sees only each new maximum).
+ */
+bool lh_report_counts_every_section(const struct lh_report *rep);
+/*
+ * Return: the kernel rep is of (borrowed): its run's, else (analyze) the one its worst record
+ * kept names; NULL when unknown.
+ */
+const char *lh_report_kernel(const struct lh_report *rep);
+
+/*
  * Ends the reading: progressions ordered, records kept trimmed, the gates chosen (the saved
  * ones unless replaced; reports merged with different saved gates need them replaced) and
  * evaluated. A single report judged by its own gates must reach its own verdict: one that

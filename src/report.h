@@ -93,6 +93,7 @@ struct lh_report_opts {
 	size_t		keep;		/* records kept in full (worst first); default 100 */
 	struct lh_diag	*diag;		/* where lh_report_feed() puts rule-matching warnings
 					 * (borrowed); NULL: straight into the report */
+	const char	*board;		/* the board's id (--board), borrowed; NULL: none */
 };
 
 struct lh_report;

@@ -9,7 +9,7 @@
 run --help
 expect_rc "--help" 0
 cmds=$(sed -n 's/^    \([a-z]*\)  .*/\1/p' <<<"$out" | sort | tr '\n' ' ')
-check "--help lists the seven commands ($cmds)" [ "$cmds" = "analyze diff doctor record report reset rules " ]
+check "--help lists the eight commands ($cmds)" [ "$cmds" = "analyze diff doctor merge record report reset rules " ]
 run --version
 expect_rc "--version" 0
 version=$(sed -n 's/^VERSION[[:space:]]*:= *//p' "$TOP/Makefile")

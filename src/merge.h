@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Many boards, one view: any number of saved reports (boards, runs, nights; 'record' and
+ * 'analyze') folded into one fleet report. Per host (board id, hostname, kernel) the worst
+ * per tracer; offender signatures across hosts (which boards hit the same culprit); the
+ * fleet's worst case per tracer and its host; histograms summed bucket by bucket; rule hits
+ * per rule across hosts. Then the gate: --max on the fleet's worst.
+ *
+ * Reports are folded one at a time (lh_merge_add()) and only aggregates are kept, so memory
+ * grows with the distinct hosts, signatures, rules and histograms, not with the reports: the
+ * one per-report cost is the 16-byte slot of a run_id's hash, kept to refuse the same run
+ * twice. Pure but for the writers, which take a FILE *; the reports are read by
+ * report-load.c.
+ *
+ * Fail closed: a report that cannot be read (unless allowed), whose own verdict is error
+ * (unless accepted), that is the same run as one folded before, whose histograms do not fit
+ * the bucket layout of those folded before, or whose rule has another severity than the
+ * same rule elsewhere, makes the verdict error; so does a gated tracer that no report
+ * measured or that a report says it could not measure.
+ */
+#ifndef LH_MERGE_H
+#define LH_MERGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "histogram.h"
+#include "htab.h"
+#include "report.h"
+
+#define LH_MERGE_SIGNATURES	10000	/* distinct signatures; more go to one 'other' bucket */
+#define LH_MERGE_PROBLEMS	20	/* problem texts kept (all are counted) */
+
+struct lh_merge_opts {
+	struct lh_gate	gate;			/* --max on the fleet's worst; fail_on unused */
+	bool		allow_unreadable;	/* a report that cannot be read is listed only */
+	bool		accept_error;		/* fold reports whose own verdict is error */
+};
+
+/* One host: a board id, a hostname and a kernel (each NULL when its reports do not say). */
+struct lh_merge_host {
+	char		*board, *host, *kernel;
+	unsigned long	reports;
+	unsigned long	reports_fail;		/* whose own verdict is fail */
+	unsigned long	reports_error;		/* whose own verdict is error (accepted) */
+	unsigned long	sections[LH_TRACER_NR];
+	uint64_t	worst_us[LH_TRACER_NR];
+};
+
+struct lh_merge_cpu {
+	unsigned long		sections;
+	uint64_t		worst_us;
+	struct lh_histogram	dist;
+};
+
+struct lh_merge_tracer {
+	unsigned long		sections;
+	bool			seen;
+	uint64_t		worst_us;	/* over every section */
+	size_t			worst_host;
+	bool			gate_seen;	/* a section no 'ignore' rule accepted */
+	uint64_t		gate_worst_us;	/* what --max judges */
+	size_t			gate_host;
+	bool			maxima_only;	/* a report counted only each new maximum */
+	struct lh_histogram	hist;		/* every CPU */
+	struct lh_merge_cpu	*cpus;		/* by CPU + 1 (slot 0: unknown CPU) */
+	size_t			nr_cpus, alloc_cpus;
+	char			*not_measured;	/* the first report that could not measure it */
+};
+
+/* A sorted set of host indices. */
+struct lh_merge_hosts {
+	uint32_t	*v;
+	size_t		nr, alloc;
+};
+
+struct lh_merge_sig {
+	char			*signature;	/* the report's (lh_signature_text()) */
+	enum lh_tracer		tracer;
+	unsigned long		sections;
+	uint64_t		worst_us;
+	size_t			worst_host;
+	struct lh_merge_hosts	hosts;
+};
+
+struct lh_merge_rule {
+	char			*id;
+	enum lh_severity	severity;
+	unsigned long		hits;
+	unsigned long		gate_hits;	/* on sections no 'ignore' rule accepted */
+	unsigned long		unevaluated;
+	uint64_t		worst_us;
+	struct lh_merge_hosts	hosts;
+};
+
+/* A histogram the kernel counted (record --hist), summed: by source, kind and CPU. */
+struct lh_merge_khist {
+	char			*source, *kind;
+	int			cpu;
+	struct lh_histogram	h;
+};
+
+struct lh_merge {
+	struct lh_merge_opts	o;
+	unsigned long		reports;	/* folded */
+	unsigned long		unread;		/* could not be read (allowed, or an error) */
+	unsigned long		reports_error;	/* folded although their verdict is error */
+	struct lh_merge_host	*hosts;
+	size_t			nr_hosts, alloc_hosts;
+	struct lh_htab		host_htab;
+	struct lh_merge_tracer	tracers[LH_TRACER_NR];
+	struct lh_merge_sig	*sigs;
+	size_t			nr_sigs, alloc_sigs;
+	struct lh_htab		sig_htab;
+	unsigned long		other_sections;	/* signatures past the bound, or a report's other */
+	uint64_t		other_worst_us;
+	struct lh_merge_rule	*rules;
+	size_t			nr_rules, alloc_rules;
+	struct lh_htab		rule_htab;
+	struct lh_merge_khist	*khists;
+	size_t			nr_khists, alloc_khists;
+	struct lh_htab		runs;		/* run_id hashes */
+	char			*error;		/* why the verdict is error, or NULL */
+	unsigned long		nr_errors;
+	char			*problems[LH_MERGE_PROBLEMS];	/* errors and listed unreadables */
+	unsigned long		nr_problems;
+	char			**violations;	/* the gates that failed, each a sentence */
+	size_t			nr_violations, alloc_violations;
+	bool			finished;
+};
+
+/* Return: an empty fleet (o copied; NULL: no gate); free it with lh_merge_free(). */
+struct lh_merge *lh_merge_alloc(const struct lh_merge_opts *o);
+void lh_merge_free(struct lh_merge *m);
+
+/*
+ * Folds the report rep (read by lh_report_loader_finish(), borrowed for the call only) named
+ * name into m. Return: 0, or -1 when it could not be folded (why is m's error).
+ */
+int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *rep);
+/*
+ * Notes a report that could not be read, why (a sentence naming it): an error unless
+ * allowed, listed either way.
+ */
+void lh_merge_unreadable(struct lh_merge *m, const char *why);
+/* Evaluates the gate once every report is folded; call before writing. */
+void lh_merge_finish(struct lh_merge *m);
+
+/* Return: "error", "fail" or "pass" (static). */
+const char *lh_merge_verdict(const struct lh_merge *m);
+
+/*
+ * Writes m as text (80 columns), JSON or, JUnit XML (html: -1 with EINVAL).
+ * Return: 0, or -1 with errno when writing failed.
+ */
+int lh_merge_write(const struct lh_merge *m, enum lh_format f, FILE *out);
+
+#endif /* LH_MERGE_H */

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# lathound merge as a user runs it, on reports that real 'lathound analyze' and 'lathound
+# record' runs wrote: boards told apart by --board, the fleet's worst and its host, the same
+# culprit found on two boards, rule hits across hosts, histograms summed; the --max gate in
+# text, JSON and JUnit; every way it must be an error (exit 1), named in every format; and
+# memory bounded by hosts and signatures, not reports (1,000 generated reports against 100).
+. "$(dirname "$0")/../lib.sh"
+
+IRQSOFF=$DATA/pidt-irqsoff-nofunc.trace
+. "$(dirname "$0")/fake-tracefs.sh"
+
+# analyze --board B TRACE... > OUT.json, as a board would save it.
+save() {
+	local out=$1 board=$2; shift 2
+	"$LATHOUND" analyze -q --board "$board" -f json "$@" >"$TMP/$out" 2>/dev/null
+	jq -e .verdict "$TMP/$out" >/dev/null || not_ok "analyze wrote no JSON report for $*"
+}
+save a.json rig-a "$DATA/vm-irqsoff-fakeraid.trace"		# irqsoff 2005us, raid-irq-held
+save b.json rig-b "$DATA/vm-irqsoff-func.trace" "$DATA/vm-wakeup_rt.trace"	# 2093us, raid too
+save c.json rig-c "$DATA/ftrace-rst-irqsoff-func.trace"		# irqsoff 71us
+save broken.json rig-x "$DATA/handmade-truncated-header.trace"	# its verdict is error
+expect_jq "--board is written into the report" "$TMP/a.json" '.board == "rig-a"'
+run analyze --board 'two words' "$DATA/ftrace-rst-irqsoff-func.trace"
+expect_rc "a --board id with a space is refused" 1
+expect_in "... saying what an id may hold" "$err" "invalid --board 'two words'"
+
+# ---- three boards, one view ----
+run merge "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+expect_rc "three boards merge, no gate" 0
+expect_in "the count of reports and hosts" "$out" "lathound merge: 3 reports folded, 3 hosts"
+expect_in "the fleet's worst irqsoff and its board" "$out" \
+	"  irqsoff                  3     2093us     2093us  rig-b"
+expect_in "a host row: board, kernel, reports, its worst" "$out" \
+	"  rig-c                  3.8.0-test+              1  irqsoff              71us"
+expect_in "the culprit both RAID boards hit, on 2 hosts" "$out" \
+	"  2 hosts, 2 sections, worst 2093us on rig-b"
+expect_in "rule hits across hosts" "$out" "  raid-irq-held                  critical           2      2"
+expect_in "the summed histogram of irqsoff" "$out" "  irqsoff          all           3"
+expect_in "no gate" "$out" "Gates: none"
+over=$(awk 'length > 80' <<<"$out")
+check "the text fits 80 columns" test -z "$over"
+
+run merge -f json -o "$TMP/fleet.json" "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+expect_rc "-f json -o FILE" 0
+J=$TMP/fleet.json
+expect_jq "JSON: verdict, reports, hosts" "$J" \
+	'.verdict == "pass" and .reports == 3 and (.hosts | length) == 3 and .error == null'
+expect_jq "JSON: the fleet's worst irqsoff is on rig-b" "$J" \
+	'.tracers.irqsoff.worst_us == 2093 and .tracers.irqsoff.worst_host.board == "rig-b"'
+expect_jq "JSON: the summed histogram counts every section of every board" "$J" \
+	".tracers.irqsoff.histogram.count == $(jq -s 'map(.tracers.irqsoff.histogram.count) | add' \
+		"$TMP/a.json" "$TMP/b.json" "$TMP/c.json")"
+expect_jq "JSON: the shared signature lists both RAID boards (indices into hosts)" "$J" \
+	'[.offenders[0].hosts[] as $i | .hosts[$i].board] == ["rig-a", "rig-b"]'
+expect_jq "JSON: the rule's hits and hosts" "$J" \
+	'.rules[] | select(.id == "raid-irq-held") | .hits == 2 and (.hosts | length) == 2'
+
+# ---- the gate on the fleet's worst ----
+run merge --max irqsoff=2ms "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+expect_rc "--max irqsoff=2ms fails on 2093us" 2
+expect_in "the violation names the board" "$out" \
+	"irqsoff: the fleet's worst 2093us on rig-b is over --max irqsoff=2000us"
+run merge --max all=3ms "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+expect_rc "--max all=3ms passes" 0
+run merge -f junit --max irqsoff=2ms "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+expect_rc "-f junit: the gate fails" 2
+echo "$out" >"$TMP/j.xml"
+check "JUnit is well-formed XML" xmllint --noout "$TMP/j.xml"
+expect_in "JUnit: the failure" "$out" '<testsuite name="lathound merge" tests="3" failures="1" errors="0">'
+run merge --max preemptoff=1ms "$TMP/a.json" "$TMP/c.json"
+expect_rc "a gated tracer no report measured is an error" 1
+expect_in "... saying so" "$out" "Verdict: ERROR: preemptoff is gated by --max but no report measured it"
+
+# ---- fail closed ----
+echo '{"lathound": "0.1.0", "report_version": 1}' >"$TMP/cut.json"
+for f in text json junit; do
+	run merge -f $f "$TMP/a.json" "$TMP/cut.json"
+	expect_rc "$f: an inconsistent report is an error" 1
+	expect_in "$f: named in the output" "$(sed 's/&#39;/'"'"'/g' <<<"$out")" \
+		"report '$TMP/cut.json': mode: missing"
+done
+run merge "$TMP/a.json" "$TMP/missing.json"
+expect_rc "a report that does not exist is an error" 1
+expect_in "... named" "$out" "cannot open report '$TMP/missing.json'"
+run merge --allow-unreadable "$TMP/a.json" "$TMP/cut.json"
+expect_rc "--allow-unreadable lists it instead" 0
+expect_in "... listed as accepted" "$out" "(accepted: --allow-unreadable)"
+expect_in "... and counted" "$out" "1 report folded, 1 host, 1 unreadable"
+run merge "$TMP/a.json" "$TMP/broken.json"
+expect_rc "a report whose own verdict is error is an error" 1
+expect_in "... saying why" "$out" "its verdict is error"
+run merge --accept-error "$TMP/a.json" "$TMP/broken.json"
+expect_rc "--accept-error merges it" 0
+jq '.histograms = [{"source": "kernel", "kind": "irqsoff", "cpu": null, "unit": "us",
+	"count": 1, "min": 1, "max": 3, "mean": 2, "buckets": [{"lo": 1, "hi": 3, "count": 1}],
+	"dropped": 0}]' "$TMP/a.json" >"$TMP/h1.json"
+jq '.histograms[0].buckets[0].lo = 2 | .histograms[0].buckets[0].hi = 4 | .histograms[0].min = 2
+	| .histograms[0].max = 4 | .histograms[0].mean = 3' "$TMP/h1.json" >"$TMP/h2.json"
+run merge "$TMP/h1.json" "$TMP/h1.json"
+expect_rc "kernel histograms of one layout add up" 0
+expect_in "... summed" "$out" "  kernel irqsoff   all           2"
+run merge "$TMP/h1.json" "$TMP/h2.json"
+expect_rc "kernel histograms whose buckets do not fit are an error" 1
+expect_in "... saying the layouts must agree" "$out" "their layouts must agree"
+printf '%s\n' "$TMP/a.json" "$TMP/b.json" >"$TMP/list"
+run merge --from "$TMP/list" "$TMP/c.json"
+expect_rc "--from LIST with operands" 0
+expect_in "... reads all three" "$out" "3 reports folded"
+run merge
+expect_rc "no report given" 1
+
+# ---- record reports: --board, hosts, the same run twice ----
+mkfake irqsoff
+(wait_armed irqsoff && sleep 0.3 && section "$IRQSOFF" 2002) &
+BG=$!
+rec -t irqsoff -d 1500ms --board rack1-slot3 -o "$TMP/o1" "${NORULES[@]}"
+wait $BG
+expect_rc "record --board" 0
+R=$TMP/o1/report.json
+expect_jq "record writes the board id" "$R" '.board == "rack1-slot3" and .mode == "record"'
+jq '.run.run_id = "0123456789abcdef0123456789abcdef" | .board = "rack1-slot4"' "$R" >"$TMP/r2.json"
+run merge "$R" "$TMP/r2.json" "$TMP/a.json"
+expect_rc "record and analyze reports merge" 0
+expect_in "a record board shows its hostname" "$out" "rack1-slot3 ($(uname -n | cut -c1-10)"
+run merge "$R" "$TMP/r2.json" "$R"
+expect_rc "the same run twice is an error" 1
+expect_in "... named by its run_id" "$out" "the same run (run_id $(jq -r .run.run_id "$R"))"
+
+# ---- memory: 1,000 reports take what 100 take (50 boards, the same templates) ----
+if [ ! -x /usr/bin/time ]; then
+	skip "merge memory is bounded" "no /usr/bin/time (Debian package time)"
+else
+	LATHOUND=$LATHOUND "$TOP/bench/fleet-gen.sh" 1000 "$TMP/fleet" 50 >/dev/null
+	rss() {
+		ls "$TMP"/fleet/r*.json | head -n "$1" |
+			/usr/bin/time -f %M -o "$TMP/rss" "$LATHOUND" merge -q --from - >"$TMP/m$1.txt"
+		echo "$? $(tail -1 "$TMP/rss")"
+	}
+	read -r rc100 kb100 < <(rss 100)
+	read -r rc1000 kb1000 < <(rss 1000)
+	check "100 and 1,000 generated reports merge (exit 0)" test "$rc100$rc1000" = 00
+	expect_in "1,000 reports folded" "$(head -1 "$TMP/m1000.txt")" "1000 reports folded"
+	check "1,000 reports take at most 10% + 1 MB more than 100 (${kb1000} kB vs ${kb100} kB)" \
+		test "$kb1000" -le $((kb100 * 11 / 10 + 1024))
+fi
+finish
