@@ -24,9 +24,11 @@ static const char diff_epilogue[] =
 	"\nBASE.json and NEW.json are reports that 'lathound record' (DIR/report.json) or\n"
 	"'lathound analyze --format json' wrote: e.g. every board of the last release against\n"
 	"every board of the new kernel. Per tracer and CPU the worst case old -> new; a worst\n"
-	"case is one sample, so a row compares p99.9 instead when both sides counted every\n"
-	"section (analyze, or record with -T) and have at least 1000 of them. Each row says\n"
-	"which it used ('by').\n"
+	"case is one sample, so a row compares p99.9 instead when both sides have histograms of\n"
+	"at least 1000 sections: the kernel's (record --hist), else those of the sections\n"
+	"captured when every section was (analyze, or record with -T). Each row says which it\n"
+	"used ('by', 'from'); p99 and the worst are shown beside p99.9. --max-growth judges\n"
+	"the tracer rows and the per-CPU rows of both sides.\n"
 	"\nexit status:\n"
 	"    0  every gate passed\n"
 	"    1  error: a report unreadable or invalid, a report whose own verdict is error\n"
@@ -57,6 +59,17 @@ static int opt_growth(const struct lh_option *opt, const char *arg)
 
 	if (lh_diff_gate_parse_growth(opt->value, arg, &err))
 		return lh_error("invalid --max-growth '%s': %s", arg, err);
+	return 0;
+}
+
+static int opt_irq_growth(const struct lh_option *opt, const char *arg)
+{
+	struct lh_diff_gate *g = opt->value;
+	const char *err;
+
+	if (lh_diff_parse_pct(arg, &g->irq_growth_pct, &err))
+		return lh_error("invalid --max-irq-growth '%s': %s", arg, err);
+	g->has_irq_growth = true;
 	return 0;
 }
 
@@ -143,6 +156,9 @@ int lh_cmd_diff(int argc, char **argv)
 		LH_OPT_CALLBACK(0, "max-growth", &a.gate, "TRACER=PCT",
 				"fail when TRACER's worst (or p99.9) grew by more than PCT percent (repeatable; 'all' for every tracer)",
 				opt_growth),
+		LH_OPT_CALLBACK(0, "max-irq-growth", &a.gate, "PCT",
+				"fail when an IRQ handler's p99 (or longest run) grew by more than PCT percent, or is new",
+				opt_irq_growth),
 		LH_OPT_UINT(0, "max-new-offenders", &a.max_new, "N",
 			    "fail when more than N offender signatures are new"),
 		LH_OPT_CALLBACK(0, "fail-on-new", &a.gate, "SEVERITY",

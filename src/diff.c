@@ -21,21 +21,31 @@ void lh_diff_gate_init(struct lh_diff_gate *g)
 	g->fail_on_new = LH_GATE_FAIL_NONE;
 }
 
+int lh_diff_parse_pct(const char *arg, double *pct, const char **err)
+{
+	char *end;
+
+	errno = 0;
+	*pct = strtod(arg, &end);
+	if (*end == '%')
+		end++;
+	if (end == arg || *end || errno || !isfinite(*pct) || *pct < 0) {
+		*err = "expected a growth in percent, e.g. 10 or 5%";
+		return -1;
+	}
+	return 0;
+}
+
 int lh_diff_gate_parse_growth(struct lh_diff_gate *g, const char *arg, const char **err)
 {
 	const char *value;
 	enum lh_tracer t;
-	char *end;
 	double pct;
 
 	if (lh_gate_parse_key(arg, "expected TRACER=PCT, e.g. irqsoff=10 or all=5%", &t, &value,
 			      err))
 		return -1;
-	errno = 0;
-	pct = strtod(value, &end);
-	if (*end == '%')
-		end++;
-	if (end == value || *end || errno || !isfinite(pct) || pct < 0) {
+	if (lh_diff_parse_pct(value, &pct, err)) {
 		*err = "expected a growth in percent, e.g. irqsoff=10 or all=5%";
 		return -1;
 	}
@@ -53,7 +63,53 @@ struct acc {
 	struct lh_diff_value	v;
 	struct lh_histogram	h;
 	bool			hist_ok;	/* every report's histogram merged */
+	struct lh_histogram	k;		/* the kernel's histograms */
+	bool			k_ok;		/* every report had one, and it merged */
 };
+
+/* Return: the percentiles of h, set when it counts at least LH_DIFF_MIN_DIST values. */
+static struct lh_diff_pct pct_of(const struct lh_histogram *h)
+{
+	struct lh_diff_pct p = { 0 };
+	uint64_t lo;
+
+	p.set = h->count >= LH_DIFF_MIN_DIST && lh_histogram_percentile(h, 1, &lo, &p.p99_ns) &&
+		lh_histogram_percentile(h, 2, &lo, &p.p999_ns);
+	return p;
+}
+
+/* The kind of histogram the kernel counts (hist.c) for tracer t, or NULL. */
+static const char *kernel_kind(enum lh_tracer t)
+{
+	switch (t) {
+	case LH_TRACER_IRQSOFF:
+		return "irqsoff";
+	case LH_TRACER_PREEMPTOFF:
+		return "preemptoff";
+	case LH_TRACER_WAKEUP_RT:
+		return "wakeup";	/* the wakeups of RT and DL tasks */
+	default:
+		return NULL;
+	}
+}
+
+/* Adds rep's kernel histogram of tracer t on cpu (-1: all) to a, or marks a without one. */
+static void acc_kernel(struct acc *a, const struct lh_report *rep, enum lh_tracer t, int cpu)
+{
+	const char *kind = kernel_kind(t);
+	size_t i;
+
+	for (i = 0; kind && i < rep->nr_hists; i++) {
+		const struct lh_report_histogram *k = &rep->hists[i];
+
+		if (k->cpu == cpu && !strcmp(k->kind, kind) && !strcmp(k->source, "kernel")) {
+			if (lh_histogram_merge(&a->k, &k->h))
+				a->k_ok = false;
+			return;
+		}
+	}
+	a->k_ok = false;
+}
 
 static void acc_add(struct acc *a, unsigned long count, uint64_t worst_us,
 		    const struct lh_histogram *h, bool every)
@@ -70,22 +126,28 @@ static void acc_add(struct acc *a, unsigned long count, uint64_t worst_us,
 
 static void acc_done(struct acc *a)
 {
-	uint64_t lo;
+	struct lh_diff_pct p = pct_of(&a->h);
 
-	a->v.dist = a->v.present && a->hist_ok && a->h.count >= LH_DIFF_MIN_DIST &&
-		    lh_histogram_percentile(&a->h, 2, &lo, &a->v.p999_ns);
+	a->v.dist = a->v.present && a->hist_ok && p.set;
+	a->v.p99_ns = p.p99_ns;
+	a->v.p999_ns = p.p999_ns;
+	if (a->v.present && a->k_ok)
+		a->v.kernel = pct_of(&a->k);
 	lh_histogram_release(&a->h);
+	lh_histogram_release(&a->k);
 }
 
 /* Sums tracer t on cpu (LH_DIFF_ALL_CPUS: every CPU) over the reports of s. */
 static struct lh_diff_value side_value(const struct lh_diff_side *s, enum lh_tracer t, int cpu)
 {
-	struct acc a = { .hist_ok = true };
+	struct acc a = { .hist_ok = true, .k_ok = true };
 	size_t i, slot = (size_t)(cpu + 1);
 
 	for (i = 0; i < s->nr; i++) {
 		const struct lh_report_tracer *tr = &s->reps[i]->tracers[t];
 		bool every = lh_report_counts_every_section(s->reps[i]);
+
+		acc_kernel(&a, s->reps[i], t, cpu == LH_DIFF_ALL_CPUS ? -1 : cpu);
 
 		if (cpu == LH_DIFF_ALL_CPUS)
 			acc_add(&a, tr->count, tr->worst.latency_us, &tr->hist, every);
@@ -142,17 +204,66 @@ static struct lh_diff_row *new_row(struct lh_diff *d)
 	return &d->rows[d->nr_rows++];
 }
 
+/* Return: the change from a to b in percent: INFINITY from 0, 0 when equal. */
+static double change_pct(uint64_t a, uint64_t b)
+{
+	if (a == b)
+		return 0;
+	if (!a)
+		return INFINITY;
+	return ((double)b - (double)a) * 100 / (double)a;
+}
+
+/* The row's basis: p99.9 of the kernel's histograms, else the sections', else the worst. */
 static void fill_row(struct lh_diff_row *r)
 {
-	r->basis = r->base.dist && r->new.dist ? LH_DIFF_P999 : LH_DIFF_WORST;
-	r->base_ns = r->basis == LH_DIFF_P999 ? r->base.p999_ns : r->base.worst_ns;
-	r->new_ns = r->basis == LH_DIFF_P999 ? r->new.p999_ns : r->new.worst_ns;
-	if (!r->base.present || !r->new.present || r->new_ns == r->base_ns)
-		r->change_pct = 0;
-	else if (!r->base_ns)
-		r->change_pct = INFINITY;
-	else
-		r->change_pct = ((double)r->new_ns - (double)r->base_ns) * 100 / (double)r->base_ns;
+	if (r->base.kernel.set && r->new.kernel.set) {
+		r->dist = LH_DIFF_DIST_KERNEL;
+		r->base_p99_ns = r->base.kernel.p99_ns;
+		r->new_p99_ns = r->new.kernel.p99_ns;
+		r->base_ns = r->base.kernel.p999_ns;
+		r->new_ns = r->new.kernel.p999_ns;
+	} else if (r->base.dist && r->new.dist) {
+		r->dist = LH_DIFF_DIST_SECTIONS;
+		r->base_p99_ns = r->base.p99_ns;
+		r->new_p99_ns = r->new.p99_ns;
+		r->base_ns = r->base.p999_ns;
+		r->new_ns = r->new.p999_ns;
+	} else {
+		r->dist = LH_DIFF_DIST_NONE;
+		r->base_ns = r->base.worst_ns;
+		r->new_ns = r->new.worst_ns;
+	}
+	r->basis = r->dist == LH_DIFF_DIST_NONE ? LH_DIFF_WORST : LH_DIFF_P999;
+	r->change_pct = !r->base.present || !r->new.present ? 0 :
+			change_pct(r->base_ns, r->new_ns);
+}
+
+static const char *basis_name(enum lh_diff_basis b)
+{
+	return b == LH_DIFF_P999 ? "p99.9" : b == LH_DIFF_P99 ? "p99" : "worst";
+}
+
+/* Return: "kernel" or "sections": the histograms a row's percentiles come from (static). */
+static const char *dist_name(enum lh_diff_dist s)
+{
+	return s == LH_DIFF_DIST_KERNEL ? "kernel" : "sections";
+}
+
+/* --max-growth on row r (limit_pct): a violation when it failed, named what (a tracer, CPU). */
+static void gate_row(struct lh_diff *d, struct lh_diff_row *r, const char *what,
+		     const char *limit_name)
+{
+	char a[32], b[32];
+
+	r->failed = r->change_pct > r->limit_pct;
+	if (!r->failed)
+		return;
+	violation(d, lh_xasprintf("%s: %s grew %+.1f%% (%s -> %s), over --max-growth %s=%g%%",
+				  what, basis_name(r->basis), r->change_pct,
+				  lh_report_fmt_us(r->base_ns, a, sizeof(a)),
+				  lh_report_fmt_us(r->new_ns, b, sizeof(b)), limit_name,
+				  r->limit_pct));
 }
 
 /* Per tracer, then per CPU; the --max-growth gate on the tracer rows. */
@@ -194,18 +305,10 @@ static void compare_tracers(struct lh_diff *d)
 		} else if (gated) {
 			r->gated = true;
 			r->limit_pct = d->gate.growth_pct[own ? t : LH_TRACER_UNKNOWN];
-			r->failed = r->change_pct > r->limit_pct;
+			gate_row(d, r, name, own ? name : "all");
 		}
-		if (r->failed) {
-			char a[32], b[32];
-
-			violation(d, lh_xasprintf("%s: %s grew %+.1f%% (%s -> %s), over --max-growth %s=%g%%",
-						  name, r->basis == LH_DIFF_P999 ? "p99.9" : "worst",
-						  r->change_pct,
-						  lh_report_fmt_us(r->base_ns, a, sizeof(a)),
-						  lh_report_fmt_us(r->new_ns, b, sizeof(b)),
-						  own ? name : "all", r->limit_pct));
-		}
+		/* the CPUs are judged when the tracer is: a CPU of both sides, by the same limit */
+		gated = r->gated;
 		n = max_slots(d, t);
 		for (slot = 0; slot < n; slot++) {
 			struct lh_diff_value bv, nv;
@@ -220,6 +323,16 @@ static void compare_tracers(struct lh_diff *d)
 			r->base = bv;
 			r->new = nv;
 			fill_row(r);
+			if (gated && bv.present && nv.present) {
+				char *what = r->cpu < 0 ?
+					lh_xasprintf("%s on an unknown CPU", name) :
+					lh_xasprintf("%s on CPU %d", name, r->cpu);
+
+				r->gated = true;
+				r->limit_pct = d->gate.growth_pct[own ? t : LH_TRACER_UNKNOWN];
+				gate_row(d, r, what, own ? name : "all");
+				free(what);
+			}
 		}
 	}
 }
@@ -430,10 +543,15 @@ static const struct lh_irqstat *irqstat(const struct lh_report *rep)
 	return rep->has_run ? rep->run.irqstat : NULL;
 }
 
-/* The longest run of handler (irq, name) over every CPU of every report of s. */
+/*
+ * The runs of handler (irq, name) over every CPU of every report of s: the longest, how many,
+ * and the percentiles of their durations.
+ */
 static void side_irq(const struct lh_diff_side *s, int irq, const char *name, uint64_t *max_ns,
-		     uint64_t *count)
+		     uint64_t *count, struct lh_diff_pct *pct)
 {
+	struct lh_histogram h = { 0 };
+	bool ok = true;
 	size_t i, j;
 
 	*max_ns = *count = 0;
@@ -448,8 +566,23 @@ static void side_irq(const struct lh_diff_side *s, int irq, const char *name, ui
 			*count += e->count;
 			if (e->max_ns > *max_ns)
 				*max_ns = e->max_ns;
+			if (e->dist.count != e->count || lh_histogram_merge(&h, &e->dist))
+				ok = false;
 		}
 	}
+	*pct = ok ? pct_of(&h) : (struct lh_diff_pct){ 0 };
+	lh_histogram_release(&h);
+}
+
+/* Return: whether a report of s collected IRQ statistics. */
+static bool side_has_irqstat(const struct lh_diff_side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (irqstat(s->reps[i]))
+			return true;
+	return false;
 }
 
 static bool irq_listed(const struct lh_diff *d, int irq, const char *name)
@@ -462,11 +595,14 @@ static bool irq_listed(const struct lh_diff *d, int irq, const char *name)
 	return false;
 }
 
-/* Handlers of the new reports whose longest run grew (or that are new). */
+/* Handlers of the new reports whose longest run or p99 grew (or that are new); the gate. */
 static void compare_irqs(struct lh_diff *d)
 {
 	size_t i, j;
 
+	if (d->gate.has_irq_growth && (!side_has_irqstat(&d->base) || !side_has_irqstat(&d->new)))
+		set_error(d, lh_xasprintf("--max-irq-growth cannot be judged: no %s report collected IRQ statistics",
+					  side_has_irqstat(&d->base) ? "new" : "base"));
 	for (i = 0; i < d->new.nr; i++) {
 		const struct lh_irqstat *st = irqstat(d->new.reps[i]);
 
@@ -476,10 +612,23 @@ static void compare_irqs(struct lh_diff *d)
 
 			if (irq_listed(d, e->irq, e->name))
 				continue;
-			side_irq(&d->base, e->irq, e->name, &q.base_max_ns, &q.base_count);
-			side_irq(&d->new, e->irq, e->name, &q.new_max_ns, &q.new_count);
-			if (q.new_max_ns <= q.base_max_ns && q.base_count)
+			side_irq(&d->base, e->irq, e->name, &q.base_max_ns, &q.base_count,
+				 &q.base_pct);
+			side_irq(&d->new, e->irq, e->name, &q.new_max_ns, &q.new_count, &q.new_pct);
+			q.basis = q.base_pct.set && q.new_pct.set ? LH_DIFF_P99 : LH_DIFF_WORST;
+			q.change_pct = !q.base_count ? INFINITY : q.basis == LH_DIFF_P99 ?
+				       change_pct(q.base_pct.p99_ns, q.new_pct.p99_ns) :
+				       change_pct(q.base_max_ns, q.new_max_ns);
+			if (q.new_max_ns <= q.base_max_ns && q.change_pct <= 0)
 				continue;
+			q.failed = d->gate.has_irq_growth && q.change_pct > d->gate.irq_growth_pct;
+			if (q.failed && !q.base_count)
+				violation(d, lh_xasprintf("irq %d %s: new in the new reports, over --max-irq-growth %g%%",
+							  q.irq, q.name, d->gate.irq_growth_pct));
+			else if (q.failed)
+				violation(d, lh_xasprintf("irq %d %s: %s grew %+.1f%%, over --max-irq-growth %g%%",
+							  q.irq, q.name, basis_name(q.basis),
+							  q.change_pct, d->gate.irq_growth_pct));
 			LH_GROW(d->irqs, d->nr_irqs + 1, d->alloc_irqs);
 			d->irqs[d->nr_irqs++] = q;
 		}
@@ -542,11 +691,6 @@ const char *lh_diff_verdict(const struct lh_diff *d)
 
 static const char *const change_names[] = { "new", "grown", "gone" };
 
-static const char *basis_name(enum lh_diff_basis b)
-{
-	return b == LH_DIFF_P999 ? "p99.9" : "worst";
-}
-
 /* "+50us (+25.0%)", "-3us (-1.2%)", "+7us (from 0)", "=" . Return: buf. */
 static char *fmt_change(const struct lh_diff_row *r, char *buf, size_t len)
 {
@@ -585,6 +729,10 @@ static void write_gates_text(const struct lh_diff *d, FILE *out)
 			t == LH_TRACER_UNKNOWN ? "all" : lh_tracer_name(t), d->gate.growth_pct[t]);
 		sep = ",";
 	}
+	if (d->gate.has_irq_growth) {
+		fprintf(out, "%s --max-irq-growth %g%%", sep, d->gate.irq_growth_pct);
+		sep = ",";
+	}
 	if (d->gate.has_max_new) {
 		fprintf(out, "%s --max-new-offenders %lu", sep, d->gate.max_new_offenders);
 		sep = ",";
@@ -614,7 +762,9 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	fputs("lathound diff\n", out);
 	write_names(&d->base, "Base:", out);
 	write_names(&d->new, "New:", out);
-	fprintf(out, "A worst case is one sample: 'by' p99.9 when both sides count every section (>= %d), worst otherwise.\n\n",
+	fprintf(out, "A worst case is one sample: 'by' p99.9 when both sides' histograms count >= %d sections\n"
+		"(the kernel's of record --hist, else the sections captured), worst otherwise;\n"
+		"--max-growth judges 'by'. p99 and worst are shown beside p99.9.\n\n",
 		LH_DIFF_MIN_DIST);
 	fprintf(out, "%-15s %-4s %-6s %12s %12s  %s\n", "Tracer", "CPU", "by", "base", "new",
 		"change");
@@ -627,10 +777,31 @@ static int write_text(const struct lh_diff *d, FILE *out)
 			strcpy(cpu, "?");
 		else
 			snprintf(cpu, sizeof(cpu), "%d", r->cpu);
-		fprintf(out, "%-15s %-4s %-6s %12s %12s  %s%s\n", lh_tracer_name(r->tracer), cpu,
-			basis_name(r->basis), fmt_side(&r->base, r->base_ns, a, sizeof(a)),
+		fprintf(out, "%-15s %-4s %-6s %12s %12s  %s%s%s%s\n", lh_tracer_name(r->tracer),
+			cpu, basis_name(r->basis), fmt_side(&r->base, r->base_ns, a, sizeof(a)),
 			fmt_side(&r->new, r->new_ns, b, sizeof(b)), fmt_change(r, c, sizeof(c)),
+			r->dist == LH_DIFF_DIST_NONE ? "" : "  from ",
+			r->dist == LH_DIFF_DIST_NONE ? "" : dist_name(r->dist),
 			r->failed ? "  FAIL" : "");
+		if (r->dist != LH_DIFF_DIST_NONE) {
+			struct lh_diff_row x = *r;
+
+			/* the measures beside the basis, not judged */
+			x.basis = LH_DIFF_P99;
+			x.base_ns = r->base_p99_ns;
+			x.new_ns = r->new_p99_ns;
+			x.change_pct = change_pct(x.base_ns, x.new_ns);
+			fprintf(out, "%-20s %-6s %12s %12s  %s\n", "", "p99",
+				lh_report_fmt_us(x.base_ns, a, sizeof(a)),
+				lh_report_fmt_us(x.new_ns, b, sizeof(b)), fmt_change(&x, c, sizeof(c)));
+			x.basis = LH_DIFF_WORST;
+			x.base_ns = r->base.worst_ns;
+			x.new_ns = r->new.worst_ns;
+			x.change_pct = change_pct(x.base_ns, x.new_ns);
+			fprintf(out, "%-20s %-6s %12s %12s  %s\n", "", "worst",
+				lh_report_fmt_us(x.base_ns, a, sizeof(a)),
+				lh_report_fmt_us(x.new_ns, b, sizeof(b)), fmt_change(&x, c, sizeof(c)));
+		}
 	}
 	if (!d->nr_rows)
 		fputs("(no sections on either side)\n", out);
@@ -650,12 +821,22 @@ static int write_text(const struct lh_diff *d, FILE *out)
 			lh_severity_name(d->rules[i].severity), d->rules[i].base_hits,
 			d->rules[i].new_hits, d->rules[i].in_base ? "" : " (not in the base rules)",
 			d->rules[i].failed ? "  FAIL" : "");
-	fprintf(out, "\nIRQ handlers whose max grew: %zu\n", d->nr_irqs);
-	for (i = 0; i < d->nr_irqs; i++)
-		fprintf(out, "  irq %d %s: %s -> %s\n", d->irqs[i].irq, d->irqs[i].name,
-			d->irqs[i].base_count ?
-				lh_report_fmt_us(d->irqs[i].base_max_ns, a, sizeof(a)) : "-",
-			lh_report_fmt_us(d->irqs[i].new_max_ns, b, sizeof(b)));
+	fprintf(out, "\nIRQ handlers whose max or p99 grew: %zu\n", d->nr_irqs);
+	for (i = 0; i < d->nr_irqs; i++) {
+		const struct lh_diff_irq *q = &d->irqs[i];
+
+		fprintf(out, "  irq %d %s: max %s -> %s", q->irq, q->name,
+			q->base_count ? lh_report_fmt_us(q->base_max_ns, a, sizeof(a)) : "-",
+			lh_report_fmt_us(q->new_max_ns, b, sizeof(b)));
+		if (q->basis == LH_DIFF_P99)
+			fprintf(out, ", p99 %s -> %s", lh_report_fmt_us(q->base_pct.p99_ns, a, sizeof(a)),
+				lh_report_fmt_us(q->new_pct.p99_ns, b, sizeof(b)));
+		if (!q->base_count)
+			fputs(" (new)", out);
+		else
+			fprintf(out, " (%s %+.1f%%)", basis_name(q->basis), q->change_pct);
+		fputs(q->failed ? "  FAIL\n" : "\n", out);
+	}
 	fputc('\n', out);
 	write_gates_text(d, out);
 	if (d->error)
@@ -681,7 +862,11 @@ static json_object *jside(const struct lh_diff_value *v)
 	o = json_object_new_object();
 	json_object_object_add(o, "sections", json_object_new_uint64(v->count));
 	json_object_object_add(o, "worst_us", jns_us(v->worst_ns));
+	json_object_object_add(o, "p99_us", v->dist ? jns_us(v->p99_ns) : NULL);
 	json_object_object_add(o, "p99_9_us", v->dist ? jns_us(v->p999_ns) : NULL);
+	json_object_object_add(o, "kernel_p99_us", v->kernel.set ? jns_us(v->kernel.p99_ns) : NULL);
+	json_object_object_add(o, "kernel_p99_9_us", v->kernel.set ?
+			       jns_us(v->kernel.p999_ns) : NULL);
 	return o;
 }
 
@@ -704,6 +889,8 @@ static json_object *jrow(const struct lh_diff_row *r)
 	json_object_object_add(o, "cpu", r->cpu == LH_DIFF_ALL_CPUS ?
 				json_object_new_string("all") : json_object_new_int(r->cpu));
 	json_object_object_add(o, "by", json_object_new_string(basis_name(r->basis)));
+	json_object_object_add(o, "from", r->dist == LH_DIFF_DIST_NONE ? NULL :
+			       json_object_new_string(dist_name(r->dist)));
 	json_object_object_add(o, "base", jside(&r->base));
 	json_object_object_add(o, "new", jside(&r->new));
 	json_object_object_add(o, "change_us", both ? json_object_new_double(
@@ -774,6 +961,14 @@ static int write_json(const struct lh_diff *d, FILE *out)
 		json_object_object_add(j, "base_max_us", d->irqs[i].base_count ?
 				       jns_us(d->irqs[i].base_max_ns) : NULL);
 		json_object_object_add(j, "new_max_us", jns_us(d->irqs[i].new_max_ns));
+		json_object_object_add(j, "base_p99_us", d->irqs[i].base_pct.set ?
+				       jns_us(d->irqs[i].base_pct.p99_ns) : NULL);
+		json_object_object_add(j, "new_p99_us", d->irqs[i].new_pct.set ?
+				       jns_us(d->irqs[i].new_pct.p99_ns) : NULL);
+		json_object_object_add(j, "by", json_object_new_string(basis_name(d->irqs[i].basis)));
+		json_object_object_add(j, "change_pct", isfinite(d->irqs[i].change_pct) ?
+				       json_object_new_double(d->irqs[i].change_pct) : NULL);
+		json_object_object_add(j, "failed", json_object_new_boolean(d->irqs[i].failed));
 		json_object_array_add(a, j);
 	}
 	json_object_object_add(root, "irq_handlers", a);
@@ -781,29 +976,58 @@ static int write_json(const struct lh_diff *d, FILE *out)
 	return lh_escape_json_write(root, out);
 }
 
+/* Return: the violations whose subject is what ("irqsoff", "irq ") joined by "; ", or NULL. */
+static char *violations_of(const struct lh_diff *d, const char *what)
+{
+	size_t i, n = strlen(what);
+	char *s = NULL, *t;
+
+	for (i = 0; i < d->nr_violations; i++) {
+		const char *v = d->violations[i];
+
+		if (strncmp(v, what, n) || (what[n - 1] != ' ' && v[n] != ':' && v[n] != ' '))
+			continue;
+		t = lh_xasprintf("%s%s%s", s ? s : "", s ? "; " : "", v);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
 /*
- * One testcase per tracer row (failed when its growth gate failed), one for new offenders,
- * one for new rule hits, and one for the comparison itself (an error when it could not be
- * judged).
+ * One testcase per tracer (failed when its growth gate failed over all CPUs or on one), one
+ * for new offenders, one for new rule hits, one for IRQ handlers, and one for the comparison
+ * itself (an error when it could not be judged).
  */
 static int write_junit(const struct lh_diff *d, FILE *out)
 {
-	size_t i, failures = 0, cases = 3;
+	size_t i, failures = 0, cases = 4;
+	bool new_fail = d->gate.has_max_new && d->nr_new_offenders > d->gate.max_new_offenders;
+	char *rules = NULL, *irqs = violations_of(d, "irq "), *s, *f;
 	int ret = 0;
-	char *s;
 
-	for (i = 0; i < d->nr_rows; i++)
-		if (d->rows[i].cpu == LH_DIFF_ALL_CPUS) {
-			cases++;
-			failures += d->rows[i].failed;
-		}
-	for (i = 0; i < d->nr_rules; i++)
-		failures += d->rules[i].failed;
-	failures += d->gate.has_max_new && d->nr_new_offenders > d->gate.max_new_offenders;
+	for (i = 0; i < d->nr_rules; i++) {
+		if (!d->rules[i].failed)
+			continue;
+		s = lh_xasprintf("%s%s'%s' %lu new hits", rules ? rules : "", rules ? "; " : "",
+				 d->rules[i].id, d->rules[i].new_hits);
+		free(rules);
+		rules = s;
+	}
+	for (i = 0; i < d->nr_rows; i++) {
+		if (d->rows[i].cpu != LH_DIFF_ALL_CPUS)
+			continue;
+		cases++;
+		f = violations_of(d, lh_tracer_name(d->rows[i].tracer));
+		failures += f != NULL;
+		free(f);
+	}
+	failures += new_fail + (rules != NULL) + (irqs != NULL);
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
 	fprintf(out, "  <testsuite name=\"lathound diff\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
 		cases, failures, d->error ? 1 : 0);
-	ret |= lh_escape_junit_case(out, "lathound.diff", "comparison", NULL, d->error, lh_diff_verdict(d));
+	ret |= lh_escape_junit_case(out, "lathound.diff", "comparison", NULL, d->error,
+				    lh_diff_verdict(d));
 	for (i = 0; i < d->nr_rows; i++) {
 		const struct lh_diff_row *r = &d->rows[i];
 		char name[64], a[32], b[32], c[64];
@@ -816,30 +1040,26 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 				 fmt_side(&r->base, r->base_ns, a, sizeof(a)),
 				 fmt_side(&r->new, r->new_ns, b, sizeof(b)),
 				 fmt_change(r, c, sizeof(c)), r->gated ? "" : " (not gated)");
-		ret |= lh_escape_junit_case(out, "lathound.diff", name, r->failed ? s : NULL, NULL, s);
+		f = violations_of(d, lh_tracer_name(r->tracer));
+		ret |= lh_escape_junit_case(out, "lathound.diff", name, f, NULL, s);
+		free(f);
 		free(s);
 	}
 	s = lh_xasprintf("%zu new offender signature%s%s", d->nr_new_offenders,
 			 d->nr_new_offenders == 1 ? "" : "s",
 			 d->gate.has_max_new ? "" : " (not gated)");
-	ret |= lh_escape_junit_case(out, "lathound.diff", "new offenders",
-			  d->gate.has_max_new && d->nr_new_offenders > d->gate.max_new_offenders ?
-				s : NULL, NULL, s);
+	ret |= lh_escape_junit_case(out, "lathound.diff", "new offenders", new_fail ? s : NULL, NULL,
+				    s);
 	free(s);
-	s = NULL;
-	for (i = 0; i < d->nr_rules; i++) {
-		char *t;
-
-		if (!d->rules[i].failed)
-			continue;
-		t = lh_xasprintf("%s%s'%s' %lu new hits", s ? s : "", s ? "; " : "",
-				 d->rules[i].id, d->rules[i].new_hits);
-		free(s);
-		s = t;
-	}
-	ret |= lh_escape_junit_case(out, "lathound.diff", "new rule hits", s, NULL,
-			  d->gate.fail_on_new == LH_GATE_FAIL_NONE ? "not gated" : s ? s : "none");
+	ret |= lh_escape_junit_case(out, "lathound.diff", "new rule hits", rules, NULL,
+				    d->gate.fail_on_new == LH_GATE_FAIL_NONE ? "not gated" :
+				    rules ? rules : "none");
+	s = lh_xasprintf("%zu handler%s whose max or p99 grew%s", d->nr_irqs,
+			 d->nr_irqs == 1 ? "" : "s", d->gate.has_irq_growth ? "" : " (not gated)");
+	ret |= lh_escape_junit_case(out, "lathound.diff", "irq handler growth", irqs, NULL, s);
 	free(s);
+	free(rules);
+	free(irqs);
 	fputs("  </testsuite>\n</testsuites>\n", out);
 	return ret ? -1 : 0;
 }

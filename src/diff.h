@@ -8,10 +8,15 @@
  * FILE *; the reports are read by report-load.c.
  *
  * Noise: a worst case is one sample, and one unlucky interrupt moves it. A row compares
- * p99.9 when both sides' sections form a distribution (every report of the side counted
- * every section: an 'analyze' report, or a 'record' run with a threshold, not running
- * maxima) of at least LH_DIFF_MIN_DIST sections, so that p99.9 is not the worst sample
- * itself; otherwise it compares the worst case. Each row says which it used.
+ * p99.9 when both sides have a distribution of at least LH_DIFF_MIN_DIST sections, so that
+ * p99.9 is not the worst sample itself: the histograms the kernel counted (record --hist:
+ * irqsoff, preemptoff, and wakeup for wakeup_rt), in every report of the side, else the
+ * histograms of the sections captured when every report of the side counted every section
+ * (an 'analyze' report, or a 'record' run with a threshold, not running maxima); otherwise
+ * it compares the worst case. Each row says which it used and from which histograms; p99
+ * and the worst are shown beside it. --max-growth judges the tracer rows and the per-CPU
+ * rows measured on both sides; --max-irq-growth the IRQ handlers, on p99 of their durations
+ * when both sides have LH_DIFF_MIN_DIST runs of the handler, on their longest run otherwise.
  *
  * Fail closed: a report whose own verdict is error (unless accepted), a tracer gated but
  * measured on one side only (or on neither, or that a report says it could not measure),
@@ -33,6 +38,8 @@
 struct lh_diff_gate {
 	bool			has_growth[LH_TRACER_NR];	/* [LH_TRACER_UNKNOWN] is 'all' */
 	double			growth_pct[LH_TRACER_NR];
+	bool			has_irq_growth;		/* --max-irq-growth */
+	double			irq_growth_pct;
 	bool			has_max_new;
 	unsigned long		max_new_offenders;
 	enum lh_severity	fail_on_new;	/* LH_GATE_FAIL_NONE (default): no rule gate */
@@ -41,13 +48,25 @@ struct lh_diff_gate {
 
 /* No gate. */
 void lh_diff_gate_init(struct lh_diff_gate *g);
+/* "10", "2.5%": a growth allowed, in percent. Return: 0, or -1 with *err a static message. */
+int lh_diff_parse_pct(const char *arg, double *pct, const char **err);
 /*
  * "irqsoff=10", "all=5%": the growth allowed, in percent. Return: 0, or -1 with *err a
  * static message (also when that tracer, or "all", already has one).
  */
 int lh_diff_gate_parse_growth(struct lh_diff_gate *g, const char *arg, const char **err);
 
-enum lh_diff_basis { LH_DIFF_WORST, LH_DIFF_P999 };
+enum lh_diff_basis { LH_DIFF_WORST, LH_DIFF_P999, LH_DIFF_P99 };
+
+/* Which histograms a row's percentiles come from. */
+enum lh_diff_dist { LH_DIFF_DIST_NONE, LH_DIFF_DIST_SECTIONS, LH_DIFF_DIST_KERNEL };
+
+/* Percentiles of a distribution: upper bounds of their buckets. */
+struct lh_diff_pct {
+	bool		set;		/* >= LH_DIFF_MIN_DIST values counted */
+	uint64_t	p99_ns;
+	uint64_t	p999_ns;
+};
 
 /* One side of a row. */
 struct lh_diff_value {
@@ -56,6 +75,8 @@ struct lh_diff_value {
 	uint64_t	worst_ns;
 	bool		dist;		/* a distribution of >= LH_DIFF_MIN_DIST sections */
 	uint64_t	p999_ns;	/* upper bound of p99.9 (valid when dist) */
+	uint64_t	p99_ns;		/* upper bound of p99 (valid when dist) */
+	struct lh_diff_pct kernel;	/* of the kernel's histograms (record --hist) */
 };
 
 struct lh_diff_row {
@@ -63,7 +84,9 @@ struct lh_diff_row {
 	int			cpu;		/* LH_DIFF_ALL_CPUS, or a CPU (-1 unknown) */
 	struct lh_diff_value	base, new;
 	enum lh_diff_basis	basis;
+	enum lh_diff_dist	dist;		/* where the percentiles come from */
 	uint64_t		base_ns, new_ns;	/* of the basis */
+	uint64_t		base_p99_ns, new_p99_ns;	/* of dist, when not NONE */
 	double			change_pct;	/* INFINITY from 0; 0 when a side is absent */
 	bool			gated;		/* a --max-growth applies (tracer rows only) */
 	double			limit_pct;
@@ -92,6 +115,10 @@ struct lh_diff_irq {
 	const char	*name;		/* borrowed from a report */
 	uint64_t	base_max_ns, new_max_ns;	/* 0 with base_count 0: a new handler */
 	uint64_t	base_count, new_count;
+	struct lh_diff_pct base_pct, new_pct;	/* of the handler's durations */
+	enum lh_diff_basis basis;	/* LH_DIFF_P99 when both pct are set, else worst */
+	double		change_pct;	/* of the basis; INFINITY for a new handler */
+	bool		failed;		/* over --max-irq-growth */
 };
 
 /* A set of reports, and their names (files) for the output. */
@@ -112,7 +139,7 @@ struct lh_diff {
 	size_t			nr_new_offenders;
 	struct lh_diff_rule	*rules;		/* rules whose hits grew */
 	size_t			nr_rules, alloc_rules;
-	struct lh_diff_irq	*irqs;		/* handlers whose longest run grew */
+	struct lh_diff_irq	*irqs;		/* handlers whose longest run or p99 grew */
 	size_t			nr_irqs, alloc_irqs;
 	char			*error;		/* why the verdict is error, or NULL */
 	char			**violations;	/* the gates that failed, each a sentence */

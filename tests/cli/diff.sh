@@ -67,7 +67,7 @@ run diff -f junit -o "$TMP/d.xml" --max-growth irqsoff=10 --max-new-offenders 0 
 expect_rc "-f junit -o FILE" 2
 check "-f junit: well-formed XML (xmllint)" xmllint --noout "$TMP/d.xml"
 check "-f junit: two failures, the growth and the new offender" \
-	grep -q 'tests="4" failures="2" errors="0"' "$TMP/d.xml"
+	grep -q 'tests="5" failures="2" errors="0"' "$TMP/d.xml"
 
 # Sets: every board of the old release against every board of the new one.
 run diff --max-growth all=100 --base "$TMP/small.json" --base "$TMP/pre1.json" \
@@ -124,5 +124,43 @@ run diff --max-growth irqsoff=ten "$TMP/small.json" "$TMP/big.json"
 expect_rc "a growth that is not a number" 1
 run diff -f html "$TMP/small.json" "$TMP/big.json"
 expect_rc "-f html is refused" 1
+
+# Percentiles from the kernel's histograms (record --hist), put into the reports as the
+# recorder writes them: 2000 sections of N us and the run's worst, over all CPUs.
+khist() {
+	local in=$1 out=$2 us=$3 top=$4
+	jq --argjson us "$us" --argjson top "$top" '.histograms = [{"source": "kernel",
+		"kind": "irqsoff", "cpu": null, "unit": "us", "count": 2001, "min": $us,
+		"max": $top, "mean": (($us * 2000 + $top) / 2001), "buckets": [
+		{"lo": $us, "hi": ($us + 1), "count": 2000},
+		{"lo": $top, "hi": ($top + 1), "count": 1}], "dropped": 0}]' "$TMP/$in" >"$TMP/$out"
+}
+khist plain.json kplain.json 10 2002
+khist raid.json kraid.json 10 2005
+khist raid.json kshift.json 40 2005
+run diff --max-growth irqsoff=1 "$TMP/kplain.json" "$TMP/kraid.json"
+expect_rc "the kernel's p99.9 is compared when both sides have its histogram" 0
+expect_in "the row says p99.9, from the kernel's histograms" "$out" \
+	"irqsoff         all  p99.9          11us         11us  =  from kernel"
+expect_in "p99 beside it" "$out" "                     p99            11us         11us  ="
+expect_in "and the worst" "$out" "                     worst        2002us       2005us  +3us (+0.1%)"
+expect_in "the help line says which the gate judges" "$out" "--max-growth judges 'by'"
+run diff --max-growth irqsoff=1 "$TMP/kplain.json" "$TMP/kshift.json"
+expect_rc "a shifted kernel distribution fails --max-growth" 2
+expect_in "the violation names p99.9" "$out" "irqsoff: p99.9 grew +272.7% (11us -> 41us)"
+run diff -f json --max-growth irqsoff=1 "$TMP/kplain.json" "$TMP/kshift.json"
+echo "$out" >"$TMP/k.json"
+expect_jq "JSON: by, from, p99 of the kernel's histograms" "$TMP/k.json" \
+	'.rows[0].by == "p99.9" and .rows[0].from == "kernel" and .rows[0].new.kernel_p99_us == 41'
+run diff --max-growth irqsoff=0 "$TMP/kplain.json" "$TMP/kraid.json"
+expect_rc "per-CPU rows are gated too (no per-CPU kernel histogram: worst 2002us -> 2005us)" 2
+expect_in "the CPU's violation" "$out" "irqsoff on CPU 0: worst grew +0.1% (2002us -> 2005us)"
+
+# IRQ handlers: analyze reports hold no IRQ statistics, so the gate cannot judge them.
+run diff --max-irq-growth 10 "$TMP/small.json" "$TMP/big.json"
+expect_rc "--max-irq-growth without IRQ statistics" 1
+expect_in "the error says why" "$err" "--max-irq-growth cannot be judged: no base report collected IRQ statistics"
+run diff --max-irq-growth lots "$TMP/small.json" "$TMP/big.json"
+expect_rc "--max-irq-growth that is not a number" 1
 
 exit $T_FAILED

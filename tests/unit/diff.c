@@ -206,19 +206,23 @@ START_TEST(growth_per_tracer_and_cpu)
 	ck_assert_uint_eq(r->new_ns, 150000);
 	ck_assert_double_eq_tol(r->change_pct, 50, 1e-9);
 	ck_assert(r->failed);
+	/* The CPUs of both sides are judged by the tracer's limit too. */
 	r = row(d, LH_TRACER_IRQSOFF, 0);
 	ck_assert_double_eq_tol(r->change_pct, -10, 1e-9);
-	ck_assert(!r->gated);
+	ck_assert(r->gated && !r->failed);
 	r = row(d, LH_TRACER_IRQSOFF, 1);
 	ck_assert_double_eq_tol(r->change_pct, 87.5, 1e-9);
+	ck_assert(r->gated && r->failed);
 	ck_assert_str_eq(lh_diff_verdict(d), "fail");
-	ck_assert_uint_eq(d->nr_violations, 1);
+	ck_assert_uint_eq(d->nr_violations, 2);
 	ck_assert_str_eq(d->violations[0],
 			 "irqsoff: worst grew +50.0% (100us -> 150us), over --max-growth irqsoff=10%");
+	ck_assert_str_eq(d->violations[1],
+			 "irqsoff on CPU 1: worst grew +87.5% (80us -> 150us), over --max-growth irqsoff=10%");
 	lh_diff_free(d);
 
-	/* 'all' applies when the tracer has no limit of its own, and 50% is within 60%. */
-	g = gate("all=60");
+	/* 'all' applies when the tracer has no limit of its own: 50% and 87.5% within 90%. */
+	g = gate("all=90");
 	d = compare(&g);
 	ck_assert_str_eq(lh_diff_verdict(d), "pass");
 	ck_assert(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->gated);
@@ -287,6 +291,146 @@ START_TEST(running_maxima_compare_worst)
 	ck_assert(!row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->base.dist);
 	ck_assert(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->new.dist);
 	both_free(d);
+}
+END_TEST
+
+/*
+ * The kernel's histogram (record --hist) of kind over all CPUs and of CPU 0, where every
+ * section was: n values of us each, then one of top.
+ */
+static void kernel_hist(struct lh_report *rep, const char *kind, uint64_t us, unsigned int n,
+			uint64_t top)
+{
+	struct lh_histogram h = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		lh_histogram_add(&h, us * 1000);
+	lh_histogram_add(&h, top * 1000);
+	lh_report_set_histogram(rep, kind, -1, &h);
+	lh_report_set_histogram(rep, kind, 0, &h);
+	lh_histogram_release(&h);
+}
+
+START_TEST(kernel_histograms_compare_percentiles)
+{
+	struct lh_run_info run = { .mode = "record", .threshold_ns = 0, .command_status = -1 };
+	struct lh_diff_gate g = gate("irqsoff=10");
+	const struct lh_diff_row *r;
+	struct lh_diff *d;
+
+	/*
+	 * Running maxima (no distribution of sections), but the kernel counted every section:
+	 * its p99.9 is compared, and one 900us outlier in the new run does not move it.
+	 */
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	lh_report_set_run(base_rep, &run);
+	lh_report_set_run(new_rep, &run);
+	add(base_rep, LH_TRACER_IRQSOFF, 50, 0, "a", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 900, 0, "a", 1);
+	kernel_hist(base_rep, "irqsoff", 10, 5000, 50);
+	kernel_hist(new_rep, "irqsoff", 10, 5000, 900);
+	d = compare(&g);
+	r = row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS);
+	ck_assert_int_eq(r->basis, LH_DIFF_P999);
+	ck_assert_int_eq(r->dist, LH_DIFF_DIST_KERNEL);
+	ck_assert(r->base.kernel.set && r->new.kernel.set);
+	ck_assert_uint_eq(r->base_ns, r->new_ns);
+	ck_assert_uint_eq(r->base_p99_ns, 11000);	/* the 1us bucket [10, 11) us */
+	ck_assert_uint_eq(r->new.worst_ns, 900000);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	lh_diff_free(d);
+	lh_report_free(new_rep);
+
+	/* The new kernel's distribution shifted: p99 and p99.9 grow, the gate fails. */
+	new_rep = rep_alloc();
+	lh_report_set_run(new_rep, &run);
+	add(new_rep, LH_TRACER_IRQSOFF, 60, 0, "a", 1);
+	kernel_hist(new_rep, "irqsoff", 40, 5000, 60);
+	d = compare(&g);
+	r = row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS);
+	ck_assert_int_eq(r->dist, LH_DIFF_DIST_KERNEL);
+	ck_assert_uint_eq(r->new_p99_ns, 41000);
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_str_eq(d->violations[0],
+			 "irqsoff: p99.9 grew +272.7% (11us -> 41us), over --max-growth irqsoff=10%");
+	lh_diff_free(d);
+	lh_report_free(new_rep);
+
+	/* One side without the kernel's histogram: the worst cases are compared. */
+	new_rep = rep_alloc();
+	lh_report_set_run(new_rep, &run);
+	add(new_rep, LH_TRACER_IRQSOFF, 60, 0, "a", 1);
+	d = compare(&g);
+	r = row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS);
+	ck_assert_int_eq(r->basis, LH_DIFF_WORST);
+	ck_assert_int_eq(r->dist, LH_DIFF_DIST_NONE);
+	both_free(d);
+}
+END_TEST
+
+/* n runs of handler (irq 24, "fakeraid") of us each on CPU 0, then one of top us. */
+static struct lh_irqstat *irq_runs(uint64_t us, unsigned int n, uint64_t top)
+{
+	struct lh_irqstat *st = lh_irqstat_alloc();
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		lh_irqstat_add(st, 0, 24, "fakeraid", us * 1000);
+	lh_irqstat_add(st, 0, 24, "fakeraid", top * 1000);
+	lh_irqstat_sort(st);
+	return st;
+}
+
+START_TEST(irq_handlers_gated)
+{
+	struct lh_run_info run = { .mode = "record", .threshold_ns = 1000, .command_status = -1 };
+	struct lh_irqstat *bs = irq_runs(5, 2000, 30), *ns = irq_runs(5, 2000, 80);
+	struct lh_diff_gate g = gate(NULL);
+	struct lh_diff *d;
+
+	g.has_irq_growth = true;
+	g.irq_growth_pct = 10;
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	add(base_rep, LH_TRACER_IRQSOFF, 50, 0, "a", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 50, 0, "a", 1);
+	run.irqstat = bs;
+	lh_report_set_run(base_rep, &run);
+	run.irqstat = ns;
+	lh_report_set_run(new_rep, &run);
+	/* The longest run grew 30us -> 80us, p99 of 2001 runs did not: listed, not failed. */
+	d = compare(&g);
+	ck_assert_uint_eq(d->nr_irqs, 1);
+	ck_assert_int_eq(d->irqs[0].basis, LH_DIFF_P99);
+	ck_assert_uint_eq(d->irqs[0].new_max_ns, 80000);
+	ck_assert(!d->irqs[0].failed);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	lh_diff_free(d);
+	lh_irqstat_free(ns);
+
+	/* Its p99 grew 6us -> 21us: over --max-irq-growth 10%. */
+	ns = irq_runs(20, 2000, 80);
+	run.irqstat = ns;
+	lh_report_set_run(new_rep, &run);
+	d = compare(&g);
+	ck_assert(d->irqs[0].failed);
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_str_eq(d->violations[0],
+			 "irq 24 fakeraid: p99 grew +250.0%, over --max-irq-growth 10%");
+	lh_diff_free(d);
+
+	/* Without IRQ statistics on one side the gate cannot be judged: an error. */
+	run.irqstat = NULL;
+	lh_report_set_run(base_rep, &run);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "error");
+	ck_assert_str_eq(d->error,
+			 "--max-irq-growth cannot be judged: no base report collected IRQ statistics");
+	both_free(d);
+	lh_irqstat_free(bs);
+	lh_irqstat_free(ns);
 }
 END_TEST
 
@@ -460,7 +604,11 @@ START_TEST(sets_of_reports)
 	ck_assert_uint_eq(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->new.count, 2);
 	ck_assert_double_eq_tol(row(d, LH_TRACER_IRQSOFF, 0)->change_pct, 50, 1e-9);
 	ck_assert(!row(d, LH_TRACER_WAKEUP_RT, LH_DIFF_ALL_CPUS)->base.present);
-	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	/* +5% over all CPUs passes; CPU 0 of the boards went 100us -> 150us and fails */
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_uint_eq(d->nr_violations, 1);
+	ck_assert_str_eq(d->violations[0],
+			 "irqsoff on CPU 0: worst grew +50.0% (100us -> 150us), over --max-growth irqsoff=20%");
 	lh_diff_free(d);
 	for (i = 0; i < 2; i++)
 		lh_report_free(b[i]);
@@ -497,8 +645,9 @@ START_TEST(writers)
 	free(s);
 
 	s = render(d, LH_FORMAT_JUNIT);
-	ck_assert_ptr_nonnull(strstr(s, "<testsuite name=\"lathound diff\" tests=\"4\" failures=\"2\" errors=\"0\">"));
-	ck_assert_ptr_nonnull(strstr(s, "<failure message=\"worst: 100us -&gt; 200us, +100us (+100.0%)\"/>"));
+	/* comparison, irqsoff, new offenders, new rule hits, irq handlers */
+	ck_assert_ptr_nonnull(strstr(s, "<testsuite name=\"lathound diff\" tests=\"5\" failures=\"2\" errors=\"0\">"));
+	ck_assert_ptr_nonnull(strstr(s, "<failure message=\"irqsoff: worst grew +100.0% (100us -&gt; 200us), over --max-growth irqsoff=10%; irqsoff on CPU 0: worst grew"));
 	ck_assert_ptr_null(strstr(s, "<b>"));
 	ck_assert_ptr_null(strchr(s, '\x01'));
 	free(s);
@@ -522,6 +671,8 @@ static Suite *diff_suite(void)
 	tcase_add_test(tc, growth_per_tracer_and_cpu);
 	tcase_add_test(tc, p999_when_both_count_enough);
 	tcase_add_test(tc, running_maxima_compare_worst);
+	tcase_add_test(tc, kernel_histograms_compare_percentiles);
+	tcase_add_test(tc, irq_handlers_gated);
 	tcase_add_test(tc, offenders_new_gone_grown);
 	tcase_add_test(tc, new_rule_hits_by_severity);
 	tcase_add_test(tc, fail_closed);
