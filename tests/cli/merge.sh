@@ -123,6 +123,17 @@ jq '.run.run_id = "0123456789abcdef0123456789abcdef" | .board = "rack1-slot4"' "
 run merge "$R" "$TMP/r2.json" "$TMP/a.json"
 expect_rc "record and analyze reports merge" 0
 expect_in "a record board shows its hostname" "$out" "rack1-slot3 ($(uname -n | cut -c1-10)"
+jq '.run.host = "evil\u001b[2Jhost"' "$TMP/r2.json" >"$TMP/r3.json"
+run merge "$R" "$TMP/r3.json"
+expect_rc "a hostname with a control byte merges" 0
+expect_not_in "it never reaches the terminal raw" "$out" $'\e'
+expect_in "it is shown inert, cut to its column" "$out" 'rack1-slot4 (evil\x... '
+run merge -f json "$R" "$TMP/r3.json"
+echo "$out" >"$TMP/evil.json"
+expect_jq "JSON: the hostname inert" "$TMP/evil.json" '.hosts[1].host == "evil\\x1b[2Jhost"'
+run report "$R" "$TMP/r2.json"
+expect_rc "'lathound report' refuses to merge two boards" 1
+expect_in "... naming both" "$err" "board 'rack1-slot4', but '$R' is of board 'rack1-slot3'"
 run merge "$R" "$TMP/r2.json" "$R"
 expect_rc "the same run twice is an error" 1
 expect_in "... named by its run_id" "$out" "the same run (run_id $(jq -r .run.run_id "$R"))"
