@@ -60,23 +60,23 @@ static void fold(struct lh_merge *m, const char *path)
 
 	if (!lh_report_loader_add_file(l, path, &diag))
 		rep = lh_report_loader_finish(l, &diag);
-	lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
+	/* a report given up under --allow-unreadable is a warning, listed in the output */
+	if (rep || !args->allow_unreadable)
+		lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
 	if (rep) {
 		lh_merge_add(m, path, rep);
 	} else {
 		const char *why = NULL;
+		char *s;
 
 		for (i = 0; !why && i < diag.nr; i++)
 			if (diag.msgs[i].level == LH_DIAG_ERROR)
 				why = diag.msgs[i].text;
-		if (why) {
-			lh_merge_unreadable(m, why);
-		} else {
-			char *s = lh_xasprintf("cannot read report '%s'", path);
-
-			lh_merge_unreadable(m, s);
-			free(s);
-		}
+		s = why ? lh_xstrdup(why) : lh_xasprintf("cannot read report '%s'", path);
+		if (args->allow_unreadable && !args->quiet)
+			lh_warn("%s (accepted: --allow-unreadable)", s);
+		lh_merge_unreadable(m, s);
+		free(s);
 	}
 	lh_report_free(rep);
 	lh_diag_release(&diag);
