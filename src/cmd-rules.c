@@ -69,6 +69,32 @@ static int rules_check(int argc, char **argv)
 	return lh_finish_stdout(code);
 }
 
+/* How the line rules will be matched: through the prefilter, or by PCRE2 on every line. */
+static void print_prefilter(struct lh_rules *rs)
+{
+	const struct lh_rules_stats *st;
+	char engine[64];
+	size_t i;
+
+	lh_rules_prepare(rs);
+	st = lh_rules_stats(rs);
+	if (!lh_rules_count(rs))
+		return;
+	if (st->no_prefilter)
+		printf("prefilter: none (%s): PCRE2 runs every line rule on every new line\n",
+		       st->no_prefilter);
+	else
+		printf("prefilter: %s: %zu line rule%s, %zu run by PCRE2 on every new line\n",
+		       lh_rules_prefilter_engine(engine, sizeof(engine)), st->prefiltered,
+		       st->prefiltered == 1 ? "" : "s", st->always_run);
+	for (i = 0; !st->no_prefilter && i < lh_rules_count(rs); i++) {
+		const struct lh_rule *r = lh_rules_get(rs, i);
+
+		if (!r->prefiltered && !r->span)
+			printf("  not prefiltered: %s (%s:%u)\n", r->id, r->file, r->line);
+	}
+}
+
 static int rules_list(int argc, char **argv)
 {
 	struct lh_rule_paths paths = { 0 };
@@ -106,6 +132,7 @@ static int rules_list(int argc, char **argv)
 	}
 	printf("%zu rule%s from %zu file%s\n", nr, nr == 1 ? "" : "s", lh_rules_nr_files(rs),
 	       lh_rules_nr_files(rs) == 1 ? "" : "s");
+	print_prefilter(rs);
 	lh_diag_release(&diag);
 	lh_rules_free(rs);
 	code = lh_finish_stdout(code);
