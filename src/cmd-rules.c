@@ -123,6 +123,7 @@ static int rules_list(int argc, char **argv)
 	if (!lh_load_rules(rs, &paths, &diag))
 		code = LH_EXIT_PASS;
 	lh_print_diag(&diag, (size_t)-1, true);
+	print_prefilter(rs);
 	nr = lh_rules_count(rs);
 	for (i = 0; i < nr; i++) {
 		const struct lh_rule *r = lh_rules_get(rs, i);
@@ -132,7 +133,6 @@ static int rules_list(int argc, char **argv)
 	}
 	printf("%zu rule%s from %zu file%s\n", nr, nr == 1 ? "" : "s", lh_rules_nr_files(rs),
 	       lh_rules_nr_files(rs) == 1 ? "" : "s");
-	print_prefilter(rs);
 	lh_diag_release(&diag);
 	lh_rules_free(rs);
 	code = lh_finish_stdout(code);
