@@ -739,6 +739,57 @@ static void add(json_object *o, const char *key, json_object *v)
 	json_object_object_add(o, key, v);
 }
 
+/* µs from ns: an integer when whole, else to the ns ("2.5"). */
+static json_object *jns(uint64_t ns)
+{
+	char buf[32];
+
+	if (ns % 1000 == 0)
+		return json_object_new_int64(ns / 1000 > INT64_MAX ? INT64_MAX :
+					     (int64_t)(ns / 1000));
+	snprintf(buf, sizeof(buf), "%llu.%03llu", (unsigned long long)(ns / 1000),
+		 (unsigned long long)(ns % 1000));
+	while (buf[strlen(buf) - 1] == '0')
+		buf[strlen(buf) - 1] = '\0';
+	return json_object_new_double_s((double)ns / 1000, buf);
+}
+
+/* A histogram object of doc/report-json.md (its #histograms section). */
+static json_object *jhist(const struct lh_histogram *h)
+{
+	json_object *o = json_object_new_object(), *p, *r, *a, *b;
+	uint64_t lo, hi;
+	unsigned int i;
+	size_t k;
+
+	add(o, "unit", jstr("us"));
+	add(o, "count", json_object_new_uint64(h->count));
+	add(o, "min", h->count ? jns(h->min_ns) : NULL);
+	add(o, "max", h->count ? jns(h->max_ns) : NULL);
+	add(o, "mean", h->count ? jns((uint64_t)(lh_histogram_mean_ns(h) + 0.5)) : NULL);
+	p = json_object_new_object();
+	r = json_object_new_object();
+	for (i = 0; i < LH_HISTOGRAM_NR_PCT; i++) {
+		bool known = lh_histogram_percentile(h, i, &lo, &hi);
+
+		add(p, lh_histogram_pct_key[i], known ? jns(hi) : NULL);
+		add(r, lh_histogram_pct_key[i], known ? jns(hi - lo) : NULL);
+	}
+	add(o, "percentiles", p);
+	add(o, "resolution", r);
+	a = json_object_new_array();
+	for (k = 0; k < h->nr; k++) {
+		b = json_object_new_object();
+		add(b, "lo", jns(h->b[k].lo_ns));
+		add(b, "hi", jns(h->b[k].hi_ns));
+		add(b, "count", json_object_new_uint64(h->b[k].count));
+		json_object_array_add(a, b);
+	}
+	add(o, "buckets", a);
+	add(o, "dropped", json_object_new_uint64(h->dropped));
+	return o;
+}
+
 static json_object *jhost_ref(const struct lh_merge_host *h)
 {
 	json_object *o = json_object_new_object();
@@ -768,7 +819,7 @@ static json_object *jtracers(const struct lh_merge *m)
 		add(e, "gate_worst_host", mt->gate_seen ? jhost_ref(&m->hosts[mt->gate_host]) : NULL);
 		add(e, "not_measured", jstr(mt->not_measured));
 		add(e, "every_section", json_object_new_boolean(!mt->maxima_only));
-		add(e, "histogram", lh_report_hist_json(&mt->hist));
+		add(e, "histogram", jhist(&mt->hist));
 		a = json_object_new_array();
 		for (slot = 0; slot < mt->nr_cpus; slot++) {
 			if (!mt->cpus[slot].sections)
@@ -777,7 +828,7 @@ static json_object *jtracers(const struct lh_merge *m)
 			add(c, "cpu", slot ? json_object_new_int(lh_report_slot_cpu(slot)) : NULL);
 			add(c, "sections", json_object_new_uint64(mt->cpus[slot].sections));
 			add(c, "max_us", jus(true, mt->cpus[slot].worst_us));
-			add(c, "histogram", lh_report_hist_json(&mt->cpus[slot].dist));
+			add(c, "histogram", jhist(&mt->cpus[slot].dist));
 			json_object_array_add(a, c);
 		}
 		add(e, "cpus", a);
@@ -912,7 +963,7 @@ static int write_json(const struct lh_merge *m, FILE *out)
 	add(root, "rules", jrules(m, pos));
 	a = json_object_new_array();
 	for (i = 0; i < m->nr_khists; i++) {
-		o = lh_report_hist_json(&m->khists[i].h);
+		o = jhist(&m->khists[i].h);
 		json_object_object_add_ex(o, "source", jstr(m->khists[i].source), 0);
 		json_object_object_add_ex(o, "kind", jstr(m->khists[i].kind), 0);
 		json_object_object_add_ex(o, "cpu", m->khists[i].cpu < 0 ? NULL :

@@ -285,9 +285,6 @@ int lh_report_stream_status(FILE *out);
  */
 void lh_report_prepare(struct lh_report *rep);
 
-/* Return: h as a histogram object of doc/report-json.md (a new json-c object: put it). */
-struct json_object *lh_report_hist_json(const struct lh_histogram *h);
-
 /* The writers behind lh_report_write(). Return: 0, or -1 with errno when writing failed. */
 int lh_report_write_text(struct lh_report *rep, FILE *out);
 int lh_report_write_json(struct lh_report *rep, FILE *out);
