@@ -118,7 +118,7 @@ struct lh_parser {
 	char			*namebuf;	/* a name unescaped or escaped for the table */
 	unsigned long		input_records;
 	unsigned long		input_skipped;
-	char			first_skip[160];	/* why its first snapshot was skipped */
+	char			first_skip[LH_PARSE_SKIP_LEN];	/* why its first snapshot was skipped */
 	unsigned long		empty_line;	/* a '# tracer:' line with nothing after it */
 	unsigned long		qp_line;	/* undecoded quoted-printable seen there */
 	bool			warned_outside;
@@ -2003,6 +2003,42 @@ void lh_parse_jump(struct lh_parser *p, unsigned long lineno)
 		return;
 	snapshot_break(p, lineno + 1);
 	p->lineno = lineno;
+	p->eol = EOL_LF;	/* at rest, as the line before said */
+}
+
+void lh_parser_outcome(const struct lh_parser *p, const struct lh_parse_stats *before,
+		       struct lh_parse_outcome *o)
+{
+	o->stats.lines = p->stats.lines - before->lines;
+	o->stats.snapshots = p->stats.snapshots - before->snapshots;
+	o->stats.skipped = p->stats.skipped - before->skipped;
+	o->stats.bad_lines = p->stats.bad_lines - before->bad_lines;
+	o->stats.incomplete = p->stats.incomplete - before->incomplete;
+	o->stats.cut_lines = p->stats.cut_lines - before->cut_lines;
+	o->lineno = p->lineno;
+	o->empty_line = p->empty_line;
+	o->qp_line = p->qp_line;
+	memcpy(o->first_skip, p->first_skip, sizeof(o->first_skip));
+}
+
+void lh_parse_absorb(struct lh_parser *p, const struct lh_parse_outcome *o)
+{
+	p->stats.lines += o->stats.lines;
+	p->stats.snapshots += o->stats.snapshots;
+	p->stats.skipped += o->stats.skipped;
+	p->stats.bad_lines += o->stats.bad_lines;
+	p->stats.incomplete += o->stats.incomplete;
+	p->stats.cut_lines += o->stats.cut_lines;
+	p->input_records += o->stats.snapshots;
+	p->input_skipped += o->stats.skipped;
+	p->lineno = o->lineno;
+	p->eol = EOL_LF;
+	if (!p->empty_line)
+		p->empty_line = o->empty_line;
+	if (!p->qp_line)
+		p->qp_line = o->qp_line;
+	if (!p->first_skip[0])
+		memcpy(p->first_skip, o->first_skip, sizeof(p->first_skip));
 }
 
 const char *lh_parser_why_empty(const struct lh_parser *p, char *buf, size_t len)
