@@ -14,8 +14,9 @@
  * The threads take the chunks in order. Each counts the lines of its chunk first and
  * publishes the count, so that a chunk's first line number is known (the sum of the counts
  * before it) as soon as the chunks before it are counted, long before they are parsed. A
- * chunk's records are copied (lh_record_copy(), into records its slot reuses) with where the
- * chunk's warnings stood when each came, and the caller's thread drains the slots in order. At
+ * chunk's records are taken from its parser (lh_parser_take_record(), which reads on into a
+ * record the slot had) with where the chunk's warnings stood when each came, and the caller's
+ * thread drains the slots in order. At
  * most 2 * jobs chunks are parsed and not yet drained: memory stays bounded by the chunk size.
  */
 #include <errno.h>
@@ -73,16 +74,27 @@ struct shared {
 	struct worker			workers[LH_PARALLEL_MAX_JOBS];
 };
 
-/* Return: the newlines in s[0..n). */
+typedef unsigned char v16u8 __attribute__((vector_size(16)));
+
+/* Return: the newlines in s[0..n), counted 16 bytes at a time (SSE2, NEON). */
 static unsigned long count_lines(const char *s, size_t n)
 {
-	const char *e = s + n;
 	unsigned long lines = 0;
+	v16u8 c, acc;
+	size_t i = 0;
+	int j, k;
 
-	while (s < e && (s = memchr(s, '\n', (size_t)(e - s)))) {
-		lines++;
-		s++;
+	while (n - i >= 16) {
+		acc = (v16u8){ 0 };
+		for (j = 0; j < 255 && n - i >= 16; j++, i += 16) {	/* a byte counts 255 */
+			memcpy(&c, s + i, sizeof(c));
+			acc -= (v16u8)(c == '\n');
+		}
+		for (k = 0; k < 16; k++)
+			lines += acc[k];
 	}
+	for (; i < n; i++)
+		lines += s[i] == '\n';
 	return lines;
 }
 
@@ -124,7 +136,7 @@ static int feed(struct lh_parser *p, const struct lh_parallel_opts *o, const cha
 	return ret;
 }
 
-/* A thread's parser callback: keeps a copy of the record, and where the warnings stood. */
+/* A thread's parser callback: takes the record over, and notes where the warnings stood. */
 static int keep(struct lh_record *r, void *arg)
 {
 	struct worker *w = arg;
@@ -136,9 +148,7 @@ static int keep(struct lh_record *r, void *arg)
 		memset(sl->items + sl->nr, 0, (sl->alloc - sl->nr) * sizeof(*sl->items));
 	}
 	it = &sl->items[sl->nr++];
-	if (!it->rec)
-		it->rec = lh_record_alloc();
-	lh_record_copy(it->rec, r);
+	it->rec = lh_parser_take_record(w->p, it->rec ? it->rec : lh_record_alloc());
 	it->diag_pos = w->diag.warnings + w->diag.errors;
 	return 0;
 }

@@ -122,6 +122,14 @@ void lh_parser_outcome(const struct lh_parser *p, const struct lh_parse_stats *b
  */
 void lh_parse_absorb(struct lh_parser *p, const struct lh_parse_outcome *o);
 
+/*
+ * Only from p's callback: takes the record being handed over out of p, which reads on into
+ * spare (a record of the caller's, lh_record_alloc()'ed; emptied before p uses it), so that
+ * the record need not be copied to be kept. Return: the record, now the caller's (free it
+ * with lh_record_free()).
+ */
+struct lh_record *lh_parser_take_record(struct lh_parser *p, struct lh_record *spare);
+
 /* Return: the counters since the parser was allocated (borrowed). */
 const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p);
 /*
