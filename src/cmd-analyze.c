@@ -5,6 +5,7 @@
  * aggregation and the writers are the same ones 'lathound record' uses.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -51,7 +52,7 @@ struct analyze {
 	const char	*output;
 	struct lh_report_files	files;
 	unsigned long	keep;
-	unsigned long	jobs;		/* 0: one per CPU online, at most LH_PARALLEL_MAX_JOBS */
+	unsigned long	jobs;		/* 0: one per CPU it may use, at most 4 */
 	unsigned long	chunk;		/* bytes per chunk of a parallel parse (tests) */
 	int		quiet;
 	int		allow_unreadable;
@@ -321,7 +322,7 @@ int lh_cmd_analyze(int argc, char **argv)
 		LH_OPT_BOOL('q', "quiet", &a.quiet, "print no warnings or notes on stderr"),
 		LH_OPT_GROUP("input"),
 		LH_OPT_UINT('j', "jobs", &a.jobs, "N",
-			    "threads that parse a large trace file (default: one per CPU, at most 4)"),
+			    "threads that parse a large trace file (default: one per CPU it may use, at most 4)"),
 		LH_OPT_HIDDEN(LH_OPT_UINT(0, "chunk", &a.chunk, "BYTES",
 					  "bytes per chunk of a parallel parse (for tests)")),
 		LH_OPT_GATES(&a.gate),
@@ -335,7 +336,7 @@ int lh_cmd_analyze(int argc, char **argv)
 	struct lh_report *rep = NULL;
 	struct lh_parser *parser = NULL;
 	struct reader rd = { 0 };
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t cpus;
 	static char *stdin_only[] = { "-", NULL };
 	struct input *inputs = NULL;
 	char **files;
@@ -372,8 +373,10 @@ int lh_cmd_analyze(int argc, char **argv)
 	rep = lh_report_alloc(rules, &ropts);
 	parser = lh_parser_alloc(&diag);
 	inputs = lh_xcalloc((size_t)nfiles, sizeof(*inputs));
+	/* the CPUs it may run on: none of an RT machine's isolated ones under taskset */
 	if (!a.jobs)
-		a.jobs = cpus > 0 ? (unsigned long)cpus : 1;
+		a.jobs = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 :
+			 (unsigned long)CPU_COUNT(&cpus);
 	rd = (struct reader){
 		.p = parser, .rep = rep, .diag = &diag,
 		.jobs = a.jobs < LH_PARALLEL_MAX_JOBS ? (unsigned int)a.jobs : LH_PARALLEL_MAX_JOBS,

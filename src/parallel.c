@@ -42,7 +42,7 @@ struct slot {
 	size_t			alloc;
 	struct lh_diag		diag;
 	struct lh_parse_outcome	out;
-	bool			at_rest;	/* the chunk's end is a single parser's first state */
+	bool			at_rest;	/* it ends in a parser's first state */
 	bool			full;		/* filled, not yet drained */
 };
 
@@ -58,10 +58,10 @@ struct shared {
 	const char			*buf;
 	const char			*source;
 	const struct lh_parallel_opts	*o;
-	size_t				*starts;	/* chunk k is buf[starts[k]..starts[k + 1]) */
+	size_t				*starts;	/* chunk k: buf[starts[k]..[k + 1]) */
 	size_t				nr_chunks;
-	unsigned long			*count;		/* lines of chunk k, or NO_COUNT */
-	unsigned long			*base;		/* lines before chunk k, for k <= nr_based */
+	unsigned long			*count;		/* its lines, or NO_COUNT */
+	unsigned long			*base;		/* lines before k <= nr_based */
 	size_t				nr_based;
 	size_t				next;		/* the next chunk to take */
 	size_t				drained;	/* chunks the caller is done with */

@@ -19,7 +19,7 @@
 struct lh_parallel_opts {
 	unsigned int	jobs;	/* parsing threads, 2 to LH_PARALLEL_MAX_JOBS */
 	size_t		chunk;	/* bytes per chunk, about (0: LH_PARALLEL_CHUNK) */
-	size_t		piece;	/* bytes fed to a parser at a time, as lh_parse_feed() is fed */
+	size_t		piece;	/* bytes fed to lh_parse_feed() at a time */
 	/* called with each piece once parsed (may be NULL): e.g. to give its pages back */
 	void		(*release)(const char *s, size_t n);
 };

@@ -118,7 +118,8 @@ struct lh_parser {
 	char			*namebuf;	/* a name unescaped or escaped for the table */
 	unsigned long		input_records;
 	unsigned long		input_skipped;
-	char			first_skip[LH_PARSE_SKIP_LEN];	/* why its first snapshot was skipped */
+	/* why its first snapshot was skipped */
+	char			first_skip[LH_PARSE_SKIP_LEN];
 	unsigned long		empty_line;	/* a '# tracer:' line with nothing after it */
 	unsigned long		qp_line;	/* undecoded quoted-printable seen there */
 	bool			warned_outside;

@@ -100,7 +100,7 @@ void lh_parse_jump(struct lh_parser *p, unsigned long lineno);
  */
 struct lh_parse_outcome {
 	struct lh_parse_stats	stats;		/* counted during the piece */
-	unsigned long		lineno;		/* the input's lines read up to its end */
+	unsigned long		lineno;		/* input lines read up to its end */
 	unsigned long		empty_line;	/* see lh_parser_why_empty(); 0: none */
 	unsigned long		qp_line;
 	char			first_skip[LH_PARSE_SKIP_LEN];	/* "": none skipped */

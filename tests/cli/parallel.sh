@@ -61,6 +61,17 @@ else
 	check "a file of many chunks is parsed by 2 threads (-j 2: $n2 started, -j 1: $n1)" \
 		test "$n2" -ge $((n1 + 2)) -a "$n2" -le $((n1 + 3))
 	check "... by one more with -j 3 ($n3 started)" test "$n3" = $((n2 + 1))
+	if [ "$(nproc)" -ge 2 ]; then
+		check "... by 2 by default on 2 CPUs ($(nproc) here)" test "$(strace -f -qq \
+			-e trace=clone,clone3 -o "$TMP/strace" taskset -c 0,1 "$LATHOUND" analyze -q \
+			--chunk 1 "$TMP/all.trace" >/dev/null 2>&1; grep -c clone "$TMP/strace")" = "$n2"
+	else
+		skip "... by 2 by default on 2 CPUs" "$(nproc) CPU here"
+	fi
+	check "... by none by default when it may run on one CPU (taskset -c 0)" \
+		test "$(strace -f -qq -e trace=clone,clone3 -o "$TMP/strace" taskset -c 0 \
+		"$LATHOUND" analyze -q --chunk 1 "$TMP/all.trace" >/dev/null 2>&1
+		grep -c clone "$TMP/strace")" = "$n1"
 	check "... and by none when it is smaller than two chunks" \
 		test "$(threads 2 "$TMP/all.trace" 100000000)" = "$n1"
 	check "... nor when it comes through a pipe (a stream, read by one thread)" \
