@@ -57,6 +57,19 @@ const char *lh_hist_kind_events(enum lh_hist_kind k)
 	return k < LH_HIST_NR ? events[k] : "?";
 }
 
+char *lh_hist_kinds_format(unsigned int kinds, char *buf, size_t len)
+{
+	size_t n = 0;
+	int k;
+
+	snprintf(buf, len, "none");
+	for (k = 0; k < LH_HIST_NR; k++)
+		if (kinds & (1u << k) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+					      kind_names[k]);
+	return buf;
+}
+
 int lh_hist_parse_kinds(const char *arg, unsigned int *kinds, const char **err)
 {
 	const char *p = arg, *end;

@@ -37,11 +37,25 @@ enum lh_hist_kind {
 	LH_HIST_NR
 };
 
+/*
+ * What 'record' counts without --hist (bench/README.md, "In-kernel histograms"): the
+ * preempt-off and wakeup histograms, which cost nothing measurable per section counted.
+ * The irqs-off one costs ~5 us of CPU per irqs-off section, of which a syscall-heavy
+ * workload makes hundreds of thousands a second: opt-in.
+ */
+#define LH_HIST_DEFAULT		((1u << LH_HIST_PREEMPTOFF) | (1u << LH_HIST_WAKEUP))
+
 /* Return: "irqsoff", "preemptoff", "wakeup" (static). */
 const char *lh_hist_kind_name(enum lh_hist_kind k);
 
 /* Return: the events a kind is counted between, "preemptirq:irq_disable -> ..." (static). */
 const char *lh_hist_kind_events(enum lh_hist_kind k);
+
+/*
+ * Writes the names of kinds, comma-separated ("none" when 0), into buf.
+ * Return: buf.
+ */
+char *lh_hist_kinds_format(unsigned int kinds, char *buf, size_t len);
 
 /*
  * Parses a list of kinds: names separated by commas, "all" or "none".
