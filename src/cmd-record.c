@@ -58,10 +58,10 @@ static const char record_epilogue[] =
 	"hardirq handler in the idle loop included (preemptirqsoff was seen to miss those);\n"
 	"wakeup_rt measures what an RT task suffers from wakeup to running, which covers\n"
 	"preempt-off sections where they matter. They share the run in --slice time slices.\n"
-	"\nHistograms of every preempt-off section and RT wakeup, per CPU, are counted in the\n"
-	"kernel (hist triggers) where it can, whatever tracer is armed, and read at every\n"
-	"checkpoint; --hist irqsoff,preemptoff,wakeup adds the irqs-off one (it costs CPU time on\n"
-	"every irqs-off section), --no-hist counts none. 'lathound doctor' says which it counts.\n"
+	"\nA histogram of every RT wakeup, per CPU, is counted in the kernel (hist triggers) where\n"
+	"it can, whatever tracer is armed, and read at every checkpoint; --hist all adds those of\n"
+	"every irqs-off and preempt-off section (they cost CPU time on each, and cut --threshold\n"
+	"captures), --no-hist counts none. 'lathound doctor' says which the kernel counts.\n"
 	"\nWith -- COMMAND, the run ends when COMMAND exits; a COMMAND that exits non-zero or is\n"
 	"killed by a signal makes the run an error (exit 1) unless --allow-command-failure.\n"
 	"The output directory holds report.json (rewritten atomically every --checkpoint),\n"
@@ -852,7 +852,7 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_BOOL(0, "irq-only", &o.irq_only,
 			    "arm no latency tracer: collect IRQ handler statistics only"),
 		LH_OPT_CALLBACK(0, "hist", &o, "LIST",
-				"irqsoff,preemptoff,wakeup, all or none: histograms counted in the kernel (default preemptoff,wakeup where the kernel can)",
+				"irqsoff,preemptoff,wakeup, all or none: histograms counted in the kernel (default wakeup where the kernel can)",
 				opt_hist),
 		LH_OPT_BOOL(0, "no-hist", &o.no_hist, "count no histogram in the kernel"),
 		LH_OPT_STRING(0, "hist-comm", &o.hist_comm, "COMM",

@@ -466,7 +466,7 @@ static void check_histograms(struct lh_doctor *d)
 	lh_hist_kinds_format(LH_HIST_DEFAULT, dflt, sizeof(dflt));
 	if (k == (1u << LH_HIST_NR) - 1) {
 		add(d, LH_DOCTOR_OK, "histograms", NULL,
-		    "irqsoff, preemptoff and wakeup counted in the kernel (hist triggers, synthetic events); on by default in record: %s (irqsoff with --hist)",
+		    "irqsoff, preemptoff and wakeup counted in the kernel (hist triggers, synthetic events); on by default in record: %s (the others with --hist)",
 		    on);
 		return;
 	}
