@@ -65,7 +65,7 @@ int lh_opt_fail_on(const struct lh_option *opt, const char *arg);
 			"critical (default), none", lh_opt_fail_on)
 
 /*
- * --text FILE, --json FILE, --junit FILE: each report format to a file of its own, written
+ * --text FILE, --json FILE, --junit FILE, --html FILE: each report format to a file of its own, written
  * atomically, or to standard output for '-'. A run that writes files this way prints no
  * other report on standard output, so that a workload's own output never lands in a report.
  */
@@ -79,10 +79,12 @@ struct lh_report_files {
 	LH_OPT_STRING(0, "json", &(files)->path[LH_FORMAT_JSON], "FILE",			\
 		      "write the JSON report to FILE ('-': standard output)"),			\
 	LH_OPT_STRING(0, "junit", &(files)->path[LH_FORMAT_JUNIT], "FILE",			\
-		      "write the JUnit XML report to FILE ('-': standard output)")
+		      "write the JUnit XML report to FILE ('-': standard output)"),		\
+	LH_OPT_STRING(0, "html", &(files)->path[LH_FORMAT_HTML], "FILE",			\
+		      "write the HTML report to FILE ('-': standard output)")
 
 /*
- * Checks what --text, --json and --junit name, with extra (may be NULL: analyze's -o FILE)
+ * Checks what --text, --json, --junit and --html name, with extra (may be NULL: analyze's -o FILE)
  * for the format fmt (--format): a format at most once, standard output at most once. When
  * none is named, the fmt report goes to standard output.
  * Return: 0 with f completed, or -1 (printed).

@@ -917,11 +917,13 @@ static void load_input(struct ctx *c, json_object *root)
 {
 	json_object *o = member(c, root, "input", json_type_object, false), *a, *s;
 	struct lh_report *rep = c->rep;
-	size_t i, n, p;
+	size_t i, n, p, unread, accepted;
 
 	if (!o)
 		return;
 	p = push(c, "input", 0);
+	unread = rep->inputs_unread;
+	accepted = rep->inputs_accepted;
 	rep->parse.snapshots += get_u64(c, o, "snapshots");
 	rep->parse.skipped += get_u64(c, o, "skipped");
 	rep->parse.bad_lines += get_u64(c, o, "bad_lines");
@@ -962,8 +964,15 @@ static void load_input(struct ctx *c, json_object *root)
 		}
 		pop(c, q);
 	}
-	get_u64(c, o, "unread");
-	get_u64(c, o, "unread_accepted");
+	/* Derived from the files: a report that says otherwise is not one lathound wrote. */
+	n = get_u64(c, o, "unread");
+	if (!c->failed && n != rep->inputs_unread - unread)
+		bad(c, "unread", "%zu, but 'files' lists %zu inputs not read", n,
+		    rep->inputs_unread - unread);
+	n = get_u64(c, o, "unread_accepted");
+	if (!c->failed && n != rep->inputs_accepted - accepted)
+		bad(c, "unread_accepted", "%zu, but 'files' lists %zu accepted", n,
+		    rep->inputs_accepted - accepted);
 	pop(c, p);
 }
 

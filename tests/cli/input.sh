@@ -107,4 +107,13 @@ else
 		"no default rules loaded: default rule directory"
 fi
 
+# A saved report that lists an unread input but counts none (edited by hand, or by a tool
+# that dropped the count) is not read back as clean: 'lathound report' refuses it.
+run report "$TMP/missing.json"
+expect_rc "the saved report with an unread input, rendered again: still an error" 1
+jq '.input.unread = 0' "$TMP/missing.json" >"$TMP/tampered.json"
+run report "$TMP/tampered.json"
+expect_rc "a report whose unread count disagrees with its files: error" 1
+expect_in "... said so" "$err" "input.unread: 0, but 'files' lists 1 inputs not read"
+
 finish

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Reports as CI systems take them: each format to a file of its own (--text, --json,
-# --junit FILE), '-' for standard output, and a workload's output never inside a report;
+# --junit, --html FILE), '-' for standard output, and a workload's output never inside a report;
 # JUnit with time and timestamp, and a failure text that says where to look.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/fake-tracefs.sh"
@@ -20,6 +20,14 @@ expect_jq "... the JSON report" "$TMP/a.json" '.verdict == "fail"'
 check "... the JUnit report, well-formed" xml_ok "$TMP/a.xml"
 expect_in "... the violations on stderr, as no text report is on stdout" "$err" \
 	"gate failed: irqsoff: worst 2005us"
+run analyze --max all=1ms --json "$TMP/h.json" --html "$TMP/h.html" "$FAKERAID"
+expect_rc "analyze --json --html FILE, a gate failed" 2
+check "... nothing on stdout" test -z "$out"
+check "... the HTML report: a page with its plots" \
+	grep -q '<svg' "$TMP/h.html"
+check "... the HTML report states the verdict" grep -q 'FAIL' "$TMP/h.html"
+run analyze --max all=1ms -f html "$FAKERAID"
+check "... the HTML file is what -f html prints" cmp -s "$TMP/h.html" <(echo "$out")
 run analyze --max all=1ms -f json "$FAKERAID"
 check "... the JSON file is what -f json prints" \
 	cmp -s <(jq -S . "$TMP/a.json") <(jq -S . <<<"$out")
