@@ -12,6 +12,14 @@ CC		?= cc
 PKG_CONFIG	?= pkg-config
 PKGS		:= libtracecmd libtracefs libtraceevent libpcre2-8 json-c zlib
 CHECK_PKGS	:= check
+# Vectorscan (libhs), the rules' prefilter (lathound-rules(1)): used when pkg-config finds
+# it; VECTORSCAN=no builds without (rules then run on PCRE2 alone, as 'lathound --version'
+# says).
+VECTORSCAN	?= $(shell $(PKG_CONFIG) --exists libhs && echo yes || echo no)
+ifeq ($(VECTORSCAN),yes)
+PKGS		+= libhs
+HS_CFLAGS	:= -DLH_HAVE_VECTORSCAN
+endif
 
 OPT		?= -O2 -g
 WERROR		?= -Werror
@@ -19,7 +27,7 @@ CFLAGS		?= $(OPT)
 LH_CFLAGS	:= -std=gnu11 -Wall -Wextra $(WERROR) -Wno-unused-parameter \
 		   -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
 		   -D_GNU_SOURCE -DLH_VERSION='"$(VERSION)"' \
-		   -DLH_RULES_DIR='"$(DATADIR)/rules"' \
+		   -DLH_RULES_DIR='"$(DATADIR)/rules"' $(HS_CFLAGS) \
 		   $(shell $(PKG_CONFIG) --cflags $(PKGS))
 LIBS		:= $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
 

@@ -69,6 +69,32 @@ static int rules_check(int argc, char **argv)
 	return lh_finish_stdout(code);
 }
 
+/* How the line rules will be matched: through the prefilter, or by PCRE2 on every line. */
+static void print_prefilter(struct lh_rules *rs)
+{
+	const struct lh_rules_stats *st;
+	char engine[64];
+	size_t i;
+
+	lh_rules_prepare(rs);
+	st = lh_rules_stats(rs);
+	if (!lh_rules_count(rs))
+		return;
+	if (st->no_prefilter)
+		printf("prefilter: none (%s): PCRE2 runs every line rule on every new line\n",
+		       st->no_prefilter);
+	else
+		printf("prefilter: %s: %zu line rule%s, %zu run by PCRE2 on every new line\n",
+		       lh_rules_prefilter_engine(engine, sizeof(engine)), st->prefiltered,
+		       st->prefiltered == 1 ? "" : "s", st->always_run);
+	for (i = 0; !st->no_prefilter && i < lh_rules_count(rs); i++) {
+		const struct lh_rule *r = lh_rules_get(rs, i);
+
+		if (!r->prefiltered && !r->span)
+			printf("  not prefiltered: %s (%s:%u)\n", r->id, r->file, r->line);
+	}
+}
+
 static int rules_list(int argc, char **argv)
 {
 	struct lh_rule_paths paths = { 0 };
@@ -97,6 +123,7 @@ static int rules_list(int argc, char **argv)
 	if (!lh_load_rules(rs, &paths, &diag))
 		code = LH_EXIT_PASS;
 	lh_print_diag(&diag, (size_t)-1, true);
+	print_prefilter(rs);
 	nr = lh_rules_count(rs);
 	for (i = 0; i < nr; i++) {
 		const struct lh_rule *r = lh_rules_get(rs, i);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "rules.h"
 
 static const struct lh_command {
 	const char	*name;
@@ -50,7 +51,14 @@ int main(int argc, char **argv)
 		return lh_finish_stdout(LH_EXIT_PASS);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		char engine[64];
+
 		printf("lathound %s\n", LH_VERSION);
+		/* how rules are matched: lathound-rules(1), "The prefilter" */
+		if (lh_rules_prefilter_engine(engine, sizeof(engine)))
+			printf("rules prefilter: %s\n", engine);
+		else
+			printf("rules prefilter: none (built without Vectorscan: PCRE2 alone)\n");
 		return lh_finish_stdout(LH_EXIT_PASS);
 	}
 	for (i = 0; i < LH_ARRAY_SIZE(commands); i++)

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The JSON report (doc/report-json.md), built as a json-c tree: json-c does every escape.
+ * The JSON report (doc/report-json.md), streamed to the file as it is walked: no tree of it
+ * is built, so memory stays what the report holds however many functions its records name
+ * (a json-c tree of the 100 records kept of a Zipf corpus took 190 MB, bench/README.md).
+ * json-c escapes every string that needs it (one string object, reused), and the layout is
+ * json-c's JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED: the output is byte for byte
+ * what json_object_to_json_string_ext() prints of the same document (tests/unit/report.c
+ * checks it with json-c as the oracle).
  * Unknown numbers (-1 in a record) and absent strings are written as null.
  */
 #include <errno.h>
@@ -14,30 +20,263 @@
 #define JSON_FLAGS \
 	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 
-static json_object *jstr(const char *s)
+#define JW_MAX_DEPTH	16	/* the report nests 8 deep */
+#define JW_MAX_INDENT	(2 * JW_MAX_DEPTH)
+#define JW_PLAIN_MAX	4096	/* longer strings go through json-c whatever they hold */
+#define JW_MAX_KEY	256	/* keys are names such as "function_counts" */
+
+/*
+ * A JSON writer on a FILE, through a buffer of its own. Keys are this file's own constants
+ * (never trace text) and are written as they are; every string value is written as json-c
+ * escapes it.
+ */
+struct jw {
+	FILE		*out;
+	json_object	*str;		/* the string being escaped */
+	int		depth;		/* containers open */
+	bool		had[JW_MAX_DEPTH];	/* container at that depth has a member */
+	char		close[JW_MAX_DEPTH];
+	int		err;		/* errno of the first failure, 0 if none */
+	size_t		len;		/* bytes in buf */
+	char		buf[64 * 1024];
+};
+
+static void jw_fail(struct jw *w, int err)
 {
-	return s ? json_object_new_string(s) : NULL;
+	if (!w->err)
+		w->err = err;
 }
 
-static json_object *jint(int64_t v)
+static void jw_flush(struct jw *w)
 {
-	return json_object_new_int64(v);
+	if (w->len && !w->err && fwrite(w->buf, 1, w->len, w->out) != w->len)
+		jw_fail(w, errno ? errno : EIO);
+	w->len = 0;
 }
 
-/* json-c's integers are signed: a (saturated) count or latency past INT64_MAX stays there. */
-static json_object *juint(uint64_t v)
+/* Return: where the next n (at most sizeof(w->buf)) bytes go; the caller advances w->len. */
+static char *jw_room(struct jw *w, size_t n)
 {
-	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+	if (n > sizeof(w->buf) - w->len)
+		jw_flush(w);
+	return w->buf + w->len;
+}
+
+static void jw_put(struct jw *w, const char *s, size_t n)
+{
+	if (n > sizeof(w->buf)) {
+		jw_flush(w);
+		if (!w->err && fwrite(s, 1, n, w->out) != n)
+			jw_fail(w, errno ? errno : EIO);
+		return;
+	}
+	memcpy(jw_room(w, n), s, n);
+	w->len += n;
+}
+
+/* Write the indent of the current depth at p. Return: where it ends. */
+static char *jw_indent(struct jw *w, char *p)
+{
+	static const char spaces[JW_MAX_INDENT] = { [0 ... JW_MAX_INDENT - 1] = ' ' };
+
+	memcpy(p, spaces, JW_MAX_INDENT);	/* a fixed size: two stores, no call */
+	return p + 2 * w->depth;
+}
+
+/* Start the next member (key) or element (key NULL) of the open container. */
+static void jw_next(struct jw *w, const char *key)
+{
+	size_t k = key ? strlen(key) : 0;
+	char *p;
+
+	if (!w->depth)
+		return;
+	if (k > JW_MAX_KEY) {
+		jw_fail(w, ENAMETOOLONG);
+		return;
+	}
+	p = jw_room(w, 2 + JW_MAX_INDENT + JW_MAX_KEY + 4);
+	if (w->had[w->depth]) {
+		*p++ = ',';
+		*p++ = '\n';
+	}
+	w->had[w->depth] = true;
+	p = jw_indent(w, p);
+	if (key) {
+		*p++ = '"';
+		memcpy(p, key, k);
+		p += k;
+		memcpy(p, "\": ", 3);
+		p += 3;
+	}
+	w->len = (size_t)(p - w->buf);
+}
+
+/* Open an object ('{') or array ('['), as the next member or element. */
+static void jw_open(struct jw *w, const char *key, char open)
+{
+	jw_next(w, key);
+	if (w->depth + 1 >= JW_MAX_DEPTH) {
+		jw_fail(w, EOVERFLOW);
+		return;
+	}
+	jw_put(w, open == '{' ? "{\n" : "[\n", 2);
+	w->depth++;
+	w->had[w->depth] = false;
+	w->close[w->depth] = open == '{' ? '}' : ']';
+}
+
+static void jw_obj(struct jw *w, const char *key)
+{
+	jw_open(w, key, '{');
+}
+
+static void jw_arr(struct jw *w, const char *key)
+{
+	jw_open(w, key, '[');
+}
+
+static void jw_end(struct jw *w)
+{
+	char *p;
+
+	if (!w->depth)
+		return;
+	p = jw_room(w, 1 + JW_MAX_INDENT + 1);
+	if (w->had[w->depth])
+		*p++ = '\n';
+	w->depth--;
+	p = jw_indent(w, p);
+	*p++ = w->close[w->depth + 1];
+	w->len = (size_t)(p - w->buf);
+}
+
+static void jw_null(struct jw *w, const char *key)
+{
+	jw_next(w, key);
+	jw_put(w, "null", 4);
+}
+
+#define JW_ONES		0x0101010101010101ULL
+#define JW_HIGHS	0x8080808080808080ULL
+
+/* Return: non-zero when one of the 8 bytes of v is below c (c <= 128), 0 if none is. */
+static inline uint64_t jw_below(uint64_t v, unsigned char c)
+{
+	return (v - JW_ONES * c) & ~v & JW_HIGHS;
+}
+
+/* Return: non-zero when one of the 8 bytes of v is c, 0 if none is. */
+static inline uint64_t jw_has(uint64_t v, unsigned char c)
+{
+	return jw_below(v ^ (JW_ONES * c), 1);
+}
+
+/* Return: non-zero when json-c would escape one of the 8 bytes of v. */
+static inline uint64_t jw_escaped(uint64_t v)
+{
+	return jw_below(v, ' ') | jw_has(v, '"') | jw_has(v, '\\');
+}
+
+/*
+ * Write s as it is when json-c would: no control character, quote or backslash in it (most
+ * strings: trace text was made inert where it was parsed); tested 8 bytes at a time.
+ * Return: whether it was written.
+ */
+static bool jw_plain(struct jw *w, const char *s)
+{
+	size_t n = strlen(s), i;
+	uint64_t v, bad = 0;
+	char *p;
+
+	if (n > JW_PLAIN_MAX)
+		return false;
+	if (n < 8) {
+		v = JW_ONES * 'x';	/* pads a short string to a word with a byte kept as is */
+		memcpy(&v, s, n);
+		bad = jw_escaped(v);
+	} else {
+		for (i = 0; i + 8 < n; i += 8) {
+			memcpy(&v, s + i, 8);
+			bad |= jw_escaped(v);
+		}
+		memcpy(&v, s + n - 8, 8);	/* the last word, overlapping the one before */
+		bad |= jw_escaped(v);
+	}
+	if (bad)
+		return false;
+	p = jw_room(w, n + 2);
+	*p = '"';
+	memcpy(p + 1, s, n);
+	p[n + 1] = '"';
+	w->len += n + 2;
+	return true;
+}
+
+static void jw_str(struct jw *w, const char *key, const char *s)
+{
+	const char *text;
+	size_t n;
+
+	if (!s) {
+		jw_null(w, key);
+		return;
+	}
+	jw_next(w, key);
+	if (jw_plain(w, s))
+		return;
+	if (!json_object_set_string(w->str, s)) {
+		jw_fail(w, ENOMEM);
+		return;
+	}
+	text = json_object_to_json_string_length(w->str, JSON_FLAGS, &n);
+	if (!text) {
+		jw_fail(w, ENOMEM);
+		return;
+	}
+	jw_put(w, text, n);
+}
+
+static void jw_bool(struct jw *w, const char *key, bool b)
+{
+	jw_next(w, key);
+	if (b)
+		jw_put(w, "true", 4);
+	else
+		jw_put(w, "false", 5);
+}
+
+static void jw_int(struct jw *w, const char *key, int64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	jw_next(w, key);
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	jw_put(w, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* JSON integers are read as signed: a (saturated) count or latency past INT64_MAX stays there. */
+static void jw_uint(struct jw *w, const char *key, uint64_t v)
+{
+	jw_int(w, key, v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
 /* -1 (unknown) becomes null. */
-static json_object *jint_known(int v)
+static void jw_known(struct jw *w, const char *key, int v)
 {
-	return v < 0 ? NULL : json_object_new_int(v);
+	if (v < 0)
+		jw_null(w, key);
+	else
+		jw_int(w, key, v);
 }
 
 /* A number with at most 3 decimals, written as such ("1990.0", "0.002"), not %.17g. */
-static json_object *jdouble(double v)
+static void jw_double(struct jw *w, const char *key, double v)
 {
 	char buf[64];
 	size_t n;
@@ -46,541 +285,582 @@ static json_object *jdouble(double v)
 	n = strlen(buf);
 	while (n > 2 && buf[n - 1] == '0' && buf[n - 2] != '.')
 		buf[--n] = '\0';
-	return json_object_new_double_s(v, buf);
+	jw_next(w, key);
+	jw_put(w, buf, n);
 }
 
 /* µs from ns: an integer when whole. */
-static json_object *jus(uint64_t ns)
+static void jw_us(struct jw *w, const char *key, uint64_t ns)
 {
 	if (ns % 1000 == 0)
-		return juint(ns / 1000);
-	return jdouble((double)ns / 1000.0);
+		jw_uint(w, key, ns / 1000);
+	else
+		jw_double(w, key, (double)ns / 1000.0);
 }
 
-static json_object *jtime(uint64_t ns)
+static void jw_time(struct jw *w, const char *key, uint64_t ns)
 {
 	char buf[32];
 
-	return jstr(lh_report_iso8601(ns, buf, sizeof(buf)));
+	jw_str(w, key, lh_report_iso8601(ns, buf, sizeof(buf)));
 }
 
-static json_object *jsource(const char *source, unsigned long line)
+static void jw_source(struct jw *w, const char *key, const char *source, unsigned long line)
 {
 	char buf[4096];
 
-	if (!source)
-		return NULL;
-	if (!line)
-		return jstr(source);
-	snprintf(buf, sizeof(buf), "%s:%lu", source, line);
-	return jstr(buf);
+	if (source && line) {
+		snprintf(buf, sizeof(buf), "%s:%lu", source, line);
+		source = buf;
+	}
+	jw_str(w, key, source);
 }
 
-static void add(json_object *o, const char *key, json_object *v)
+static void jw_str_or_null(struct jw *w, const char *key, const char *s)
 {
-	json_object_object_add(o, key, v);
+	jw_str(w, key, s && *s ? s : NULL);
 }
 
-/* A histogram object (doc/report-json.md): values in us, up to ns precision. */
-static json_object *hist_json(const struct lh_histogram *h)
+/* A histogram's members (doc/report-json.md): values in us, up to ns precision. */
+static void hist_members(struct jw *w, const struct lh_histogram *h)
 {
-	json_object *o = json_object_new_object(), *p, *r, *a, *b;
 	uint64_t lo, hi;
 	unsigned int i;
 	size_t k;
 
-	add(o, "unit", jstr("us"));
-	add(o, "count", juint(h->count));
-	add(o, "min", h->count ? jus(h->min_ns) : NULL);
-	add(o, "max", h->count ? jus(h->max_ns) : NULL);
-	add(o, "mean", h->count ? jdouble(lh_histogram_mean_ns(h) / 1e3) : NULL);
-	p = json_object_new_object();
-	r = json_object_new_object();
-	for (i = 0; i < LH_HISTOGRAM_NR_PCT; i++) {
-		bool known = lh_histogram_percentile(h, i, &lo, &hi);
-
-		add(p, lh_histogram_pct_key[i], known ? jus(hi) : NULL);
-		add(r, lh_histogram_pct_key[i], known ? jus(hi - lo) : NULL);
+	jw_str(w, "unit", "us");
+	jw_uint(w, "count", h->count);
+	if (h->count) {
+		jw_us(w, "min", h->min_ns);
+		jw_us(w, "max", h->max_ns);
+		jw_double(w, "mean", lh_histogram_mean_ns(h) / 1e3);
+	} else {
+		jw_null(w, "min");
+		jw_null(w, "max");
+		jw_null(w, "mean");
 	}
-	add(o, "percentiles", p);
-	add(o, "resolution", r);
-	a = json_object_new_array();
+	jw_obj(w, "percentiles");
+	for (i = 0; i < LH_HISTOGRAM_NR_PCT; i++)
+		if (lh_histogram_percentile(h, i, &lo, &hi))
+			jw_us(w, lh_histogram_pct_key[i], hi);
+		else
+			jw_null(w, lh_histogram_pct_key[i]);
+	jw_end(w);
+	jw_obj(w, "resolution");
+	for (i = 0; i < LH_HISTOGRAM_NR_PCT; i++)
+		if (lh_histogram_percentile(h, i, &lo, &hi))
+			jw_us(w, lh_histogram_pct_key[i], hi - lo);
+		else
+			jw_null(w, lh_histogram_pct_key[i]);
+	jw_end(w);
+	jw_arr(w, "buckets");
 	for (k = 0; k < h->nr; k++) {
-		b = json_object_new_object();
-		add(b, "lo", jus(h->b[k].lo_ns));
-		add(b, "hi", jus(h->b[k].hi_ns));
-		add(b, "count", juint(h->b[k].count));
-		json_object_array_add(a, b);
+		jw_obj(w, NULL);
+		jw_us(w, "lo", h->b[k].lo_ns);
+		jw_us(w, "hi", h->b[k].hi_ns);
+		jw_uint(w, "count", h->b[k].count);
+		jw_end(w);
 	}
-	add(o, "buckets", a);
-	add(o, "dropped", juint(h->dropped));
-	return o;
+	jw_end(w);
+	jw_uint(w, "dropped", h->dropped);
 }
 
-static json_object *str_or_null(const char *s)
+static void hist_json(struct jw *w, const char *key, const struct lh_histogram *h)
 {
-	return s && *s ? jstr(s) : NULL;
+	jw_obj(w, key);
+	hist_members(w, h);
+	jw_end(w);
 }
 
 /* Where a worst section was: {latency_us, cpu, task, started_at, ended_at, source}. */
-static json_object *where_json(const struct lh_report_where *w)
+static void where_json(struct jw *w, const char *key, const struct lh_report_where *wh)
 {
-	json_object *o, *t;
-
-	if (!w || !w->set)
-		return NULL;
-	o = json_object_new_object();
-	t = json_object_new_object();
-	add(o, "latency_us", juint(w->latency_us));
-	add(o, "cpu", jint_known(w->cpu));
-	add(t, "comm", str_or_null(w->comm));
-	add(t, "pid", jint_known(w->pid));
-	add(o, "task", t);
-	add(o, "started_at", str_or_null(w->started));
-	add(o, "ended_at", str_or_null(w->ended));
-	add(o, "source", jsource(w->source, w->line));
-	add(o, "irq", str_or_null(w->irq));
-	add(o, "rule", str_or_null(w->rule));
-	return o;
+	if (!wh || !wh->set) {
+		jw_null(w, key);
+		return;
+	}
+	jw_obj(w, key);
+	jw_uint(w, "latency_us", wh->latency_us);
+	jw_known(w, "cpu", wh->cpu);
+	jw_obj(w, "task");
+	jw_str_or_null(w, "comm", wh->comm);
+	jw_known(w, "pid", wh->pid);
+	jw_end(w);
+	jw_str_or_null(w, "started_at", wh->started);
+	jw_str_or_null(w, "ended_at", wh->ended);
+	jw_source(w, "source", wh->source, wh->line);
+	jw_str_or_null(w, "irq", wh->irq);
+	jw_str_or_null(w, "rule", wh->rule);
+	jw_end(w);
 }
 
-static json_object *task_json(const struct lh_task *t)
+static void task_json(struct jw *w, const char *key, const struct lh_task *t)
 {
-	json_object *o = json_object_new_object();
-
-	add(o, "comm", jstr(t->comm));
-	add(o, "pid", jint_known(t->pid));
-	add(o, "uid", jint_known(t->uid));
-	add(o, "policy", jint_known(t->policy));
-	add(o, "rt_prio", jint_known(t->rt_prio));
-	return o;
+	jw_obj(w, key);
+	jw_str(w, "comm", t->comm);
+	jw_known(w, "pid", t->pid);
+	jw_known(w, "uid", t->uid);
+	jw_known(w, "policy", t->policy);
+	jw_known(w, "rt_prio", t->rt_prio);
+	jw_end(w);
 }
 
-/* The woken task and its waker, from a wakeup tracer's '+' and '==>' lines. */
-static json_object *wake_json(const struct lh_task *t)
+/* The woken task and its waker, from a wakeup tracer's '+' and '==>' lines (null if none). */
+static void wake_json(struct jw *w, const char *key, const struct lh_task *t, bool has)
 {
-	json_object *o = json_object_new_object();
 	char state[2] = { t->state, '\0' };
 
-	add(o, "comm", jstr(t->comm));
-	add(o, "pid", jint_known(t->pid));
-	add(o, "prio", jint_known(t->prio));
-	add(o, "state", t->state ? jstr(state) : NULL);
-	return o;
+	if (!has) {
+		jw_null(w, key);
+		return;
+	}
+	jw_obj(w, key);
+	jw_str(w, "comm", t->comm);
+	jw_known(w, "pid", t->pid);
+	jw_known(w, "prio", t->prio);
+	jw_str(w, "state", t->state ? state : NULL);
+	jw_end(w);
 }
 
-/* A stack's frame names, or (offsets) what the trace printed after each name, or null. */
-static json_object *frames_json(const struct lh_stack *s, bool offsets)
+/* A stack's frame names, or (offsets) what the trace printed after each name, or []. */
+static void frames_json(struct jw *w, const char *key, const struct lh_stack *s, bool offsets)
 {
-	json_object *a = json_object_new_array();
 	size_t i;
 
+	jw_arr(w, key);
 	for (i = 0; s && i < s->nr; i++)
-		json_object_array_add(a, jstr(offsets ? s->offsets[i] : s->frames[i]));
-	return a;
+		jw_str(w, NULL, offsets ? s->offsets[i] : s->frames[i]);
+	jw_end(w);
 }
 
-static json_object *record_json(const struct lh_report *rep, const struct lh_report_kept *k)
+/* The ids of rules[0..n) (indices into rep->rules) that name a loaded rule. */
+static void rule_ids_json(struct jw *w, const char *key, const struct lh_report *rep,
+			  const size_t *rules, size_t n)
+{
+	size_t i, nr = rep->rules ? lh_rules_count(rep->rules) : 0;
+
+	jw_arr(w, key);
+	for (i = 0; i < n; i++)
+		if (rules[i] < nr)
+			jw_str(w, NULL, lh_rules_get(rep->rules, rules[i])->id);
+	jw_end(w);
+}
+
+static void record_json(struct jw *w, const struct lh_report *rep, const struct lh_report_kept *k)
 {
 	const struct lh_record *r = k->rec;
-	json_object *o = json_object_new_object(), *a, *e;
+	const struct lh_stack *s0 = r->nr_stacks ? &r->stacks[0] : NULL;
 	char buf[32];
 	size_t i;
 
-	add(o, "tracer", jstr(lh_report_tracer_name(r)));
-	add(o, "latency_us", juint(r->latency_us));
-	add(o, "cpu", jint_known(r->cpu));
-	add(o, "nr_cpus", jint_known(r->nr_cpus));
-	add(o, "preempt_model", jstr(r->preempt_model));
-	add(o, "kernel", jstr(r->kernel));
-	add(o, "task", task_json(&r->task));
-	add(o, "started_at", jstr(r->started_at));
-	add(o, "started_at_offset", jstr(r->started_at_offset));
-	add(o, "ended_at", jstr(r->ended_at));
-	add(o, "ended_at_offset", jstr(r->ended_at_offset));
-	add(o, "stack", frames_json(r->nr_stacks ? &r->stacks[0] : NULL, false));
-	add(o, "stack_offsets", frames_json(r->nr_stacks ? &r->stacks[0] : NULL, true));
-	a = json_object_new_array();
+	jw_obj(w, NULL);
+	jw_str(w, "tracer", lh_report_tracer_name(r));
+	jw_uint(w, "latency_us", r->latency_us);
+	jw_known(w, "cpu", r->cpu);
+	jw_known(w, "nr_cpus", r->nr_cpus);
+	jw_str(w, "preempt_model", r->preempt_model);
+	jw_str(w, "kernel", r->kernel);
+	task_json(w, "task", &r->task);
+	jw_str(w, "started_at", r->started_at);
+	jw_str(w, "started_at_offset", r->started_at_offset);
+	jw_str(w, "ended_at", r->ended_at);
+	jw_str(w, "ended_at_offset", r->ended_at_offset);
+	frames_json(w, "stack", s0, false);
+	frames_json(w, "stack_offsets", s0, true);
+	jw_arr(w, "stacks");
 	for (i = 0; i < r->nr_stacks; i++)
-		json_object_array_add(a, frames_json(&r->stacks[i], false));
-	add(o, "stacks", a);
-	add(o, "entries", r->entries ? juint(r->entries) : NULL);
-	add(o, "entries_present", juint(r->entries_present));
-	add(o, "body", jstr(lh_body_name(lh_record_body(r))));
+		frames_json(w, NULL, &r->stacks[i], false);
+	jw_end(w);
+	if (r->entries)
+		jw_uint(w, "entries", r->entries);
+	else
+		jw_null(w, "entries");
+	jw_uint(w, "entries_present", r->entries_present);
+	jw_str(w, "body", lh_body_name(lh_record_body(r)));
 
-	a = json_object_new_array();
+	jw_arr(w, "functions");
 	for (i = 0; i < r->nr_funcs; i++)
-		json_object_array_add(a, jstr(r->funcs[i].name));
-	add(o, "functions", a);
-	a = json_object_new_array();
+		jw_str(w, NULL, r->funcs[i].name);
+	jw_end(w);
+	jw_arr(w, "function_counts");
 	for (i = 0; i < r->nr_funcs; i++) {
-		e = json_object_new_object();
-		add(e, "name", jstr(r->funcs[i].name));
-		add(e, "count", jint(r->funcs[i].count));
-		json_object_array_add(a, e);
+		jw_obj(w, NULL);
+		jw_str(w, "name", r->funcs[i].name);
+		jw_int(w, "count", r->funcs[i].count);
+		jw_end(w);
 	}
-	add(o, "function_counts", a);
+	jw_end(w);
 
-	a = json_object_new_array();
+	jw_arr(w, "irqs");
 	for (i = 0; i < r->nr_irqs; i++) {
 		const struct lh_irq *q = &r->irqs[i];
 
-		e = json_object_new_object();
-		add(e, "irq", jint_known(q->irq));
-		add(e, "name", jstr(q->name));
-		add(e, "duration_us", q->duration_us < 0 ? NULL : jdouble(q->duration_us));
-		add(e, "ret", jstr(q->ret));
-		json_object_array_add(a, e);
+		jw_obj(w, NULL);
+		jw_known(w, "irq", q->irq);
+		jw_str(w, "name", q->name);
+		if (q->duration_us < 0)
+			jw_null(w, "duration_us");
+		else
+			jw_double(w, "duration_us", q->duration_us);
+		jw_str(w, "ret", q->ret);
+		jw_end(w);
 	}
-	add(o, "irqs", a);
-	add(o, "woken", r->has_wakeup ? wake_json(&r->woken) : NULL);
-	add(o, "waker", r->has_wakeup ? wake_json(&r->waker) : NULL);
+	jw_end(w);
+	wake_json(w, "woken", &r->woken, r->has_wakeup);
+	wake_json(w, "waker", &r->waker, r->has_wakeup);
 
-	a = json_object_new_array();
-	for (i = 0; i < k->nr_hits; i++) {
-		const struct lh_rule *rule = rep->rules && k->hits[i] < lh_rules_count(rep->rules) ?
-					     lh_rules_get(rep->rules, k->hits[i]) : NULL;
-
-		if (rule)
-			json_object_array_add(a, jstr(rule->id));
-	}
-	add(o, "rules", a);
-	a = json_object_new_array();
-	for (i = 0; i < k->nr_unevaluated; i++) {
-		const struct lh_rule *rule = lh_rules_get(rep->rules, k->unevaluated[i]);
-
-		if (rule)
-			json_object_array_add(a, jstr(rule->id));
-	}
-	add(o, "unevaluated_rules", a);
-	add(o, "severity", k->has_worst ? jstr(lh_severity_name(k->worst)) : NULL);
-	add(o, "accepted", json_object_new_boolean(k->accepted));
-	add(o, "signature", jstr(k->signature));
-	add(o, "source", jsource(r->source, r->line));
-	add(o, "captured_at", jstr(lh_report_iso8601(r->captured_ns, buf, sizeof(buf))));
-	return o;
+	rule_ids_json(w, "rules", rep, k->hits, k->nr_hits);
+	rule_ids_json(w, "unevaluated_rules", rep, k->unevaluated, k->nr_unevaluated);
+	jw_str(w, "severity", k->has_worst ? lh_severity_name(k->worst) : NULL);
+	jw_bool(w, "accepted", k->accepted);
+	jw_str(w, "signature", k->signature);
+	jw_source(w, "source", r->source, r->line);
+	jw_str(w, "captured_at", lh_report_iso8601(r->captured_ns, buf, sizeof(buf)));
+	jw_end(w);
 }
 
 /* The per-CPU view of a tracer: known CPUs in order, then the unknown one. */
-static json_object *cpus_json(const struct lh_report_tracer *tr)
+static void cpus_json(struct jw *w, const struct lh_report_tracer *tr)
 {
-	json_object *a = json_object_new_array(), *e;
 	size_t i;
 
+	jw_arr(w, "cpus");
 	for (i = 0; i < tr->nr_cpus; i++) {
 		size_t slot = (i + 1) % tr->nr_cpus;
 		const struct lh_report_cpu *c = &tr->cpus[slot];
 
 		if (!c->count)
 			continue;
-		e = json_object_new_object();
-		add(e, "cpu", jint_known(lh_report_slot_cpu(slot)));
-		add(e, "count", juint(c->count));
-		add(e, "max_us", juint(c->worst ? c->worst->latency_us : 0));
-		add(e, "worst", where_json(c->worst));
-		add(e, "histogram", hist_json(&c->dist));
-		json_object_array_add(a, e);
+		jw_obj(w, NULL);
+		jw_known(w, "cpu", lh_report_slot_cpu(slot));
+		jw_uint(w, "count", c->count);
+		jw_uint(w, "max_us", c->worst ? c->worst->latency_us : 0);
+		where_json(w, "worst", c->worst);
+		hist_json(w, "histogram", &c->dist);
+		jw_end(w);
 	}
-	return a;
+	jw_end(w);
 }
 
-static json_object *tracer_json(const struct lh_report *rep, enum lh_tracer t)
+static void tracer_json(struct jw *w, const struct lh_report *rep, enum lh_tracer t)
 {
 	const struct lh_report_tracer *tr = &rep->tracers[t];
-	json_object *o = json_object_new_object(), *a, *e;
 	size_t i;
 
-	add(o, "max_us", juint(tr->worst.set ? tr->worst.latency_us : 0));
-	add(o, "count", juint(tr->count));
+	jw_obj(w, lh_tracer_name(t));
+	jw_uint(w, "max_us", tr->worst.set ? tr->worst.latency_us : 0);
+	jw_uint(w, "count", tr->count);
 	if (rep->has_run) {
-		add(o, "armed_s", jdouble((double)rep->run.armed_ns[t] / 1e9));
-		add(o, "blind_s", jdouble((double)rep->run.blind_ns[t] / 1e9));
+		jw_double(w, "armed_s", (double)rep->run.armed_ns[t] / 1e9);
+		jw_double(w, "blind_s", (double)rep->run.blind_ns[t] / 1e9);
 	}
-	add(o, "accepted", juint(tr->accepted));
-	add(o, "worst", where_json(&tr->worst));
-	add(o, "worst_gated", where_json(&tr->gate));
-	add(o, "histogram", hist_json(&tr->hist));
-	add(o, "cpus", cpus_json(tr));
-	add(o, "progression_dropped", juint(tr->steps_dropped));
-	a = json_object_new_array();
+	jw_uint(w, "accepted", tr->accepted);
+	where_json(w, "worst", &tr->worst);
+	where_json(w, "worst_gated", &tr->gate);
+	hist_json(w, "histogram", &tr->hist);
+	cpus_json(w, tr);
+	jw_uint(w, "progression_dropped", tr->steps_dropped);
+	jw_arr(w, "progression");
 	for (i = 0; i < tr->nr_steps; i++) {
 		const struct lh_report_step *s = &tr->steps[i];
 
-		e = json_object_new_object();
-		add(e, "cpu", jint_known(s->cpu));
-		add(e, "latency_us", juint(s->latency_us));
-		add(e, "at", jtime(s->at_ns));
-		add(e, "source", jsource(s->source, s->line));
-		json_object_array_add(a, e);
+		jw_obj(w, NULL);
+		jw_known(w, "cpu", s->cpu);
+		jw_uint(w, "latency_us", s->latency_us);
+		jw_time(w, "at", s->at_ns);
+		jw_source(w, "source", s->source, s->line);
+		jw_end(w);
 	}
-	add(o, "progression", a);
-	return o;
+	jw_end(w);
+	jw_end(w);
 }
 
-static json_object *gate_json(const struct lh_report *rep)
+static void gate_json(struct jw *w, const struct lh_report *rep)
 {
-	json_object *o = json_object_new_object(), *m = json_object_new_object();
 	int t;
 
+	jw_obj(w, "gate");
+	jw_obj(w, "max_us");
 	for (t = 1; t < LH_TRACER_NR; t++)
 		if (rep->gate.has_max[t])
-			add(m, lh_tracer_name(t), jus(rep->gate.max_ns[t]));
+			jw_us(w, lh_tracer_name(t), rep->gate.max_ns[t]);
 	if (rep->gate.has_max[LH_TRACER_UNKNOWN])
-		add(m, "all", jus(rep->gate.max_ns[LH_TRACER_UNKNOWN]));
-	add(o, "max_us", m);
-	add(o, "fail_on", jstr(lh_gate_fail_on_name(&rep->gate)));
-	return o;
+		jw_us(w, "all", rep->gate.max_ns[LH_TRACER_UNKNOWN]);
+	jw_end(w);
+	jw_str(w, "fail_on", lh_gate_fail_on_name(&rep->gate));
+	jw_end(w);
 }
 
-static json_object *rules_json(const struct lh_report *rep)
+static void rules_json(struct jw *w, const struct lh_report *rep)
 {
 	/* for rules loaded after the report was allocated that never fired */
 	static const struct lh_report_rule none;
-	json_object *a = json_object_new_array(), *e;
 	size_t i, n = rep->rules ? lh_rules_count(rep->rules) : 0;
 
+	jw_arr(w, "rules");
 	for (i = 0; i < n; i++) {
 		const struct lh_rule *rule = lh_rules_get(rep->rules, i);
 		const struct lh_report_rule *ra = i < rep->nr_rules ? &rep->rule_agg[i] : &none;
 
-		e = json_object_new_object();
-		add(e, "id", jstr(rule->id));
-		add(e, "severity", jstr(lh_severity_name(rule->severity)));
-		add(e, "hits", juint(ra->hits));
-		add(e, "worst_us", juint(ra->worst_us));
-		add(e, "accepted", juint(ra->accepted));
-		add(e, "unevaluated", juint(ra->unevaluated));
-		add(e, "unevaluated_reason", jstr(rule->limit_hit));
-		add(e, "message", jstr(rule->message));
-		add(e, "gate_worst_us", juint(ra->gate_worst_us));
-		add(e, "gate_unevaluated", juint(ra->gate_unevaluated));
-		json_object_array_add(a, e);
+		jw_obj(w, NULL);
+		jw_str(w, "id", rule->id);
+		jw_str(w, "severity", lh_severity_name(rule->severity));
+		jw_uint(w, "hits", ra->hits);
+		jw_uint(w, "worst_us", ra->worst_us);
+		jw_uint(w, "accepted", ra->accepted);
+		jw_uint(w, "unevaluated", ra->unevaluated);
+		jw_str(w, "unevaluated_reason", rule->limit_hit);
+		jw_str(w, "message", rule->message);
+		jw_uint(w, "gate_worst_us", ra->gate_worst_us);
+		jw_uint(w, "gate_unevaluated", ra->gate_unevaluated);
+		jw_end(w);
 	}
-	return a;
+	jw_end(w);
 }
 
-static json_object *offenders_json(const struct lh_report *rep)
+static void offenders_json(struct jw *w, const struct lh_report *rep)
 {
 	size_t *order = lh_report_offenders_sorted(rep), i, j;
-	json_object *a = json_object_new_array(), *e, *f;
 
+	jw_arr(w, "offenders");
 	for (i = 0; i < rep->nr_offenders; i++) {
 		const struct lh_report_offender *o = &rep->offenders[order[i]];
 
-		e = json_object_new_object();
-		add(e, "signature", jstr(o->signature));
-		add(e, "tracer", jstr(lh_tracer_name(o->sig.tracer)));
-		add(e, "started_at", jstr(o->sig.started));
-		add(e, "ended_at", jstr(o->sig.ended));
-		f = json_object_new_array();
+		jw_obj(w, NULL);
+		jw_str(w, "signature", o->signature);
+		jw_str(w, "tracer", lh_tracer_name(o->sig.tracer));
+		jw_str(w, "started_at", o->sig.started);
+		jw_str(w, "ended_at", o->sig.ended);
+		jw_arr(w, "frames");
 		for (j = 0; j < o->sig.nr_frames; j++)
-			json_object_array_add(f, jstr(o->sig.frames[j]));
-		add(e, "frames", f);
-		add(e, "count", juint(o->count));
-		add(e, "worst_us", juint(o->worst_us));
-		add(e, "accepted", juint(o->accepted));
-		add(e, "wakeup", json_object_new_boolean(o->sig.has_wakeup));
-		add(e, "woken", jstr(o->sig.woken));
-		add(e, "cpu", jint_known(o->cpu));
-		f = json_object_new_object();
-		add(f, "comm", str_or_null(o->comm));
-		add(f, "pid", jint_known(o->pid));
-		add(e, "task", f);
-		json_object_array_add(a, e);
+			jw_str(w, NULL, o->sig.frames[j]);
+		jw_end(w);
+		jw_uint(w, "count", o->count);
+		jw_uint(w, "worst_us", o->worst_us);
+		jw_uint(w, "accepted", o->accepted);
+		jw_bool(w, "wakeup", o->sig.has_wakeup);
+		jw_str(w, "woken", o->sig.woken);
+		jw_known(w, "cpu", o->cpu);
+		jw_obj(w, "task");
+		jw_str_or_null(w, "comm", o->comm);
+		jw_known(w, "pid", o->pid);
+		jw_end(w);
+		jw_end(w);
 	}
+	jw_end(w);
 	free(order);
-	return a;
 }
 
-static json_object *input_json(const struct lh_report *rep)
+static void input_json(struct jw *w, const struct lh_report *rep)
 {
-	json_object *o = json_object_new_object(), *a = json_object_new_array();
 	size_t i;
 
-	add(o, "snapshots", juint(rep->parse.snapshots));
-	add(o, "skipped", juint(rep->parse.skipped));
-	add(o, "bad_lines", juint(rep->parse.bad_lines));
-	add(o, "incomplete", juint(rep->parse.incomplete));
-	add(o, "cut_lines", juint(rep->parse.cut_lines));
+	jw_obj(w, "input");
+	jw_uint(w, "snapshots", rep->parse.snapshots);
+	jw_uint(w, "skipped", rep->parse.skipped);
+	jw_uint(w, "bad_lines", rep->parse.bad_lines);
+	jw_uint(w, "incomplete", rep->parse.incomplete);
+	jw_uint(w, "cut_lines", rep->parse.cut_lines);
+	jw_arr(w, "warnings");
 	for (i = 0; i < rep->nr_warnings; i++)
-		json_object_array_add(a, jstr(rep->warnings[i]));
-	add(o, "warnings", a);
-	add(o, "warnings_total", juint(rep->warnings_total));
-	a = json_object_new_array();
+		jw_str(w, NULL, rep->warnings[i]);
+	jw_end(w);
+	jw_uint(w, "warnings_total", rep->warnings_total);
+	jw_arr(w, "files");
 	for (i = 0; i < rep->nr_inputs; i++) {
 		const struct lh_report_input *in = &rep->inputs[i];
-		json_object *f = json_object_new_object();
 
-		add(f, "name", jstr(in->name));
-		add(f, "snapshots", juint(in->snapshots));
-		add(f, "skipped", juint(in->skipped));
-		add(f, "problem", jstr(in->problem));
-		add(f, "accepted", in->problem ? json_object_new_boolean(in->accepted) : NULL);
-		json_object_array_add(a, f);
+		jw_obj(w, NULL);
+		jw_str(w, "name", in->name);
+		jw_uint(w, "snapshots", in->snapshots);
+		jw_uint(w, "skipped", in->skipped);
+		jw_str(w, "problem", in->problem);
+		if (in->problem)
+			jw_bool(w, "accepted", in->accepted);
+		else
+			jw_null(w, "accepted");
+		jw_end(w);
 	}
-	add(o, "files", a);
-	add(o, "unread", juint(rep->inputs_unread));
-	add(o, "unread_accepted", juint(rep->inputs_accepted));
-	return o;
+	jw_end(w);
+	jw_uint(w, "unread", rep->inputs_unread);
+	jw_uint(w, "unread_accepted", rep->inputs_accepted);
+	jw_end(w);
 }
 
-static json_object *run_json(const struct lh_report *rep)
+static void run_json(struct jw *w, const struct lh_report *rep)
 {
 	const struct lh_run_info *run = &rep->run;
-	json_object *o, *nm;
 	int t;
 
-	if (!rep->has_run)
-		return NULL;
-	o = json_object_new_object();
-	add(o, "started_at", jtime(run->started_ns));
-	add(o, "ended_at", jtime(run->ended_ns));
-	add(o, "duration_s", jdouble((double)lh_report_run_duration_ns(rep) / 1e9));
-	add(o, "threshold_us", jus(run->threshold_ns));
-	add(o, "captures", juint(run->captures));
-	add(o, "sections_lost", juint(run->sections_lost));
-	add(o, "snapshots_dropped", juint(run->snapshots_dropped));
-	add(o, "wait_method", jstr(run->wait_method));
-	add(o, "command", jstr(run->command));
-	add(o, "command_status", run->command && run->command_status >= 0 ?
-				  jint(run->command_status) : NULL);
-	add(o, "end_reason", jstr(run->end_reason));
-	nm = json_object_new_object();
+	if (!rep->has_run) {
+		jw_null(w, "run");
+		return;
+	}
+	jw_obj(w, "run");
+	jw_time(w, "started_at", run->started_ns);
+	jw_time(w, "ended_at", run->ended_ns);
+	jw_double(w, "duration_s", (double)lh_report_run_duration_ns(rep) / 1e9);
+	jw_us(w, "threshold_us", run->threshold_ns);
+	jw_uint(w, "captures", run->captures);
+	jw_uint(w, "sections_lost", run->sections_lost);
+	jw_uint(w, "snapshots_dropped", run->snapshots_dropped);
+	jw_str(w, "wait_method", run->wait_method);
+	jw_str(w, "command", run->command);
+	if (run->command && run->command_status >= 0)
+		jw_int(w, "command_status", run->command_status);
+	else
+		jw_null(w, "command_status");
+	jw_str(w, "end_reason", run->end_reason);
+	jw_obj(w, "not_measured");
 	for (t = 1; t < LH_TRACER_NR; t++)
 		if (run->not_measured[t])
-			add(nm, lh_tracer_name(t), jstr(run->not_measured[t]));
-	add(o, "not_measured", nm);
-	add(o, "kernel", jstr(run->kernel));
-	add(o, "host", jstr(run->host));
-	add(o, "run_id", jstr(run->run_id));
-	return o;
+			jw_str(w, lh_tracer_name(t), run->not_measured[t]);
+	jw_end(w);
+	jw_str(w, "kernel", run->kernel);
+	jw_str(w, "host", run->host);
+	jw_str(w, "run_id", run->run_id);
+	jw_end(w);
 }
 
-static json_object *irq_stats_json(const struct lh_report *rep)
+static void irq_stats_json(struct jw *w, const struct lh_report *rep)
 {
 	const struct lh_irqstat *st = rep->has_run ? rep->run.irqstat : NULL;
-	json_object *o, *a, *e, *h, *b;
 	size_t i, n;
 	int k;
 
-	if (!st)
-		return NULL;
-	o = json_object_new_object();
-	add(o, "events", juint(lh_irqstat_events(st)));
-	add(o, "lost", juint(lh_irqstat_lost(st)));
-	add(o, "dropped", juint(lh_irqstat_dropped(st)));
+	if (!st) {
+		jw_null(w, "irq_stats");
+		return;
+	}
+	jw_obj(w, "irq_stats");
+	jw_uint(w, "events", lh_irqstat_events(st));
+	jw_uint(w, "lost", lh_irqstat_lost(st));
+	jw_uint(w, "dropped", lh_irqstat_dropped(st));
 	n = lh_irqstat_count(st);
-	a = json_object_new_array();
+	jw_arr(w, "handlers");
 	for (i = 0; i < n; i++) {
 		const struct lh_irqstat_entry *s = lh_irqstat_get(st, i);
 
-		e = json_object_new_object();
-		add(e, "irq", jint(s->irq));
-		add(e, "name", jstr(s->name));
-		add(e, "cpu", jint(s->cpu));
-		add(e, "count", juint(s->count));
-		add(e, "max_us", jdouble((double)s->max_ns / 1e3));
-		add(e, "mean_us",
-		    jdouble(s->count ? (double)s->sum_ns / (double)s->count / 1e3 : 0));
-		add(e, "p99_us", jdouble((double)lh_irqstat_p99(s) / 1e3));
-		h = json_object_new_array();
+		jw_obj(w, NULL);
+		jw_int(w, "irq", s->irq);
+		jw_str(w, "name", s->name);
+		jw_int(w, "cpu", s->cpu);
+		jw_uint(w, "count", s->count);
+		jw_double(w, "max_us", (double)s->max_ns / 1e3);
+		jw_double(w, "mean_us",
+			  s->count ? (double)s->sum_ns / (double)s->count / 1e3 : 0);
+		jw_double(w, "p99_us", (double)lh_irqstat_p99(s) / 1e3);
+		jw_arr(w, "histogram");
 		for (k = 0; k < LH_IRQSTAT_BUCKETS; k++) {
 			if (!s->hist[k])
 				continue;
-			b = json_object_new_object();
-			add(b, "le_us", jdouble((double)(2ULL << k) / 1e3));
-			add(b, "count", juint(s->hist[k]));
-			json_object_array_add(h, b);
+			jw_obj(w, NULL);
+			jw_double(w, "le_us", (double)(2ULL << k) / 1e3);
+			jw_uint(w, "count", s->hist[k]);
+			jw_end(w);
 		}
-		add(e, "histogram", h);
-		add(e, "distribution", hist_json(&s->dist));
-		json_object_array_add(a, e);
+		jw_end(w);
+		hist_json(w, "distribution", &s->dist);
+		jw_end(w);
 	}
-	add(o, "handlers", a);
-	return o;
+	jw_end(w);
+	jw_end(w);
 }
 
 /* The histograms the kernel counted, as set. */
-static json_object *hists_json(const struct lh_report *rep)
+static void hists_json(struct jw *w, const struct lh_report *rep)
 {
-	json_object *a = json_object_new_array(), *e;
 	size_t i;
 
+	jw_arr(w, "histograms");
 	for (i = 0; i < rep->nr_hists; i++) {
 		const struct lh_report_histogram *k = &rep->hists[i];
 
-		e = hist_json(&k->h);
-		/* context first, for people reading the file */
-		json_object_object_add_ex(e, "source", jstr(k->source), 0);
-		json_object_object_add_ex(e, "kind", jstr(k->kind), 0);
-		json_object_object_add_ex(e, "cpu", jint_known(k->cpu), 0);
-		json_object_array_add(a, e);
+		jw_obj(w, NULL);
+		hist_members(w, &k->h);
+		jw_str(w, "source", k->source);
+		jw_str(w, "kind", k->kind);
+		jw_known(w, "cpu", k->cpu);
+		jw_end(w);
 	}
-	return a;
+	jw_end(w);
 }
 
-int lh_report_write_json(struct lh_report *rep, FILE *out)
+static void report_json(struct jw *w, const struct lh_report *rep)
 {
-	json_object *root = json_object_new_object(), *a, *o;
 	struct lh_report_kept **kept;
-	const char *text;
 	size_t i;
-	int t, ret = 0;
+	int t;
 
-	add(root, "lathound", jstr(LH_VERSION));
-	add(root, "report_version", jint(LH_REPORT_VERSION));
-	add(root, "mode", jstr(rep->has_run && rep->run.mode ? rep->run.mode : "analyze"));
-	add(root, "verdict", jstr(lh_report_verdict(rep)));
-	add(root, "error", rep->error ? jstr(rep->error) : NULL);
-	a = json_object_new_array();
+	jw_obj(w, NULL);
+	jw_str(w, "lathound", LH_VERSION);
+	jw_int(w, "report_version", LH_REPORT_VERSION);
+	jw_str(w, "mode", rep->has_run && rep->run.mode ? rep->run.mode : "analyze");
+	jw_str(w, "verdict", lh_report_verdict(rep));
+	jw_str(w, "error", rep->error);
+	jw_arr(w, "violations");
 	for (i = 0; i < rep->nr_violations; i++)
-		json_object_array_add(a, jstr(rep->violations[i]));
-	add(root, "violations", a);
-	add(root, "gate", gate_json(rep));
+		jw_str(w, NULL, rep->violations[i]);
+	jw_end(w);
+	gate_json(w, rep);
 
-	o = json_object_new_object();
+	jw_obj(w, "tracers");
 	for (t = 1; t <= LH_TRACER_NR; t++) {
 		enum lh_tracer tt = t == LH_TRACER_NR ? LH_TRACER_UNKNOWN : t;
 
 		if (rep->tracers[tt].count || (rep->has_run && rep->run.armed_ns[tt]))
-			add(o, lh_tracer_name(tt), tracer_json(rep, tt));
+			tracer_json(w, rep, tt);
 	}
-	add(root, "tracers", o);
-	add(root, "rules", rules_json(rep));
-	add(root, "offenders", offenders_json(rep));
-	o = json_object_new_object();
-	add(o, "count", juint(rep->other_count));
-	add(o, "worst_us", juint(rep->other_worst_us));
-	add(o, "accepted", juint(rep->other_accepted));
-	add(root, "offenders_other", o);
+	jw_end(w);
+	rules_json(w, rep);
+	offenders_json(w, rep);
+	jw_obj(w, "offenders_other");
+	jw_uint(w, "count", rep->other_count);
+	jw_uint(w, "worst_us", rep->other_worst_us);
+	jw_uint(w, "accepted", rep->other_accepted);
+	jw_end(w);
 
 	kept = lh_report_kept_sorted(rep);
-	a = json_object_new_array();
+	jw_arr(w, "records");
 	for (i = 0; i < rep->nr_heap; i++)
-		json_object_array_add(a, record_json(rep, kept[i]));
+		record_json(w, rep, kept[i]);
+	jw_end(w);
 	free(kept);
-	add(root, "records", a);
-	add(root, "records_total", juint(rep->total));
-	add(root, "records_kept", juint(rep->nr_heap));
-	add(root, "records_dropped", juint(rep->total - rep->nr_heap));
-	add(root, "input", input_json(rep));
-	add(root, "run", run_json(rep));
-	add(root, "irq_stats", irq_stats_json(rep));
-	add(root, "histograms", hists_json(rep));
-	a = json_object_new_array();
+	jw_uint(w, "records_total", rep->total);
+	jw_uint(w, "records_kept", rep->nr_heap);
+	jw_uint(w, "records_dropped", rep->total - rep->nr_heap);
+	input_json(w, rep);
+	run_json(w, rep);
+	irq_stats_json(w, rep);
+	hists_json(w, rep);
+	jw_arr(w, "merged_from");
 	for (i = 0; i < rep->nr_merged_from; i++)
-		json_object_array_add(a, jstr(rep->merged_from[i]));
-	add(root, "merged_from", a);
+		jw_str(w, NULL, rep->merged_from[i]);
+	jw_end(w);
+	jw_end(w);
+	jw_put(w, "\n", 1);
+}
 
-	text = json_object_to_json_string_ext(root, JSON_FLAGS);
-	errno = 0;
-	if (!text || fputs(text, out) == EOF || putc('\n', out) == EOF || ferror(out)) {
-		if (!errno)
-			errno = text ? EIO : ENOMEM;
-		ret = -1;
+int lh_report_write_json(struct lh_report *rep, FILE *out)
+{
+	struct jw *w = malloc(sizeof(*w));
+	int err;
+
+	if (w)
+		*w = (struct jw){ .out = out, .str = json_object_new_string("") };
+	if (!w || !w->str) {
+		free(w);
+		errno = ENOMEM;
+		return -1;
 	}
-	t = errno;
-	json_object_put(root);
-	errno = t;
-	return ret;
+	errno = 0;
+	report_json(w, rep);
+	jw_flush(w);
+	json_object_put(w->str);
+	err = w->err;
+	if (!err && ferror(out))
+		err = EIO;
+	free(w);
+	errno = err;
+	return err ? -1 : 0;
 }

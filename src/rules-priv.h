@@ -6,6 +6,8 @@
 #ifndef LH_RULES_PRIV_H
 #define LH_RULES_PRIV_H
 
+#include <pthread.h>
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -67,12 +69,18 @@ struct lh_rules {
 	pcre2_jit_stack		*jit_stack;
 
 	size_t			cache_limit;
+	bool			prefilter_off;	/* lh_rules_set_prefilter(rs, false) */
+	pthread_mutex_t		lock;		/* held by lh_rules_match() */
 
 	/* Matching state, built by the first match after a load (rules.c); from here on,
 	 * lh_rules_unprepare() zeroes every field but the stats. */
 	bool			ready;
 	uint32_t		*line_rules[LH_RULES_NR_SUBJ];	/* rules matched line by line */
 	size_t			nr_line_rules[LH_RULES_NR_SUBJ];	/* in each subject */
+	uint32_t		*always_rules[LH_RULES_NR_SUBJ];	/* those not prefiltered */
+	size_t			nr_always[LH_RULES_NR_SUBJ];
+	struct lh_prefilter	*pf;		/* the line rules' prefilter, or NULL */
+	uint32_t		*cand;		/* a line's candidates, in rule order */
 	uint32_t		*span_rules;	/* indices of 'span = lines' rules */
 	size_t			nr_span_rules;
 	uint32_t		gen;		/* the record being matched, for the stamps */
@@ -99,6 +107,24 @@ struct lh_rules {
 
 	struct lh_rules_stats	stats;
 };
+
+/*
+ * The line rules' multi-pattern prefilter (rules-prefilter.c). Builds one over rules
+ * idx[0..n) of rs; always[i] is set to false for each rule i it covers and left alone for
+ * the others, which PCRE2 alone must run on every line. Return: the prefilter (free with
+ * lh_prefilter_free()), or NULL and *why (static) when there is none.
+ */
+struct lh_prefilter *lh_prefilter_build(struct lh_rules *rs, const uint32_t *idx, size_t n,
+					bool *always, const char **why);
+/*
+ * Scans s[0..len): *cand = the rules that may match it (each once, in no order; valid until
+ * the next scan). Return: their number, or (size_t)-1 when the scan failed (every rule may).
+ */
+size_t lh_prefilter_scan(struct lh_prefilter *pf, const char *s, size_t len,
+			 const uint32_t **cand);
+/* Return: whether pf's database came from the cache rather than a compile. */
+bool lh_prefilter_cached(const struct lh_prefilter *pf);
+void lh_prefilter_free(struct lh_prefilter *pf);
 
 /* Drops the matching state (after a load, a new cache limit, at free). */
 void lh_rules_unprepare(struct lh_rules *rs);

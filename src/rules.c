@@ -13,6 +13,10 @@
  * the rules that matched (and of those a PCRE2 limit stopped): a record then costs a
  * lookup per line and work in proportion to what fired, whatever the number of rules.
  * Kernel traces repeat the same few thousand function names; a run computes each once.
+ * On a long soak's traces (names drawn from the whole symbol table) most lines are new,
+ * so computing one must not cost a PCRE2 run per rule: a multi-pattern prefilter
+ * (rules-prefilter.c, Vectorscan) scans the line once and names the few rules that may
+ * match it, and PCRE2 decides those, plus any rule the prefilter does not cover.
  *
  * Patterns are user input: each runs with match, depth and heap limits (LH_RULES_*_LIMIT)
  * and a JIT stack of bounded size, so one careless rule costs about a millisecond per
@@ -56,6 +60,7 @@ struct lh_rules *lh_rules_alloc(void)
 	struct lh_rules *rs = lh_xcalloc(1, sizeof(*rs));
 
 	rs->cache_limit = LH_RULES_CACHE_DEFAULT;
+	pthread_mutex_init(&rs->lock, NULL);
 	rs->cctx = pcre2_compile_context_create(NULL);
 	rs->mctx = pcre2_match_context_create(NULL);
 	rs->probe = pcre2_match_context_create(NULL);
@@ -94,6 +99,7 @@ void lh_rules_free(struct lh_rules *rs)
 	pcre2_match_context_free(rs->probe);
 	pcre2_compile_context_free(rs->cctx);
 	pcre2_jit_stack_free(rs->jit_stack);
+	pthread_mutex_destroy(&rs->lock);
 	free(rs);
 }
 
@@ -132,6 +138,12 @@ void lh_rules_set_cache_limit(struct lh_rules *rs, size_t bytes)
 	rs->cache_limit = bytes;
 }
 
+void lh_rules_set_prefilter(struct lh_rules *rs, bool on)
+{
+	lh_rules_unprepare(rs);
+	rs->prefilter_off = !on;
+}
+
 void lh_match_release(struct lh_match *m)
 {
 	free(m->hits);
@@ -151,6 +163,8 @@ void lh_rules_unprepare(struct lh_rules *rs)
 	free(rs->lines);
 	lh_arena_release(&rs->cache);
 	free(rs->line_rules[0]);
+	lh_prefilter_free(rs->pf);
+	free(rs->cand);
 	free(rs->fired_gen);
 	free(rs->scratch);
 	free(rs->uneval);
@@ -162,15 +176,53 @@ void lh_rules_unprepare(struct lh_rules *rs)
 	rs->stats.cache_entries = rs->stats.cache_bytes = 0;
 }
 
+/* Splits the line rules between the prefilter and the always-run lists. */
+static void prepare_prefilter(struct lh_rules *rs)
+{
+	bool *always = lh_xmalloc((rs->nr + 1) * sizeof(*always));
+	uint32_t *idx = lh_xmalloc((rs->nr + 1) * sizeof(*idx));
+	size_t i, k, n = 0;
+	int s;
+
+	for (i = 0; i < rs->nr; i++) {
+		always[i] = true;
+		if (!rs->rules[i]->pub.span)
+			idx[n++] = i;
+	}
+	rs->stats.no_prefilter = "turned off";
+	if (!rs->prefilter_off && n)
+		rs->pf = lh_prefilter_build(rs, idx, n, always, &rs->stats.no_prefilter);
+	if (rs->pf)
+		rs->stats.no_prefilter = NULL;
+	rs->stats.prefilter_cached = rs->pf && lh_prefilter_cached(rs->pf);
+	rs->stats.prefiltered = rs->stats.always_run = 0;
+	for (k = 0; k < n; k++) {
+		rs->rules[idx[k]]->pub.prefiltered = !always[idx[k]];
+		if (always[idx[k]])
+			rs->stats.always_run++;
+		else
+			rs->stats.prefiltered++;
+	}
+	for (s = 0; s < LH_RULES_NR_SUBJ; s++)
+		for (k = 0; k < rs->nr_line_rules[s]; k++)
+			if (always[rs->line_rules[s][k]])
+				rs->always_rules[s][rs->nr_always[s]++] = rs->line_rules[s][k];
+	rs->cand = lh_xmalloc((rs->nr + 1) * sizeof(*rs->cand));
+	free(always);
+	free(idx);
+}
+
 static void prepare(struct lh_rules *rs)
 {
-	uint32_t *lists = lh_xmalloc((LH_RULES_NR_SUBJ + 1) * (rs->nr + 1) * sizeof(*lists));
+	uint32_t *lists = lh_xmalloc((2 * LH_RULES_NR_SUBJ + 1) * (rs->nr + 1) * sizeof(*lists));
 	size_t i;
 	int s;
 
-	for (s = 0; s < LH_RULES_NR_SUBJ; s++)
+	for (s = 0; s < LH_RULES_NR_SUBJ; s++) {
 		rs->line_rules[s] = lists + s * (rs->nr + 1);
-	rs->span_rules = lists + LH_RULES_NR_SUBJ * (rs->nr + 1);
+		rs->always_rules[s] = lists + (LH_RULES_NR_SUBJ + s) * (rs->nr + 1);
+	}
+	rs->span_rules = lists + 2 * LH_RULES_NR_SUBJ * (rs->nr + 1);
 	rs->fired_gen = lh_xcalloc(2 * (rs->nr + 1), sizeof(*rs->fired_gen));
 	rs->uneval_gen = rs->fired_gen + rs->nr + 1;
 	rs->stats.joined = 0;
@@ -189,7 +241,16 @@ static void prepare(struct lh_rules *rs)
 			if (r->subjects & (1U << s))
 				rs->line_rules[s][rs->nr_line_rules[s]++] = i;
 	}
+	prepare_prefilter(rs);
 	rs->ready = true;
+}
+
+void lh_rules_prepare(struct lh_rules *rs)
+{
+	pthread_mutex_lock(&rs->lock);
+	if (!rs->ready)
+		prepare(rs);
+	pthread_mutex_unlock(&rs->lock);
 }
 
 static const char *limit_reason(int rc, char *buf, size_t len)
@@ -272,19 +333,63 @@ struct line_result {
 	uint32_t	nr_unevaluated;
 };
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * Runs the line rules of subject subj on s[0..len): hits, then unevaluated rules, in
- * rs->scratch.
+ * The rules of subject subj that the prefilter names for s[0..len), in rule order, in
+ * rs->cand. Return: their number, or (size_t)-1 when every rule of the subject may match.
+ */
+static size_t candidates(struct lh_rules *rs, int subj, const char *s, size_t len)
+{
+	const uint32_t *cand;
+	size_t k, n = 0, nc;
+
+	rs->stats.scans++;
+	nc = lh_prefilter_scan(rs->pf, s, len, &cand);
+	if (nc == (size_t)-1)
+		return nc;
+	for (k = 0; k < nc; k++)
+		if (rs->rules[cand[k]]->pub.subjects & (1U << subj))
+			rs->cand[n++] = cand[k];
+	if (n > 1)
+		qsort(rs->cand, n, sizeof(*rs->cand), cmp_u32);
+	return n;
+}
+
+/* compute_line() without the candidates at hand */
+#define NOT_SCANNED	((size_t)-2)
+
+/*
+ * Runs the line rules of subject subj on s[0..len), in rule order: those the prefilter
+ * names (nc of them in rs->cand, or NOT_SCANNED yet) and those it does not cover (all of
+ * them without a prefilter). Hits, then unevaluated rules, in rs->scratch.
  */
 static struct line_result compute_line(struct lh_rules *rs, int subj, const char *s,
-				       size_t len, const struct lh_record *rec,
+				       size_t len, size_t nc, const struct lh_record *rec,
 				       struct lh_diag *diag)
 {
-	size_t k, nh = 0, nu = 0, nr = rs->nr_line_rules[subj];
+	size_t nh = 0, nu = 0, nr = rs->nr_line_rules[subj];
+	const uint32_t *always = rs->always_rules[subj];
+	size_t a = 0, na = rs->nr_always[subj], k = 0;
 
 	LH_GROW(rs->scratch, 2 * nr + 1, rs->alloc_scratch);
-	for (k = 0; k < nr; k++) {
-		uint32_t i = rs->line_rules[subj][k];
+	if (nc == NOT_SCANNED)
+		nc = rs->pf && nr > na ? candidates(rs, subj, s, len) : 0;
+	if (rs->pf && nr > na) {
+		if (nc == (size_t)-1) {		/* PCRE2 runs them all */
+			nc = 0;
+			always = rs->line_rules[subj];
+			na = nr;
+		}
+	}
+	while (a < na || k < nc) {
+		uint32_t i = a < na && (k == nc || always[a] < rs->cand[k]) ? always[a++] :
+			     rs->cand[k++];
 		int rc = run_rule(rs, i, s, len, rec, diag);
 
 		if (rc > 0)
@@ -333,16 +438,28 @@ static struct line_result line_result(struct lh_rules *rs, int subj, const char 
 				      size_t len, const struct lh_record *rec,
 				      struct lh_diag *diag)
 {
+	size_t need, pos = 0, nc = NOT_SCANNED;
 	struct lh_rules_line *e;
 	struct line_result res;
-	size_t need, pos = 0;
 	uint32_t i;
 	uint64_t h;
 
 	rs->stats.lines++;
+	/*
+	 * Where the prefilter covers every rule of the subject, its scan comes first: a line
+	 * it names no rule for (nearly all of them) is settled without the cache, whose
+	 * lookups cost more than the scan when most lines are new.
+	 */
+	if (rs->pf && !rs->nr_always[subj] && rs->nr_line_rules[subj]) {
+		nc = candidates(rs, subj, s, len);
+		if (!nc) {
+			rs->stats.scan_only++;
+			return (struct line_result){ rs->cand, 0, 0 };
+		}
+	}
 	if (!rs->cache_limit || len > UINT32_MAX) {
 		rs->stats.cache_misses++;
-		return compute_line(rs, subj, s, len, rec, diag);
+		return compute_line(rs, subj, s, len, nc, rec, diag);
 	}
 	h = lh_hash_fast(s, len, subj);
 	while (lh_htab_find(&rs->line_tab, h, &pos, &i)) {
@@ -353,7 +470,7 @@ static struct line_result line_result(struct lh_rules *rs, int subj, const char 
 		}
 	}
 	rs->stats.cache_misses++;
-	res = compute_line(rs, subj, s, len, rec, diag);
+	res = compute_line(rs, subj, s, len, nc, rec, diag);
 	need = sizeof(*e) + (res.nr_hits + res.nr_unevaluated) * sizeof(*e->idx) + len;
 	if (cache_bytes(rs) + need > rs->cache_limit)
 		cache_clear(rs);
@@ -549,6 +666,7 @@ int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_mat
 	m->worst = LH_SEV_INFO;
 	if (!rs->nr)
 		return 0;
+	pthread_mutex_lock(&rs->lock);
 	if (!rs->ready)
 		prepare(rs);
 	rs->stats.records++;
@@ -595,5 +713,6 @@ int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_mat
 		qsort(m->unevaluated, m->nr_unevaluated, sizeof(*m->unevaluated), cmp_index);
 	rs->stats.cache_entries = rs->nr_lines;
 	rs->stats.cache_bytes = cache_bytes(rs);
+	pthread_mutex_unlock(&rs->lock);
 	return 0;
 }

@@ -53,6 +53,7 @@ struct lh_rule {
 	enum lh_severity	severity;
 	bool			span;		/* 'span = lines': matched on joined lines */
 	const char		*limit_hit;	/* why it once could not be evaluated, or NULL */
+	bool			prefiltered;	/* in the prefilter (lh_rules_prepare() sets it) */
 };
 
 /*
@@ -127,11 +128,34 @@ void lh_match_release(struct lh_match *m);
 /*
  * Matches r against every rule. A pattern that hits a PCRE2 limit (or another PCRE2 error)
  * on a line is unevaluated there (see struct lh_match); each such rule is warned about
- * once in diag, naming the rule, and its lh_rule.limit_hit says why.
+ * once in diag, naming the rule, and its lh_rule.limit_hit says why. Threads may call it
+ * at once on one rule set (with their own m): they take turns on a mutex and share the
+ * line cache; loading and the setters below must not run meanwhile.
  * Return: 0 (m filled, its storage reused between calls).
  */
 int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_match *m,
 		   struct lh_diag *diag);
+
+/*
+ * The line rules' prefilter, where lathound was built with Vectorscan: all their patterns
+ * in one Vectorscan database (HS_FLAG_PREFILTER), so that a line new to the cache costs one
+ * scan, and PCRE2 then decides each rule the scan names; the result is PCRE2's. A rule the
+ * scan does not name cannot match the line, and PCRE2 does not run it there (so it cannot
+ * hit a limit there either). Patterns Vectorscan refuses, or may read otherwise than PCRE2,
+ * are run by PCRE2 on every new line (lh_rules_stats(): always_run).
+ * Return: the engine, as "Vectorscan 5.4.9" in buf, or NULL when built without one (PCRE2
+ * then runs every line rule on every new line).
+ */
+const char *lh_rules_prefilter_engine(char *buf, size_t len);
+
+/* Turns the prefilter on (the default, where built) or off; for tests and benchmarks. */
+void lh_rules_set_prefilter(struct lh_rules *rs, bool on);
+
+/*
+ * Builds what matching needs (the first lh_rules_match() after a load does otherwise),
+ * so that lh_rules_stats() says how the rules will be matched.
+ */
+void lh_rules_prepare(struct lh_rules *rs);
 
 /*
  * How matching went, for tests and benchmarks. Which line rules match a line (and which
@@ -150,6 +174,12 @@ struct lh_rules_stats {
 	unsigned long	regex_runs;	/* pcre2 match calls */
 	size_t		jit;		/* rules JIT-compiled */
 	size_t		joined;		/* 'span = lines' rules */
+	size_t		prefiltered;	/* line rules in the prefilter */
+	size_t		always_run;	/* line rules PCRE2 runs on every new line */
+	const char	*no_prefilter;	/* why there is no prefilter (static), or NULL */
+	bool		prefilter_cached;	/* its database came from the cache */
+	unsigned long	scans;		/* prefilter scans */
+	unsigned long	scan_only;	/* lines the scan alone settled (no cache lookup) */
 };
 
 /* Return: the counters (borrowed, updated by every lh_rules_match()). */

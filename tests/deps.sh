@@ -4,6 +4,7 @@
 # Needs root for apt-get; without it, names what is missing and goes on (the tests then
 # skip what they cannot run, saying why).
 PKGS=(gcc make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libpcre2-dev
+      libvectorscan-dev
       libjson-c-dev check libsubunit-dev zlib1g-dev jq clang libxml2-utils libxml2-dev time
       trace-cmd
       qemu-system-x86 busybox-static linux-source-6.1 flex bison bc libelf-dev libssl-dev

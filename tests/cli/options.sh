@@ -13,7 +13,9 @@ check "--help lists the seven commands ($cmds)" [ "$cmds" = "analyze diff doctor
 run --version
 expect_rc "--version" 0
 version=$(sed -n 's/^VERSION[[:space:]]*:= *//p' "$TOP/Makefile")
-check "--version prints the Makefile's version ($version)" [ "$out" = "lathound $version" ]
+check "--version prints the Makefile's version ($version)" \
+	[ "$(head -1 <<<"$out")" = "lathound $version" ]
+expect_in "--version: then how rules are matched" "$out" "rules prefilter: "
 run frobnicate
 expect_rc "unknown command" 1
 expect_in "unknown command: named" "$err" "'frobnicate' is not a lathound command"

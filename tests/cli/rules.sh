@@ -247,6 +247,48 @@ run rules check --help
 expect_rc "rules check --help" 0
 expect_in "rules check --help: options" "$out" "-q, --quiet"
 
+# The prefilter: --version names the engine; 'rules list' says how the line rules are matched
+# and names those PCRE2 alone runs; the compiled database is cached, reused, and a cache
+# directory others may write is not used.
+run --version
+expect_rc "--version" 0
+hs=no
+objdump -p "$LATHOUND" 2>/dev/null | grep -q 'NEEDED *libhs\.' && hs=yes
+if [ $hs = yes ]; then
+	expect_in "--version: the prefilter" "$out" "rules prefilter: Vectorscan "
+else
+	expect_in "--version: no prefilter" "$out" \
+		"rules prefilter: none (built without Vectorscan: PCRE2 alone)"
+fi
+printf '[sub]\nmatch = (a)(?1)\n[lit]\nmatch = ^rcu_do_batch$\n[sp]\nmatch = x\\ny\nspan = lines\n' \
+	>"$TMP/pf.rules"
+export LATHOUND_CACHE_DIR=$TMP/cache
+run rules list -r "$TMP/pf.rules"
+expect_rc "rules list, prefilter" 0
+if [ $hs = yes ]; then
+	expect_in "rules list: the prefilter and its counts" "$out" \
+		"prefilter: Vectorscan "
+	expect_in "rules list: counts" "$out" ": 1 line rule, 1 run by PCRE2 on every new line"
+	expect_in "rules list: the rule Vectorscan refuses, named" "$out" \
+		"  not prefiltered: sub ($TMP/pf.rules:1)"
+	expect_not_in "rules list: a span rule is not a line rule" "$out" "not prefiltered: sp"
+	check "the compiled database is cached" [ "$(ls "$TMP/cache" | grep -c '\.hsdb$')" = 1 ]
+	run analyze -q -f json -r "$TMP/pf.rules" "$DATA/pidt-preemptirqsoff-func.trace"
+	first=$out
+	run analyze -q -f json -r "$TMP/pf.rules" "$DATA/pidt-preemptirqsoff-func.trace"
+	check "from the cache: the same report" [ "$first" = "$out" ]
+	chmod 777 "$TMP/cache"
+	run rules list -r "$TMP/pf.rules"
+	expect_rc "a cache directory others may write: not used, no error" 0
+	expect_in "untrusted cache: still prefiltered (compiled)" "$out" ": 1 line rule, 1 run by"
+	chmod 700 "$TMP/cache"
+	LATHOUND_CACHE_DIR= run rules list -r "$TMP/pf.rules"
+	expect_in "no cache: still prefiltered" "$out" ": 1 line rule, 1 run by"
+else
+	expect_in "rules list: no prefilter" "$out" "prefilter: none (built without Vectorscan)"
+fi
+unset LATHOUND_CACHE_DIR
+
 # A failed write of the summary is an error.
 if [ -w /dev/full ]; then
 	"${LATHOUND_RUN[@]}" rules check good >/dev/full 2>"$TMP/err"

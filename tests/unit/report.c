@@ -720,6 +720,95 @@ START_TEST(json_record_fields)
 }
 END_TEST
 
+/*
+ * The JSON report is streamed, not built as a json-c tree: it must be byte for byte what
+ * json-c prints for the same document (json-c is the oracle: parse it, print it again), with
+ * every byte value at every place of a string, strings past the writer's fast path and
+ * buffer, and a record with thousands of functions.
+ */
+START_TEST(json_streamed_as_json_c_prints)
+{
+	enum { NR_FUNCS = 3000, LONG = 70000 };
+	struct lh_report *rep = lh_report_alloc(rules, NULL);
+	struct lh_record *r = mk(LH_TRACER_IRQSOFF, 2002, 1, "odd\x01comm\"", 82, "a\\b",
+				 NULL, irq_frames);
+	char **names = calloc(NR_FUNCS + 3, sizeof(*names)), *big = malloc(LONG + 1);
+	struct lh_match m = { 0 };
+	json_object *root, *a, *rec;
+	struct lh_func *f;
+	struct lh_irq *q;
+	const char *again;
+	char name[64], *text;
+	size_t i, n;
+
+	ck_assert(names && big);
+	/* the record's strings are the test's: lh_report_add() copies what it keeps */
+	for (i = 0; i < NR_FUNCS; i++) {
+		/* byte 1..255 at each place of names 0..39 long, between plain letters */
+		size_t len = i % 40, at = len ? (i / 40) % len : 0;
+
+		memset(name, 'a' + (int)(i % 26), len);
+		name[len] = '\0';
+		if (len)
+			name[at] = (char)(1 + i % 255);
+		f = lh_record_add_func(r);
+		f->name = names[i] = strdup(name);
+		f->count = (unsigned int)(i * 1000003);
+	}
+	memset(big, 'x', LONG);
+	big[LONG] = '\0';
+	names[NR_FUNCS] = strdup(big);	/* past the buffer */
+	big[4999] = '"';
+	big[5000] = '\0';
+	names[NR_FUNCS + 1] = strdup(big);	/* past the fast path */
+	big[4999] = 'x';
+	names[NR_FUNCS + 2] = strdup(big);
+	for (i = NR_FUNCS; i < NR_FUNCS + 3; i++) {
+		f = lh_record_add_func(r);
+		f->name = names[i];
+		f->count = 1;
+	}
+	lh_record_add_frame(r, 1, "tab\there", 8);
+	q = lh_record_add_irq(r);
+	q->irq = 24;
+	q->name = "irq\x7f\xff\n";
+	q->duration_us = 0.5;
+	lh_report_add(rep, r, &m);
+	lh_record_free(r);
+
+	text = render(rep, LH_FORMAT_JSON);
+	root = json_tokener_parse(text);
+	ck_assert_msg(root != NULL, "report is not JSON");
+	again = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+					       JSON_C_TO_STRING_SPACED |
+					       JSON_C_TO_STRING_NOSLASHESCAPE);
+	n = strlen(again);
+	ck_assert_uint_eq(strlen(text), n + 1);
+	ck_assert_msg(!strncmp(text, again, n) && text[n] == '\n',
+		      "the report is not what json-c prints of it");
+
+	rec = at(ja(root, "records", 1), 0);
+	ck_assert_str_eq(js(jk(rec, "task"), "comm"), "odd\x01comm\"");
+	ck_assert_str_eq(js(rec, "started_at"), "a\\b");
+	ck_assert_str_eq(json_object_get_string(at(at(ja(rec, "stacks", 2), 1), 0)), "tab\there");
+	ck_assert_str_eq(js(at(ja(rec, "irqs", 1), 0), "name"), "irq\x7f\xff\n");
+	ja(rec, "functions", NR_FUNCS + 3);
+	a = ja(rec, "function_counts", NR_FUNCS + 3);
+	for (i = 0; i < NR_FUNCS + 3; i++) {
+		ck_assert_str_eq(js(at(a, i), "name"), names[i]);
+		ck_assert_int_eq(ji(at(a, i), "count"),
+				 i < NR_FUNCS ? (unsigned int)(i * 1000003) : 1);
+	}
+	for (i = 0; i < NR_FUNCS + 3; i++)
+		free(names[i]);
+	free(text);
+	free(big);
+	free(names);
+	json_object_put(root);
+	lh_report_free(rep);
+}
+END_TEST
+
 START_TEST(json_wakeup_and_unknowns)
 {
 	struct lh_report *rep = lh_report_alloc(NULL, NULL);
@@ -1317,6 +1406,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, progression_of_maxima);
 	tcase_add_test(tc, progression_is_capped);
 	tcase_add_test(tc, json_record_fields);
+	tcase_add_test(tc, json_streamed_as_json_c_prints);
 	tcase_add_test(tc, json_wakeup_and_unknowns);
 	tcase_add_test(tc, json_input_and_warnings);
 	tcase_add_test(tc, json_run_and_irq_stats);

@@ -733,6 +733,14 @@ START_TEST(test_load_after_match)
 END_TEST
 
 /* Return: buf, size - 2 times 'a' then 'b': what nested quantifiers over 'a' choke on. */
+/* Return: whether this build has the rules' prefilter (Vectorscan). */
+static bool have_prefilter(void)
+{
+	char buf[64];
+
+	return lh_rules_prefilter_engine(buf, sizeof(buf)) != NULL;
+}
+
 static char *a_then_b(char *buf, size_t size)
 {
 	memset(buf, 'a', size - 2);
@@ -755,6 +763,8 @@ START_TEST(test_match_limit)
 	uint64_t t0;
 	int i;
 
+	/* PCRE2 alone: the prefilter would rule the line out (test_prefilter_limit) */
+	lh_rules_set_prefilter(rs, false);
 	rec_frame(r, 0, a_then_b(frame, sizeof(frame)));
 	t0 = lh_now_ns();
 	for (i = 0; i < 3; i++) {
@@ -804,6 +814,7 @@ START_TEST(test_unevaluated)
 	char line[200];
 	int pass;
 
+	lh_rules_set_prefilter(rs, false);	/* PCRE2 alone (test_prefilter_limit) */
 	rec_func(r, a_then_b(line, sizeof(line)));
 	for (pass = 0; pass < 2; pass++) {	/* the second from the cache */
 		ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
@@ -1172,6 +1183,7 @@ START_TEST(test_cache_hits)
 
 	rec_func(r, "foobar");
 	rec_func(r, "other");
+	lh_rules_set_prefilter(rs, false);
 	for (i = 0; i < 5; i++) {
 		ck_assert(fires(rs, r, "a"));
 		ck_assert(fires(rs, r, "b"));
@@ -1181,7 +1193,24 @@ START_TEST(test_cache_hits)
 	ck_assert_uint_eq(st->cache_hits, 18);
 	ck_assert_uint_eq(st->cache_entries, 2);
 	ck_assert_uint_eq(st->cache_clears, 0);
+	ck_assert_uint_eq(st->regex_runs, 4);		/* each rule on each line, once */
+	ck_assert_uint_eq(st->scans, 0);
 	ck_assert_uint_eq(st->jit, lh_under_valgrind() ? 0 : 2);	/* no JIT under valgrind */
+	if (have_prefilter()) {
+		/* 'other': the scan names no rule, no lookup; 'foobar': computed once */
+		lh_rules_set_prefilter(rs, true);
+		for (i = 0; i < 5; i++) {
+			ck_assert(fires(rs, r, "a"));
+			ck_assert(fires(rs, r, "b"));
+		}
+		ck_assert_uint_eq(st->records, 20);
+		ck_assert_uint_eq(st->prefiltered, 2);
+		ck_assert_uint_eq(st->scan_only, 10);
+		ck_assert_uint_eq(st->cache_misses, 2 + 1);
+		ck_assert_uint_eq(st->cache_hits, 18 + 9);
+		ck_assert_uint_eq(st->cache_entries, 1);
+		ck_assert_uint_eq(st->regex_runs, 4 + 2);	/* a and b on 'foobar' */
+	}
 	lh_record_free(r);
 	lh_rules_free(rs);
 }
@@ -1327,6 +1356,279 @@ START_TEST(test_joined_equivalence)
 	check_joined(local_patterns, LH_ARRAY_SIZE(local_patterns), stack_lines,
 		     LH_ARRAY_SIZE(stack_lines), 400, 2);
 	check_joined(patterns, LH_ARRAY_SIZE(patterns), lines, LH_ARRAY_SIZE(lines), 200, 3);
+}
+END_TEST
+
+/*
+ * The prefilter (Vectorscan) against PCRE2 alone. PCRE2 runs a prefiltered rule only on the
+ * lines the scan names: a line the scan rules out does not match, so no limit is hit there;
+ * one it names still fails closed.
+ */
+START_TEST(test_prefilter_limit)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load("[patho]\nmatch = ^(a+)+$\nin = stack\n"
+				   "[look]\nmatch = ^(a+)+(?!b)b\nin = stack\n", &d);
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 10);
+	struct lh_match m = { 0 };
+	char frame[4098];
+
+	rec_frame(r, 0, a_then_b(frame, sizeof(frame)));
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+	ck_assert_uint_eq(m.nr_hits, 0);
+	if (have_prefilter()) {
+		/* 'patho' cannot match a line ending in b: the scan says so, PCRE2 is not run */
+		ck_assert(lh_rules_get(rs, 0)->prefiltered);
+		ck_assert(lh_rules_get(rs, 1)->prefiltered);
+		ck_assert_uint_eq(m.nr_unevaluated, 1);
+		ck_assert_uint_eq(m.unevaluated[0], 1);
+		ck_assert_uint_eq(d.warnings, 1);
+		ck_assert_ptr_null(lh_rules_get(rs, 0)->limit_hit);
+	} else {
+		ck_assert(!lh_rules_get(rs, 0)->prefiltered);
+		ck_assert_uint_eq(m.nr_unevaluated, 2);
+		ck_assert_uint_eq(d.warnings, 2);
+	}
+	/* the lookahead, which the scan relaxes, sent the line to PCRE2, which gave up */
+	ck_assert_str_eq(lh_rules_get(rs, 1)->limit_hit,
+			 "pattern hit the PCRE2 match limit (catastrophic backtracking)");
+	ck_assert_uint_eq(oracle_check(rs, r, &m), 0);
+	lh_diag_release(&d);
+	lh_match_release(&m);
+	lh_record_free(r);
+	lh_rules_free(rs);
+}
+END_TEST
+
+/* Patterns where a second reader of PCRE2's syntax may go wrong. */
+static const char *const tricky_patterns[] = {
+	"x{,3}y", "^a{,2}$", "_{,1}irq", "a{2}", "a{2,}b", "a{,}", "a{1,2}{,3}", "\\Qa.b\\E",
+	"\\Q{,2}\\E", "a\\Eb", "\\Qx", "(?i)^RAW_spin", "(?i:LOCK)_irq", "a(?i)B", "(?-i:Tick)",
+	"(?i)(?-i:r)cu", "(?s)a.b", "(?m)^x$", "(?x) r c u _ # comment", "(?xx)[ ^a]b",
+	"(?xx)a[ ^x]b", "(?^)^b", "(?^i)RCU", "[]a]", "[^]a]_", "[\\w-.]", "[a-\\d]", "[[:word:]]+$",
+	"[[:^alpha:]]", "[[:punct:]]", "[\\x00-\\x2f]", "[^\\x00-\\x7f]", "\\x{41}", "\\o{137}",
+	"\\101", "\\12", "\\0", "\\cA", "\\e", "\\bidle\\b", "\\Bcpu", "\\b_", "_\\b", "\\A_",
+	"irq\\z", "irq\\Z", "^$", "^", "$", "", "x*", "a?", ".", "(?<=_)irq", "(?<!raw)_spin",
+	"(?=lock)l", "(?!_)x", "(a)\\1", "(?<n>_)\\k<n>", "(\\w)\\1", "(?|(a)|(b))\\1",
+	"(?(1)a|b)", "(a)(?1)", "(?R)?x", "(?>a+)b", "a++b", "a*+_", "a{1,3}+b", "x|y|z_",
+	"^(rcu|tick|sched)_", "rcu_(core|do_batch)$", "^(?:a|ab)(?:c|bcd)$", "\\d+$",
+	"\\w+\\s\\w+", "[[:space:]]", "\\s", "\\S+", "\\h", "\\H", "\\v", "\\V+", "\\N", "\\R",
+	"\\X", "\\C", "\\p{L}+", "\\P{L}", "(*UTF)\\x{e9}", "(*UCP)\\w+", "(*UTF)(*UCP)^\\w+$",
+	"(*NO_JIT)ab", "(*NO_START_OPT)ab", "(*NO_AUTO_POSSESS)a+b", "(*NOTEMPTY)x?",
+	"(*LIMIT_MATCH=5)(a+)+$", "(*CR)a.b", "(*ANY)a$", "(*BSR_UNICODE)\\R", "(*COMMIT)b",
+	"(*ACCEPT)", "(*FAIL)|x", "a(*SKIP)b", "(?C1)a", "\\K_", "\\Ga", "é", "(?i)É",
+	"\\xc3\\xa9", "caf.$", "^.{3}$", "^.{40,}$", "(?U)a+b", ".*_irq$", "^[^_]", "\\.isra\\.",
+	"\\+0x", "\\[", "\\]$", "{", "}", "a{", "a{1", "a{1,", "a{,", "x{2,1}?", "\\Q\\E",
+};
+
+/* Kernel names to try them on: this machine's, when /proc/kallsyms says them. */
+static size_t kernel_names(char ***v, size_t max)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256];
+	size_t n = 0, alloc = 0, seen = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %*s %255s", name) != 1 || seen++ % 4)
+			continue;		/* every fourth: neighbours share prefixes */
+		LH_GROW(*v, n + 1, alloc);
+		(*v)[n++] = lh_xstrdup(name);
+		if (n == max)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* The lines: names, their mutations, and lines made for the tricky patterns. */
+static char **differential_lines(size_t max, size_t *nr)
+{
+	static const char *const odd[] = {
+		"x{,3}y", "xy", "xxxy", "a{,2}", "aa", "a.b", "{,2}", "a b", " ", "[ ^a]b", "ab",
+		"a]", "]", "_irq", "raw_spin", "_raw_spin", "lock", "café", "CAFÉ", "é", "\xc3",
+		"Tick", "tick", "RCU_core", "rcu_core", "idle", "cpu_idle", "a{1,2}", "x{2,1}",
+		"aab", "abcd", "abc", "ac", "e", "{", "}", "a{", "a{1,", "\\Q", "Ab", "AB", "+0x1a",
+		"[lhx]", "name.isra.0", "_", "x", "0", "a_b", "__x", "x__",
+	};
+	char **names = NULL, **out = NULL;
+	size_t n = kernel_names(&names, max), alloc = 0, i, k = 0;
+	static const char *const fallback[] = {
+		"_raw_spin_lock_irqsave", "rcu_do_batch", "tick_sched_timer", "hrtimer_interrupt",
+		"smp_call_function_many_cond", "kmem_cache_free", "do_syscall_64", "ktime_get",
+		"__schedule", "irq_exit_rcu", "megasas_isr", "i915_irq_handler", "insmod-96",
+	};
+
+	if (!n)
+		fprintf(stderr, "differential: /proc/kallsyms is not readable: fixed names only\n");
+	/* names the shipped and generated rules are about */
+	for (i = 0; i < LH_ARRAY_SIZE(fallback); i++) {
+		LH_GROW(names, n + 1, alloc);
+		names[n++] = lh_xstrdup(fallback[i]);
+	}
+	alloc = 0;
+	LH_GROW(out, 5 * n + LH_ARRAY_SIZE(odd), alloc);
+	for (i = 0; i < n; i++) {
+		char *up = lh_xstrdup(names[i]), *p;
+
+		for (p = up; *p; p++)
+			*p = *p >= 'a' && *p <= 'z' ? *p - 32 : *p;
+		out[k++] = names[i];
+		out[k++] = up;
+		out[k++] = lh_xasprintf("_%s.isra.0", names[i]);
+		out[k++] = lh_xasprintf("%sé{,2}", names[i] + (names[i][1] != '\0'));
+		out[k++] = lh_xasprintf("%s-%zu", names[i], i);
+	}
+	for (i = 0; i < LH_ARRAY_SIZE(odd); i++)
+		out[k++] = lh_xstrdup(odd[i]);
+	free(names);
+	*nr = k;
+	return out;
+}
+
+/* Rule text without its 'tracer' and 'min' lines, so every rule is compared everywhere. */
+static char *unscoped(const char *text)
+{
+	char *out = lh_xmalloc(strlen(text) + 1), *o = out;
+	const char *line = text;
+
+	while (*line) {
+		size_t len = strcspn(line, "\n") + (line[strcspn(line, "\n")] == '\n');
+
+		if (strncmp(line, "tracer", 6) && strncmp(line, "min", 3)) {
+			memcpy(o, line, len);
+			o += len;
+		}
+		line += len;
+	}
+	*o = '\0';
+	return out;
+}
+
+static char *read_text(const char *cmd_or_path, bool cmd)
+{
+	FILE *f = cmd ? popen(cmd_or_path, "r") : fopen(cmd_or_path, "r");
+	char *buf = NULL;
+	size_t alloc = 0, len = 0;
+
+	ck_assert_msg(f, "cannot read %s", cmd_or_path);
+	ck_assert_int_eq(lh_read_fd(fileno(f), &buf, &alloc, &len, 64 << 20), 0);
+	if (cmd)
+		ck_assert_int_eq(pclose(f), 0);
+	else
+		fclose(f);
+	return buf;
+}
+
+/*
+ * Each line alone in every subject of a record, matched with the prefilter and without:
+ * the same hits, and unevaluated rules only where PCRE2 alone has them too.
+ * Return: the hits.
+ */
+static unsigned long differential(const char *what, const char *rules_text, char **lines_,
+				  size_t nr_lines)
+{
+	char *text = unscoped(rules_text);
+	struct lh_rules *on = lh_rules_alloc(), *off = lh_rules_alloc();
+	struct lh_record *r = rec_new(LH_TRACER_IRQSOFF, 1000000000);
+	struct lh_match m1 = { 0 }, m2 = { 0 };
+	struct lh_diag d = { 0 };
+	unsigned long hits = 0;
+	size_t i, k;
+
+	ck_assert_int_eq(lh_rules_load_buffer(on, what, text, strlen(text), &d), 0);
+	ck_assert_int_eq(lh_rules_load_buffer(off, what, text, strlen(text), &d), 0);
+	lh_rules_set_prefilter(off, false);
+	lh_rules_prepare(on);
+	lh_rules_prepare(off);
+	ck_assert_uint_eq(lh_rules_stats(off)->prefiltered, 0);
+	uint64_t t0 = lh_now_ns();
+	fprintf(stderr, "differential %s: %zu rules, %zu prefiltered, %zu lines\n", what,
+		lh_rules_count(on), lh_rules_stats(on)->prefiltered, nr_lines);
+	for (i = 0; i < nr_lines; i++) {
+		lh_record_reset(r);
+		rec_func(r, lines_[i]);
+		rec_frame(r, 0, lines_[i]);
+		rec_irq(r, lines_[i]);
+		rec_task(&r->task, r, lines_[i], -1);
+		r->started_at = r->ended_at = lh_arena_strdup(&r->arena, lines_[i]);
+		ck_assert_int_eq(lh_rules_match(on, r, &m1, NULL), 0);
+		ck_assert_int_eq(lh_rules_match(off, r, &m2, NULL), 0);
+		for (k = 0; k < m1.nr_hits && k < m2.nr_hits && m1.hits[k] == m2.hits[k]; k++)
+			;
+		ck_assert_msg(m1.nr_hits == m2.nr_hits && k == m1.nr_hits,
+			      "%s: line '%s': rule '%s' (match = %s) fires %s the prefilter only",
+			      what, lines_[i],
+			      lh_rules_get(on, k < m1.nr_hits ? m1.hits[k] : m2.hits[k])->id,
+			      lh_rules_get(on, k < m1.nr_hits ? m1.hits[k] : m2.hits[k])->pattern,
+			      k < m1.nr_hits && (k >= m2.nr_hits || m1.hits[k] < m2.hits[k]) ?
+			      "with" : "without");
+		for (k = 0; k < m1.nr_unevaluated; k++)
+			ck_assert(oracle_listed(m2.unevaluated, m2.nr_unevaluated,
+						m1.unevaluated[k]));
+		ck_assert_int_eq(m1.accepted, m2.accepted);
+		hits += m1.nr_hits;
+	}
+	fprintf(stderr, "  %lu hits, %.1f s\n", hits, (lh_now_ns() - t0) / 1e9);
+	lh_diag_release(&d);
+	lh_match_release(&m1);
+	lh_match_release(&m2);
+	lh_record_free(r);
+	lh_rules_free(on);
+	lh_rules_free(off);
+	free(text);
+	return hits;
+}
+
+START_TEST(test_prefilter_differential)
+{
+	const char *env = getenv("LH_DIFFERENTIAL_NAMES");
+	size_t nr, i, max = env ? strtoul(env, NULL, 10) : 500;
+	char **lines_ = differential_lines(max ? max : (size_t)-1, &nr);
+	char *text = NULL, *shipped = NULL, *gen, *mine;
+	size_t len = 0, slen = 0;
+	FILE *f = open_memstream(&text, &len), *sf = open_memstream(&shipped, &slen);
+	static const char *const files[] = { "console", "graphics", "kernel", "mm", "storage" };
+
+	for (i = 0; i < LH_ARRAY_SIZE(tricky_patterns); i++) {
+		pcre2_code *code;
+		PCRE2_SIZE off;
+		int err;
+
+		code = pcre2_compile((PCRE2_SPTR)tricky_patterns[i], PCRE2_ZERO_TERMINATED, 0,
+				     &err, &off, NULL);
+		if (!code || !*tricky_patterns[i])
+			continue;	/* a rule file refuses it */
+		pcre2_code_free(code);
+		fprintf(f, "[t%zu]\nmatch = %s\n", i, tricky_patterns[i]);
+	}
+	for (i = 0; i < LH_ARRAY_SIZE(patterns); i++)
+		fprintf(f, "[p%zu]\nmatch = %s\n", i, patterns[i]);
+	for (i = 0; i < LH_ARRAY_SIZE(local_patterns); i++)
+		fprintf(f, "[l%zu]\nmatch = %s\n", i, local_patterns[i]);
+	fclose(f);
+	for (i = 0; i < LH_ARRAY_SIZE(files); i++) {
+		char *path = lh_xasprintf(LH_TEST_DATA "/../../rules/%s.rules", files[i]);
+		char *t = read_text(path, false);
+
+		fprintf(sf, "%s\n", t);
+		free(t);
+		free(path);
+	}
+	fclose(sf);
+	gen = read_text(LH_TEST_DATA "/../../bench/rules-gen.sh 1000", true);
+	mine = generated_rules(1000);
+	ck_assert_uint_gt(differential("tricky", text, lines_, nr), 0);
+	ck_assert_uint_gt(differential("shipped", shipped, lines_, nr), 0);
+	ck_assert_uint_gt(differential("rules-gen.sh 1000", gen, lines_, nr), 0);
+	ck_assert_uint_gt(differential("generated 1000", mine, lines_, nr), 0);
+	for (i = 0; i < nr; i++)
+		free(lines_[i]);
+	free(lines_);
+	free(text);
+	free(shipped);
+	free(gen);
+	free(mine);
 }
 END_TEST
 
@@ -1482,9 +1784,16 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_pcre2_meaning);
 	tcase_add_test(tc, test_generated_1000);
 	tcase_add_test(tc, test_cache_hits);
+	tcase_add_test(tc, test_prefilter_limit);
 	tcase_add_test(tc, test_audit_stacks);
 	tcase_add_test(tc, test_joined_equivalence);
 	tcase_add_loop_test(tc, test_joined_random, 0, 4);
+	suite_add_tcase(s, tc);
+
+	/* seconds here; minutes with LH_DIFFERENTIAL_NAMES=0 (every kallsyms name) */
+	tc = tcase_create("prefilter");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_prefilter_differential);
 	suite_add_tcase(s, tc);
 	return s;
 }
