@@ -5,8 +5,10 @@
  * aggregation and the writers are the same ones 'lathound record' uses.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 
 #include "cmds.h"
 #include "opts.h"
+#include "parallel.h"
 #include "parse.h"
 #include "report.h"
 #include "rules.h"
@@ -49,8 +52,19 @@ struct analyze {
 	const char	*output;
 	struct lh_report_files	files;
 	unsigned long	keep;
+	unsigned long	jobs;		/* 0: one per CPU it may use, at most 4 */
+	unsigned long	chunk;		/* bytes per chunk of a parallel parse (tests) */
 	int		quiet;
 	int		allow_unreadable;
+};
+
+/* What reading an input needs: the parser, where its records and warnings go, threads. */
+struct reader {
+	struct lh_parser	*p;
+	struct lh_report	*rep;
+	struct lh_diag		*diag;
+	unsigned int		jobs;
+	size_t			chunk;
 };
 
 /* Return: 0, or -1 when a rule file is broken or missing (every problem printed). */
@@ -96,6 +110,14 @@ unread(struct input *inp, const char *fmt, ...)
 #define MAP_PIECE	(8 << 20)
 #define READ_PIECE	(256 << 10)
 
+/* Gives the pages of a parsed piece of a mapped file back (they stay in the page cache). */
+static void release_pages(const char *s, size_t n)
+{
+	uintptr_t a = (uintptr_t)s & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+
+	madvise((void *)a, n + ((uintptr_t)s - a), MADV_DONTNEED);
+}
+
 /*
  * Parses the latency text of a trace.dat whose bytes buf[0..len) (all of them) were read
  * from fd. Return: 0, or -1 when it cannot be read (inp says why).
@@ -123,11 +145,17 @@ static void note_binary(struct input *inp, const char *buf, size_t len)
 }
 
 /*
- * Feeds a regular file, mapped. Return: 0, -1 when it is a trace.dat that cannot be read
- * (inp says why), or -2 when it cannot be mapped (nothing read).
+ * Feeds a regular file, mapped: by rd->jobs threads when it holds at least two chunks
+ * (lh_parallel_parse(), the same outcome as this thread's parser alone).
+ * Return: 0, -1 when it is a trace.dat that cannot be read (inp says why), or -2 when it
+ * cannot be mapped (nothing read).
  */
-static int feed_mapped(int fd, size_t len, struct input *inp, struct lh_parser *p)
+static int feed_mapped(int fd, size_t len, struct input *inp, const struct reader *rd)
 {
+	struct lh_parallel_opts po = {
+		.jobs = rd->jobs, .chunk = rd->chunk, .piece = MAP_PIECE, .release = release_pages,
+	};
+	struct lh_parser *p = rd->p;
 	size_t off, n;
 	char *map;
 	int ret = 0;
@@ -141,11 +169,15 @@ static int feed_mapped(int fd, size_t len, struct input *inp, struct lh_parser *
 		goto out;
 	}
 	note_binary(inp, map, len);
+	if (rd->jobs > 1 && len / 2 >= rd->chunk &&
+	    lh_parallel_parse(p, inp->in.name, map, len, &po, lh_report_feed, rd->rep,
+			      rd->diag) != -2)
+		goto out;
 	for (off = 0; off < len; off += n) {
 		n = len - off < MAP_PIECE ? len - off : MAP_PIECE;
 		if (lh_parse_feed(p, map + off, n))
 			break;
-		madvise(map + off, n, MADV_DONTNEED);
+		release_pages(map + off, n);
 	}
 out:
 	munmap(map, len);
@@ -231,9 +263,9 @@ static void judge_input(struct input *inp, const struct lh_parser *p,
 }
 
 /* Parses one trace file ("-": standard input) into the report; inp says how much was read. */
-static void analyze_file(const char *path, struct input *inp, struct lh_parser *p,
-			 struct lh_report *rep)
+static void analyze_file(const char *path, struct input *inp, const struct reader *rd)
 {
+	struct lh_parser *p = rd->p;
 	struct lh_parse_stats before = *lh_parser_stats(p);
 	bool is_stdin = !strcmp(path, "-");
 	struct stat st;
@@ -246,7 +278,7 @@ static void analyze_file(const char *path, struct input *inp, struct lh_parser *
 		unread(inp, "cannot open trace '%s': %s", inp->shown, strerror(errno));
 		return;
 	}
-	lh_parse_begin(p, inp->in.name, lh_report_feed, rep);
+	lh_parse_begin(p, inp->in.name, lh_report_feed, rd->rep);
 	if (fstat(fd, &st))
 		goto err_read;
 	if (S_ISDIR(st.st_mode)) {
@@ -254,7 +286,7 @@ static void analyze_file(const char *path, struct input *inp, struct lh_parser *
 		goto err_read;
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0)
-		ret = feed_mapped(fd, (size_t)st.st_size, inp, p);
+		ret = feed_mapped(fd, (size_t)st.st_size, inp, rd);
 	if (ret == -2)
 		ret = feed_stream(fd, inp, p);
 	if (ret == -2)
@@ -288,6 +320,11 @@ int lh_cmd_analyze(int argc, char **argv)
 		LH_OPT_UINT(0, "keep", &a.keep, "N",
 			    "records kept in full, rule hits then worst first (default 100)"),
 		LH_OPT_BOOL('q', "quiet", &a.quiet, "print no warnings or notes on stderr"),
+		LH_OPT_GROUP("input"),
+		LH_OPT_UINT('j', "jobs", &a.jobs, "N",
+			    "threads that parse a large trace file (default: one per CPU it may use, at most 4)"),
+		LH_OPT_HIDDEN(LH_OPT_UINT(0, "chunk", &a.chunk, "BYTES",
+					  "bytes per chunk of a parallel parse (for tests)")),
 		LH_OPT_GATES(&a.gate),
 		LH_OPT_BOOL(0, "allow-unreadable", &a.allow_unreadable,
 			    "an input not read in full (no snapshot, a malformed one) is listed, not an error"),
@@ -298,6 +335,8 @@ int lh_cmd_analyze(int argc, char **argv)
 	struct lh_rules *rules = NULL;
 	struct lh_report *rep = NULL;
 	struct lh_parser *parser = NULL;
+	struct reader rd = { 0 };
+	cpu_set_t cpus;
 	static char *stdin_only[] = { "-", NULL };
 	struct input *inputs = NULL;
 	char **files;
@@ -334,8 +373,17 @@ int lh_cmd_analyze(int argc, char **argv)
 	rep = lh_report_alloc(rules, &ropts);
 	parser = lh_parser_alloc(&diag);
 	inputs = lh_xcalloc((size_t)nfiles, sizeof(*inputs));
+	/* the CPUs it may run on: none of an RT machine's isolated ones under taskset */
+	if (!a.jobs)
+		a.jobs = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 :
+			 (unsigned long)CPU_COUNT(&cpus);
+	rd = (struct reader){
+		.p = parser, .rep = rep, .diag = &diag,
+		.jobs = a.jobs < LH_PARALLEL_MAX_JOBS ? (unsigned int)a.jobs : LH_PARALLEL_MAX_JOBS,
+		.chunk = a.chunk ? a.chunk : LH_PARALLEL_CHUNK,
+	};
 	for (i = 0; i < nfiles; i++) {
-		analyze_file(files[i], &inputs[i], parser, rep);
+		analyze_file(files[i], &inputs[i], &rd);
 		inputs[i].in.accepted = a.allow_unreadable;
 		lh_report_add_input(rep, &inputs[i].in);
 	}

@@ -118,7 +118,8 @@ struct lh_parser {
 	char			*namebuf;	/* a name unescaped or escaped for the table */
 	unsigned long		input_records;
 	unsigned long		input_skipped;
-	char			first_skip[160];	/* why its first snapshot was skipped */
+	/* why its first snapshot was skipped */
+	char			first_skip[LH_PARSE_SKIP_LEN];
 	unsigned long		empty_line;	/* a '# tracer:' line with nothing after it */
 	unsigned long		qp_line;	/* undecoded quoted-printable seen there */
 	bool			warned_outside;
@@ -406,6 +407,32 @@ static void add_func(struct lh_parser *p, const char *name, size_t len)
 
 /* Names: functions, sites and frames */
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+typedef unsigned char v16u8 __attribute__((vector_size(16)));
+
+/*
+ * Return: how many of the 16 bytes at s are symbol characters (sym_char[]) before the first
+ * that is not: 16 bytes at a time (SSE2, NEON), as names are the bulk of a body's bytes.
+ */
+static inline unsigned int sym_run16(const char *s)
+{
+	v16u8 c, l, sym;
+	uint64_t half;
+
+	memcpy(&c, s, sizeof(c));
+	l = c | 0x20;
+	sym = (v16u8)(((l >= 'a') & (l <= 'z')) | ((c >= '0') & (c <= '9')) | (c == '_') |
+		      (c == '.') | (c == '$'));
+	memcpy(&half, &sym, 8);
+	if (~half)
+		return (unsigned int)__builtin_ctzll(~half) / 8;
+	memcpy(&half, (const char *)&sym + 8, 8);
+	if (~half)
+		return 8 + (unsigned int)__builtin_ctzll(~half) / 8;
+	return 16;
+}
+#endif
+
 /*
  * The name that starts s: symbol characters, where a "\_" (a markdown source's escape; no
  * kernel symbol holds a backslash) stands for '_' and control bytes are kept, to be escaped.
@@ -414,9 +441,18 @@ static void add_func(struct lh_parser *p, const char *name, size_t len)
 static inline const char *scan_name(const char *s, const char *e, bool *esc)
 {
 	const char *n = s;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	unsigned int k;
+#endif
 
 	*esc = false;
 	for (;;) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		while (e - n >= 16 && (k = sym_run16(n)) == 16)
+			n += 16;
+		if (e - n >= 16)
+			n += k;
+#endif
 		while (n < e && name_class[(unsigned char)*n] == NAME_SYM)
 			n++;
 		if (n >= e || name_class[(unsigned char)*n] == NAME_END)
@@ -2003,6 +2039,42 @@ void lh_parse_jump(struct lh_parser *p, unsigned long lineno)
 		return;
 	snapshot_break(p, lineno + 1);
 	p->lineno = lineno;
+	p->eol = EOL_LF;	/* at rest, as the line before said */
+}
+
+void lh_parser_outcome(const struct lh_parser *p, const struct lh_parse_stats *before,
+		       struct lh_parse_outcome *o)
+{
+	o->stats.lines = p->stats.lines - before->lines;
+	o->stats.snapshots = p->stats.snapshots - before->snapshots;
+	o->stats.skipped = p->stats.skipped - before->skipped;
+	o->stats.bad_lines = p->stats.bad_lines - before->bad_lines;
+	o->stats.incomplete = p->stats.incomplete - before->incomplete;
+	o->stats.cut_lines = p->stats.cut_lines - before->cut_lines;
+	o->lineno = p->lineno;
+	o->empty_line = p->empty_line;
+	o->qp_line = p->qp_line;
+	memcpy(o->first_skip, p->first_skip, sizeof(o->first_skip));
+}
+
+void lh_parse_absorb(struct lh_parser *p, const struct lh_parse_outcome *o)
+{
+	p->stats.lines += o->stats.lines;
+	p->stats.snapshots += o->stats.snapshots;
+	p->stats.skipped += o->stats.skipped;
+	p->stats.bad_lines += o->stats.bad_lines;
+	p->stats.incomplete += o->stats.incomplete;
+	p->stats.cut_lines += o->stats.cut_lines;
+	p->input_records += o->stats.snapshots;
+	p->input_skipped += o->stats.skipped;
+	p->lineno = o->lineno;
+	p->eol = EOL_LF;
+	if (!p->empty_line)
+		p->empty_line = o->empty_line;
+	if (!p->qp_line)
+		p->qp_line = o->qp_line;
+	if (!p->first_skip[0])
+		memcpy(p->first_skip, o->first_skip, sizeof(p->first_skip));
 }
 
 const char *lh_parser_why_empty(const struct lh_parser *p, char *buf, size_t len)
@@ -2050,6 +2122,15 @@ void lh_parser_free(struct lh_parser *p)
 	free(p->qpj.buf);
 	free(p->flj.buf);
 	free(p);
+}
+
+struct lh_record *lh_parser_take_record(struct lh_parser *p, struct lh_record *spare)
+{
+	struct lh_record *r = p->rec;
+
+	/* between end_snapshot() and the next begin_snapshot(), which empties it */
+	p->rec = spare;
+	return r;
 }
 
 const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p)

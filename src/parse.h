@@ -90,6 +90,46 @@ bool lh_parser_at_rest(const struct lh_parser *p);
  */
 void lh_parse_jump(struct lh_parser *p, unsigned long lineno);
 
+#define LH_PARSE_SKIP_LEN	160
+
+/*
+ * What a parser made of a piece of an input that began in its first state (a fresh input,
+ * or lh_parse_jump()) and was read up to a line that starts a snapshot (or to the input's
+ * end): for a caller that parses the pieces of one input with several parsers and adds what
+ * each made, in order, to the one that owns the input.
+ */
+struct lh_parse_outcome {
+	struct lh_parse_stats	stats;		/* counted during the piece */
+	unsigned long		lineno;		/* input lines read up to its end */
+	unsigned long		empty_line;	/* see lh_parser_why_empty(); 0: none */
+	unsigned long		qp_line;
+	char			first_skip[LH_PARSE_SKIP_LEN];	/* "": none skipped */
+};
+
+/*
+ * Fills o with what p made of the piece it read since its counters were *before (the
+ * input begun with lh_parse_begin() for that piece, then lh_parse_jump() unless it is the
+ * input's first).
+ */
+void lh_parser_outcome(const struct lh_parser *p, const struct lh_parse_stats *before,
+		       struct lh_parse_outcome *o);
+
+/*
+ * Adds what another parser made of the next piece of p's input to p, as if p had read it:
+ * its counters, the lines read, what lh_parser_why_empty() and lh_parser_first_skip() say.
+ * Only when nothing was fed to p since lh_parse_begin() (the pieces' records went to their
+ * callback elsewhere); p is then at rest at the piece's end.
+ */
+void lh_parse_absorb(struct lh_parser *p, const struct lh_parse_outcome *o);
+
+/*
+ * Only from p's callback: takes the record being handed over out of p, which reads on into
+ * spare (a record of the caller's, lh_record_alloc()'ed; emptied before p uses it), so that
+ * the record need not be copied to be kept. Return: the record, now the caller's (free it
+ * with lh_record_free()).
+ */
+struct lh_record *lh_parser_take_record(struct lh_parser *p, struct lh_record *spare);
+
 /* Return: the counters since the parser was allocated (borrowed). */
 const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p);
 /*

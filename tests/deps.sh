@@ -6,7 +6,7 @@
 PKGS=(gcc make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libpcre2-dev
       libvectorscan-dev
       libjson-c-dev check libsubunit-dev zlib1g-dev jq clang libxml2-utils libxml2-dev time
-      trace-cmd
+      trace-cmd strace
       qemu-system-x86 busybox-static linux-source-6.1 flex bison bc libelf-dev libssl-dev
       cpio xz-utils kmod prometheus prometheus-node-exporter curl python3-yaml systemd man-db chromium)
 missing=()

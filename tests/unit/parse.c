@@ -691,6 +691,88 @@ START_TEST(test_wakeup_dl)
 }
 END_TEST
 
+/*
+ * A file read in pieces that start at its '# tracer:' lines, each by a parser of its own from
+ * its first state (lh_parse_jump() to the piece's first line), and added up in order with
+ * lh_parse_absorb(): what analyze's threads do (src/parallel.c). The records, warnings (with
+ * their line numbers), counters and what the file's parser says of the input are those of
+ * one parser over the whole file.
+ */
+START_TEST(test_pieces_absorbed)
+{
+	static const char *const names[] = {
+		"handmade-malformed.trace", "handmade-multi.trace", "handmade-truncated-body.trace",
+	};
+	char why_whole[256], why_pieces[256];
+	struct result whole, pieces;
+	struct lh_parse_outcome o;
+	struct lh_parse_stats before;
+	struct lh_parser *p, *q;
+	unsigned long line;
+	const char *s, *e, *next;
+	size_t f, i, len;
+	char *buf;
+
+	for (f = 0; f < sizeof(names) / sizeof(names[0]); f++) {
+		memset(&whole, 0, sizeof(whole));
+		memset(&pieces, 0, sizeof(pieces));
+		buf = slurp(names[f], &len);
+		p = lh_parser_alloc(&whole.diag);
+		lh_parse_buffer(p, names[f], buf, len, collect, &whole);
+		whole.stats = *lh_parser_stats(p);
+		why_whole[0] = '\0';
+		lh_parser_why_empty(p, why_whole, sizeof(why_whole));
+		snprintf(why_whole + strlen(why_whole), 64, "|%s", lh_parser_first_skip(p) ?: "-");
+		lh_parser_free(p);
+
+		p = lh_parser_alloc(&pieces.diag);
+		q = lh_parser_alloc(&pieces.diag);
+		lh_parse_begin(p, names[f], collect, &pieces);
+		for (s = buf, e = buf + len, line = 0; s < e; s = next) {
+			next = memmem(s + 1, (size_t)(e - s - 1), "\n# tracer:", 10);
+			next = next ? next + 1 : e;
+			lh_parse_begin(q, names[f], collect, &pieces);
+			if (s > buf)
+				lh_parse_jump(q, line);
+			before = *lh_parser_stats(q);
+			lh_parse_feed(q, s, (size_t)(next - s));
+			for (i = 0; s + i < next; i++)
+				line += s[i] == '\n';
+			if (next == e) {
+				lh_parse_end(q);
+			} else {
+				ck_assert(lh_parser_at_rest(q));
+				lh_parse_jump(q, line);
+			}
+			lh_parser_outcome(q, &before, &o);
+			lh_parse_absorb(p, &o);
+		}
+		lh_parse_end(p);
+		pieces.stats = *lh_parser_stats(p);
+		why_pieces[0] = '\0';
+		lh_parser_why_empty(p, why_pieces, sizeof(why_pieces));
+		snprintf(why_pieces + strlen(why_pieces), 64, "|%s", lh_parser_first_skip(p) ?: "-");
+		lh_parser_free(p);
+		lh_parser_free(q);
+
+		ck_assert_str_eq(why_pieces, why_whole);
+		ck_assert_int_eq(memcmp(&pieces.stats, &whole.stats, sizeof(whole.stats)), 0);
+		ck_assert_uint_eq(pieces.nr, whole.nr);
+		for (i = 0; i < whole.nr; i++) {
+			ck_assert_uint_eq(pieces.r[i]->line, whole.r[i]->line);
+			ck_assert_uint_eq(pieces.r[i]->latency_us, whole.r[i]->latency_us);
+			ck_assert_uint_eq(pieces.r[i]->nr_funcs, whole.r[i]->nr_funcs);
+		}
+		ck_assert_uint_eq(pieces.diag.nr, whole.diag.nr);
+		for (i = 0; i < whole.diag.nr; i++)
+			ck_assert_str_eq(pieces.diag.msgs[i].text, whole.diag.msgs[i].text);
+		result_free(&whole);
+		result_free(&pieces);
+		free(buf);
+	}
+}
+END_TEST
+
 START_TEST(test_malformed)
 {
 	struct result res = { 0 };
@@ -1911,6 +1993,7 @@ static Suite *parse_suite(void)
 	tcase_add_test(tc, test_no_state_leak);
 	tcase_add_test(tc, test_dup_survives);
 	tcase_add_test(tc, test_callback_stops);
+	tcase_add_test(tc, test_pieces_absorbed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("edge");
