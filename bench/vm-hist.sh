@@ -18,9 +18,9 @@ vm_boot bench icount "$TMP/initrd.gz" 420 hist_bench || exit 1
 d=$TMP/bench/hist_bench
 
 # low FILE: the smallest reading. Under icount the injected section reads the same every
-# time; a larger maximum is another section in the window (this tinyconfig kernel's SLOB
-# allocator, made slower by the histograms' own allocations, when lhx starts its kthread),
-# so the smallest is the section itself. high FILE: the largest, shown beside it.
+# time; a larger maximum is another section in the window (on the SLOB kernel the suite used
+# before, its allocator when lhx started its kthread), so the smallest is the section
+# itself. high FILE: the largest, shown beside it.
 low() { sort -n "$1" | awk 'NF { print; exit }'; }
 high() { sort -n "$1" | awk 'NF { v = $1 } END { print v }'; }
 

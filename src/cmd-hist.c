@@ -43,30 +43,35 @@ static int opt_kinds(const struct lh_option *opt, const char *arg)
 	return 0;
 }
 
-static void print_range(const char *name, const struct lh_hist_range *r)
+static void print_range(const char *name, uint64_t lo_ns, uint64_t hi_ns)
 {
-	printf(" %s %llu-%llu", name, (unsigned long long)r->lo_ns, (unsigned long long)r->hi_ns);
+	printf(" %s %llu-%llu", name, (unsigned long long)lo_ns, (unsigned long long)hi_ns);
 }
 
+/* The summary line of one CPU (cpu >= 0) or of all: the reports' statistics (histogram.h). */
 static void print_summary(enum lh_hist_kind k, const struct lh_hist_data *d, int cpu)
 {
-	static const char *const names[LH_HIST_NR_PCT] = { "p50", "p99", "p99.9", "p99.99" };
-	struct lh_hist_summary s;
-	int i;
+	struct lh_histogram h = { 0 };
+	uint64_t lo, hi;
+	unsigned int i;
 
-	if (!lh_hist_summarize(d, cpu, &s))
+	if (lh_hist_histogram(d, cpu, &h) || !h.count) {
+		lh_histogram_release(&h);
 		return;
+	}
 	printf("summary %s ", lh_hist_kind_name(k));
 	if (cpu < 0)
 		printf("all");
 	else
 		printf("%d", cpu);
-	printf(" count %llu mean_ns %.0f", (unsigned long long)s.count, s.mean_ns);
-	print_range("min", &s.min);
-	print_range("max", &s.max);
-	for (i = 0; i < LH_HIST_NR_PCT; i++)
-		print_range(names[i], &s.pct[i]);
+	printf(" count %llu mean_ns %.0f", (unsigned long long)h.count, lh_histogram_mean_ns(&h));
+	print_range("min", h.b[0].lo_ns, h.b[0].hi_ns);
+	print_range("max", h.b[h.nr - 1].lo_ns, h.b[h.nr - 1].hi_ns);
+	for (i = 0; i < LH_HISTOGRAM_NR_PCT; i++)
+		if (lh_histogram_percentile(&h, i, &lo, &hi))
+			print_range(lh_histogram_pct_name[i], lo, hi);
 	printf("\n");
+	lh_histogram_release(&h);
 }
 
 /* Runs argv and waits for it; a signal to lathound ends the wait. Return: its status. */

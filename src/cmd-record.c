@@ -58,9 +58,10 @@ static const char record_epilogue[] =
 	"hardirq handler in the idle loop included (preemptirqsoff was seen to miss those);\n"
 	"wakeup_rt measures what an RT task suffers from wakeup to running, which covers\n"
 	"preempt-off sections where they matter. They share the run in --slice time slices.\n"
-	"\nWith --hist, histograms of every irqs-off, preempt-off and RT wakeup section, per CPU,\n"
-	"are counted in the kernel (hist triggers), whatever tracer is armed, and read at every\n"
-	"checkpoint; 'lathound doctor' says which this kernel counts.\n"
+	"\nA histogram of every RT wakeup, per CPU, is counted in the kernel (hist triggers) where\n"
+	"it can, whatever tracer is armed, and read at every checkpoint; --hist all adds those of\n"
+	"every irqs-off and preempt-off section (they cost CPU time on each, and cut --threshold\n"
+	"captures), --no-hist counts none. 'lathound doctor' says which the kernel counts.\n"
 	"\nWith -- COMMAND, the run ends when COMMAND exits; a COMMAND that exits non-zero or is\n"
 	"killed by a signal makes the run an error (exit 1) unless --allow-command-failure.\n"
 	"The output directory holds report.json (rewritten atomically every --checkpoint),\n"
@@ -107,6 +108,8 @@ struct record_opts {
 	const char	*tracefs;
 	unsigned int	hist;		/* 1 << enum lh_hist_kind */
 	bool		hist_set;	/* --hist LIST: a kind the kernel lacks is an error */
+	bool		hist_given;	/* --hist: not the default kinds */
+	int		no_hist;
 	const char	*hist_comm;
 	unsigned long	hist_pid;
 };
@@ -156,6 +159,7 @@ static int opt_hist(const struct lh_option *opt, const char *arg)
 		return lh_error("%s in --hist '%s'", err, arg);
 	/* "all" is what the kernel can; a list names what it must. */
 	o->hist_set = strcmp(arg, "all") != 0;
+	o->hist_given = true;
 	return 0;
 }
 
@@ -559,6 +563,10 @@ static int check_opts(struct record_opts *o)
 		return lh_error("--checkpoint must be at least 1s");
 	if (o->threshold_ns && o->threshold_ns < 1000)
 		return lh_error("--threshold must be at least 1us (tracing_thresh counts microseconds)");
+	if (o->no_hist && o->hist_given)
+		return lh_error("--no-hist and --hist exclude each other");
+	if (o->no_hist)
+		o->hist = 0;
 	if ((o->hist_comm || o->hist_pid) && !(o->hist & (1u << LH_HIST_WAKEUP)))
 		return lh_error("--hist-comm and --hist-pid filter the wakeup histogram, which --hist leaves out");
 	if (o->hist_pid > 4194304)
@@ -592,6 +600,7 @@ static int start_tracing(struct run *r, struct lh_diag *notes)
 		.event_fd = r->sfd,
 		.hist = { .kinds = o->hist, .comm = o->hist_comm, .pid = (int)o->hist_pid },
 		.hist_required = o->hist_set,
+		.hist_default = !o->hist_given,
 	};
 
 	if (lh_recorder_tracefs_create(&r->tracefs, &to, notes)) {
@@ -639,13 +648,10 @@ static void say_start(const struct run *r, bool with_command)
 	}
 	lh_info("recording %s%s %s, into '%s'", r->o->irq_only ? "IRQ handler statistics" : list,
 		__builtin_popcount(r->tracers) > 1 ? " in turn" : "", dur, lh_output_dir(r->out));
-	for (t = 0, n = 0, list[0] = '\0'; t < LH_HIST_NR; t++)
-		if (r->hist & (1u << t))
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? "," : "",
-					      lh_hist_kind_name(t));
-	if (n)
-		lh_info("histograms counted in the kernel: %s", list);
-	else if (r->o->hist)
+	if (r->hist)
+		lh_info("histograms counted in the kernel: %s",
+			lh_hist_kinds_format(r->hist, list, sizeof(list)));
+	else if (r->o->hist_given && r->o->hist)
 		lh_info("no histograms counted in the kernel (see the report, or 'lathound doctor')");
 }
 
@@ -822,7 +828,7 @@ int lh_cmd_record(int argc, char **argv)
 	struct record_opts o = {
 		.slice_ns = DEFAULT_SLICE, .checkpoint_ns = DEFAULT_CHECKPOINT,
 		.disk_budget = DEFAULT_BUDGET, .max_snapshots = DEFAULT_MAX_SNAPSHOTS,
-		.format = LH_FORMAT_TEXT, .keep = LH_REPORT_KEEP,
+		.format = LH_FORMAT_TEXT, .keep = LH_REPORT_KEEP, .hist = LH_HIST_DEFAULT,
 	};
 	const struct lh_option options[] = {
 		LH_OPT_GROUP("what to trace"),
@@ -848,8 +854,9 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_BOOL(0, "irq-only", &o.irq_only,
 			    "arm no latency tracer: collect IRQ handler statistics only"),
 		LH_OPT_CALLBACK(0, "hist", &o, "LIST",
-				"irqsoff,preemptoff,wakeup, all or none: histograms counted in the kernel (default none)",
+				"irqsoff,preemptoff,wakeup, all or none: histograms counted in the kernel (default wakeup where the kernel can)",
 				opt_hist),
+		LH_OPT_BOOL(0, "no-hist", &o.no_hist, "count no histogram in the kernel"),
 		LH_OPT_STRING(0, "hist-comm", &o.hist_comm, "COMM",
 			      "wakeup histogram: only tasks named COMM"),
 		LH_OPT_UINT(0, "hist-pid", &o.hist_pid, "PID", "wakeup histogram: only this pid"),

@@ -451,7 +451,7 @@ static void check_kprobes(struct lh_doctor *d)
 static void check_histograms(struct lh_doctor *d)
 {
 	unsigned int k = lh_hist_supported(NULL);
-	char says[128], more[128];
+	char says[128], more[128], on[64], dflt[64];
 
 	if (!lh_state_knob_exists("synthetic_events") ||
 	    !lh_state_knob_exists("events/sched/sched_switch/hist")) {
@@ -462,20 +462,23 @@ static void check_histograms(struct lh_doctor *d)
 		    "no hist triggers or synthetic events in this kernel (%s, %s)", says, more);
 		return;
 	}
+	lh_hist_kinds_format(k & LH_HIST_DEFAULT, on, sizeof(on));
+	lh_hist_kinds_format(LH_HIST_DEFAULT, dflt, sizeof(dflt));
 	if (k == (1u << LH_HIST_NR) - 1) {
 		add(d, LH_DOCTOR_OK, "histograms", NULL,
-		    "irqsoff, preemptoff and wakeup counted in the kernel (hist triggers, synthetic events)");
+		    "irqsoff, preemptoff and wakeup counted in the kernel (hist triggers, synthetic events); on by default in record: %s (the others with --hist)",
+		    on);
 		return;
 	}
 	add(d, LH_DOCTOR_WARN, "histograms",
 	    "irqs-off and preempt-off histograms need the preemptirq events (CONFIG_IRQSOFF_TRACER=y, CONFIG_PREEMPT_TRACER=y)",
-	    "counted in the kernel: %s%s%s; not: %s%s%s",
+	    "counted in the kernel: %s%s%s; not: %s%s%s; on by default in record: %s (of %s)",
 	    k & (1u << LH_HIST_IRQSOFF) ? "irqsoff " : "",
 	    k & (1u << LH_HIST_PREEMPTOFF) ? "preemptoff " : "",
 	    k & (1u << LH_HIST_WAKEUP) ? "wakeup" : "",
 	    k & (1u << LH_HIST_IRQSOFF) ? "" : "irqsoff ",
 	    k & (1u << LH_HIST_PREEMPTOFF) ? "" : "preemptoff ",
-	    k & (1u << LH_HIST_WAKEUP) ? "" : "wakeup");
+	    k & (1u << LH_HIST_WAKEUP) ? "" : "wakeup", on, dflt);
 }
 
 /* The "system slow under tracing" failure mode: function tracing and its filters. */

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +33,6 @@ static const struct lh_hist_tier tiers[] = {
 	{ 1000000,	10000000,	100000 },
 	{ 10000000,	UINT64_MAX,	0 },
 };
-
-const double lh_hist_pct[LH_HIST_NR_PCT] = { 0.50, 0.99, 0.999, 0.9999 };
 
 static const char *const kind_names[LH_HIST_NR] = {
 	[LH_HIST_IRQSOFF] = "irqsoff",
@@ -58,6 +55,19 @@ const char *lh_hist_kind_events(enum lh_hist_kind k)
 	};
 
 	return k < LH_HIST_NR ? events[k] : "?";
+}
+
+char *lh_hist_kinds_format(unsigned int kinds, char *buf, size_t len)
+{
+	size_t n = 0;
+	int k;
+
+	snprintf(buf, len, "none");
+	for (k = 0; k < LH_HIST_NR; k++)
+		if (kinds & (1u << k) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+					      kind_names[k]);
+	return buf;
 }
 
 int lh_hist_parse_kinds(const char *arg, unsigned int *kinds, const char **err)
@@ -395,41 +405,6 @@ int lh_hist_histogram(const struct lh_hist_data *d, int cpu, struct lh_histogram
 	if (cpu < 0)
 		h->dropped = d->dropped;
 	return ret;
-}
-
-uint64_t lh_hist_summarize(const struct lh_hist_data *d, int cpu, struct lh_hist_summary *s)
-{
-	struct lh_hist_bin *bins;
-	uint64_t seen = 0;
-	size_t i, n, k = 0;
-
-	memset(s, 0, sizeof(*s));
-	n = lh_hist_cpu_bins(d, cpu, &bins);
-	for (i = 0; i < n; i++) {
-		s->count += bins[i].count;
-		s->sum_ns += bins[i].sum_ns;
-	}
-	if (!s->count) {
-		free(bins);
-		return 0;
-	}
-	s->mean_ns = (double)s->sum_ns / (double)s->count;
-	s->min.lo_ns = bins[0].lo_ns;
-	s->min.hi_ns = bins[0].hi_ns;
-	s->max.lo_ns = bins[n - 1].lo_ns;
-	s->max.hi_ns = bins[n - 1].hi_ns;
-	for (i = 0; i < n && k < LH_HIST_NR_PCT; i++) {
-		seen += bins[i].count;
-		/* Nearest rank: the ceil(q * count)-th value, from 1. */
-		while (k < LH_HIST_NR_PCT &&
-		       (double)seen >= ceil(lh_hist_pct[k] * (double)s->count)) {
-			s->pct[k].lo_ns = bins[i].lo_ns;
-			s->pct[k].hi_ns = bins[i].hi_ns;
-			k++;
-		}
-	}
-	free(bins);
-	return s->count;
 }
 
 /* ---- the kernel side ------------------------------------------------------------------ */

@@ -6,8 +6,8 @@
  *
  * Two halves:
  *  - a pure core: lh_hist_parse() reads the text of a 'hist' file into bins, and
- *    lh_hist_summarize() turns bins into count, mean, min/max and percentiles, each with
- *    the resolution of the bucket it came from. No I/O.
+ *    lh_hist_histogram() turns a CPU's bins (or all) into the reports' lh_histogram, whose
+ *    helpers (histogram.h) give count, mean and percentiles. No I/O.
  *  - the kernel side: lh_hist_create() defines lathound's synthetic events (global,
  *    named lathound_<pid>_<kind>) and puts every trigger in lathound's own instance,
  *    "lathound-hist-<pid>"; lh_hist_read() reads a kind's histograms; lh_hist_destroy()
@@ -37,11 +37,26 @@ enum lh_hist_kind {
 	LH_HIST_NR
 };
 
+/*
+ * What 'record' counts without --hist (doc/histograms.md, "In lathound record"): the wakeup
+ * histogram, which costs nothing measurable. The irqs-off one costs ~5 us of CPU per
+ * irqs-off section, of which a syscall-heavy workload makes hundreds of thousands a second;
+ * with the preempt-off one on, a 'record -T' run captured 5 of 20 sections over the
+ * threshold instead of 20: both opt-in.
+ */
+#define LH_HIST_DEFAULT		(1u << LH_HIST_WAKEUP)
+
 /* Return: "irqsoff", "preemptoff", "wakeup" (static). */
 const char *lh_hist_kind_name(enum lh_hist_kind k);
 
 /* Return: the events a kind is counted between, "preemptirq:irq_disable -> ..." (static). */
 const char *lh_hist_kind_events(enum lh_hist_kind k);
+
+/*
+ * Writes the names of kinds, comma-separated ("none" when 0), into buf.
+ * Return: buf.
+ */
+char *lh_hist_kinds_format(unsigned int kinds, char *buf, size_t len);
 
 /*
  * Parses a list of kinds: names separated by commas, "all" or "none".
@@ -99,33 +114,6 @@ int lh_hist_parse(const char *buf, size_t len, const char *name, struct lh_hist_
  * from that tier's lower bound only, e.g. (2^23, 2^24] ns becomes [10 ms, 2^24].
  */
 void lh_hist_clip(struct lh_hist_data *d);
-
-#define LH_HIST_NR_PCT	4
-
-/* Percentiles reported: p50, p99, p99.9, p99.99 (in LH_HIST_PCT order). */
-extern const double lh_hist_pct[LH_HIST_NR_PCT];
-
-/* A value known to lie in [lo_ns, hi_ns): the bucket it was counted in. */
-struct lh_hist_range {
-	uint64_t	lo_ns;
-	uint64_t	hi_ns;
-};
-
-struct lh_hist_summary {
-	uint64_t		count;
-	uint64_t		sum_ns;
-	double			mean_ns;	/* exact: sum / count */
-	struct lh_hist_range	min;
-	struct lh_hist_range	max;
-	struct lh_hist_range	pct[LH_HIST_NR_PCT];	/* nearest-rank percentiles */
-};
-
-/*
- * Summarizes the bins of one CPU (cpu >= 0) or of all (cpu < 0). A percentile q is the
- * bucket holding the ceil(q * count)-th smallest value. Return: the number of sections
- * counted (s is all zero when none).
- */
-uint64_t lh_hist_summarize(const struct lh_hist_data *d, int cpu, struct lh_hist_summary *s);
 
 /*
  * The buckets of one CPU (cpu >= 0) or of every CPU (cpu < 0, not merged) that counted

@@ -450,6 +450,51 @@ static void write_irqs(struct writer *w)
 	       lh_irqstat_dropped(st), false);
 }
 
+/*
+ * The histograms the kernel counted (hist.c), per kind and CPU, in the 1-2-5 buckets of the
+ * sections' histograms: the kernel's buckets end on those bounds up to 10 ms; above, a
+ * power-of-two bucket goes to the first bound at or above its end (never shown lower).
+ */
+static void write_kernel_hists(struct writer *w)
+{
+	const struct lh_report *rep = w->rep;
+	uint64_t le[LH_REPORT_HIST_NR];
+	size_t i, b;
+
+	if (!rep->nr_hists)
+		return;
+	for (i = 0; i < LH_REPORT_HIST_NR; i++)
+		le[i] = lh_report_us_to_ns(lh_report_hist_le_us[i]);
+	lh_metrics_family(w->out, "lathound_kernel_latency_seconds", "histogram",
+			  "Every irqs-off section, preempt-off section or real-time wakeup, counted in the kernel per kind and CPU (record --hist).");
+	for (i = 0; i < rep->nr_hists; i++) {
+		const struct lh_report_histogram *kh = &rep->hists[i];
+		uint64_t count[LH_REPORT_HIST_NR + 1] = { 0 };
+		struct lh_metrics_hist h = {
+			.le_ns = le, .nr = LH_REPORT_HIST_NR, .count = count, .sum_ns = kh->h.sum_ns,
+		};
+		char cpu[16];
+		struct lh_metrics_label l[] = { { "kind", kh->kind }, { "cpu", cpu } };
+
+		if (kh->cpu < 0)
+			continue;
+		snprintf(cpu, sizeof(cpu), "%d", kh->cpu);
+		for (b = 0; b < kh->h.nr; b++)
+			count[lh_metrics_bucket(le, LH_REPORT_HIST_NR, kh->h.b[b].hi_ns - 1)] +=
+				kh->h.b[b].count;
+		lh_metrics_histogram(w->out, "lathound_kernel_latency_seconds", l, 2, &h);
+	}
+	lh_metrics_family(w->out, "lathound_kernel_sections_dropped_total", "counter",
+			  "Sections the kernel could not count in its histograms (a full map), per kind.");
+	for (i = 0; i < rep->nr_hists; i++) {
+		struct lh_metrics_label l[] = { { "kind", rep->hists[i].kind } };
+
+		if (rep->hists[i].cpu < 0)
+			lh_metrics_u64(w->out, "lathound_kernel_sections_dropped_total", l, 1,
+				       rep->hists[i].h.dropped);
+	}
+}
+
 int lh_metrics_write(struct lh_report *rep, const struct lh_metrics_run *run, FILE *out)
 {
 	struct writer w = {
@@ -464,6 +509,7 @@ int lh_metrics_write(struct lh_report *rep, const struct lh_metrics_run *run, FI
 	write_sections(&w);
 	write_rules(&w);
 	write_irqs(&w);
+	write_kernel_hists(&w);
 	fflush(out);
 	return lh_report_stream_status(out);
 }

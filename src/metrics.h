@@ -3,7 +3,7 @@
  * A run as Prometheus metrics, in the text exposition format (0.0.4) that node_exporter's
  * textfile collector reads and 'promtool check metrics' lints: per tracer and CPU the worst
  * section and a histogram of sections, captures and losses, rule hits, IRQ handler
- * statistics and the run's state (doc/metrics.md lists every series).
+ * statistics, the histograms counted in the kernel and the run's state (doc/metrics.md lists every series).
  *
  * Units are seconds and values exact ("0.002001", from integer ns), every family has HELP
  * and TYPE, and no sample carries a timestamp (the textfile collector refuses them). Labels

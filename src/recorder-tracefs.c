@@ -179,6 +179,7 @@ static int hist_create(struct lh_recorder_tracefs *t, const struct lh_recorder_t
 		       struct lh_diag *diag)
 {
 	struct lh_diag d = { 0 };
+	struct lh_hist_opts ho;
 	int k;
 
 	/* A run killed with SIGKILL left its histograms; with the lock held, none is live. */
@@ -186,7 +187,9 @@ static int hist_create(struct lh_recorder_tracefs *t, const struct lh_recorder_t
 		lh_diag_add(diag, LH_DIAG_WARNING,
 			    "removed the histograms of a lathound that was killed");
 	t->hist_asked = o->hist.kinds;
-	if (!o->hist.kinds)
+	if (o->hist_default)
+		t->hist_asked &= lh_hist_supported(NULL);
+	if (!t->hist_asked)
 		return 0;
 	for (k = 0; k < LH_HIST_NR && o->hist_required; k++) {
 		const char *why = o->hist.kinds & (1u << k) ? lh_hist_unsupported(k) : NULL;
@@ -199,7 +202,9 @@ static int hist_create(struct lh_recorder_tracefs *t, const struct lh_recorder_t
 	}
 	if (!lh_hist_supported(NULL))
 		return 0;	/* lh_recorder_tracefs_hist() says why */
-	if (!lh_hist_create(&t->hist, &o->hist, &d))
+	ho = o->hist;
+	ho.kinds = t->hist_asked;
+	if (!lh_hist_create(&t->hist, &ho, &d))
 		return 0;
 	if (o->hist_required) {
 		for (k = 0; (size_t)k < d.nr; k++)

@@ -277,6 +277,7 @@ struct lh_recorder_tracefs_opts {
 	/* .kinds: the histograms to count (0: none); those the kernel lacks are left out */
 	struct lh_hist_opts hist;
 	bool		hist_required;	/* a kind asked that cannot be counted is an error */
+	bool		hist_default;	/* the default kinds: those the kernel lacks are not asked */
 };
 
 struct lh_recorder_tracefs;

@@ -247,11 +247,22 @@ expect_in "the error names what is missing" "$err" \
 	"this kernel cannot count the irqsoff histogram: no synthetic events (CONFIG_SYNTH_EVENTS)"
 check "no output directory for a run that did not start" test ! -e "$TMP/o-hist1"
 expect_tree "--hist refused"
-rec -t irqsoff -d 300ms -o "$TMP/o-hist0" -q "${NORULES[@]}"
-expect_rc "no --hist" 0
-expect_jq "no --hist: no histogram, and no word of them" "$TMP/o-hist0/report.json" \
+rec -t irqsoff -d 300ms -o "$TMP/o-hist0" "${NORULES[@]}"
+expect_rc "no --hist: the default kinds, where the kernel can" 0
+expect_jq "no --hist: no histogram, and no word of them (doctor says why)" \
+	"$TMP/o-hist0/report.json" \
 	'.histograms == [] and [.input.warnings[] | select(test("histogram"))] == []'
+check "no --hist: and the run does not speak of them" \
+	bash -c "! grep -q histogram <<<'$err'"
+rec -t irqsoff --no-hist -d 300ms -o "$TMP/o-hist4" -q "${NORULES[@]}"
+expect_rc "--no-hist" 0
 mkfake
+rec -t irqsoff --no-hist --hist wakeup -d 300ms -o "$TMP/o-hist5"
+expect_rc "--no-hist with --hist" 1
+expect_in "it says they exclude each other" "$err" "--no-hist and --hist exclude each other"
+rec -t irqsoff --no-hist --hist-comm rt -d 300ms -o "$TMP/o-hist5"
+expect_rc "--hist-comm with --no-hist" 1
+expect_in "it says why" "$err" "--hist-comm and --hist-pid filter the wakeup histogram"
 rec -t irqsoff --hist irq -d 300ms -o "$TMP/o-hist2"
 expect_rc "--hist irq" 1
 expect_in "an unknown kind is named with the choices" "$err" \

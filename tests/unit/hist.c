@@ -65,7 +65,7 @@ START_TEST(real_tiers)
 {
 	struct lh_hist_data d = { 0 };
 	struct lh_diag diag = { 0 };
-	struct lh_hist_summary s;
+	struct lh_histogram h = { 0 };
 	size_t len;
 	char *buf = slurp("vm-irqsoff.hist", &len);
 
@@ -76,10 +76,12 @@ START_TEST(real_tiers)
 	ck_assert_uint_eq(bin(&d, 0, 4500000, 4600000), 5);
 	/* Read while sections went on: entries first, totals after. */
 	ck_assert_uint_ge(d.hits, total(&d));
-	ck_assert_uint_gt(lh_hist_summarize(&d, -1, &s), 1000);
-	ck_assert_uint_eq(s.max.lo_ns, 5000000);
-	ck_assert_uint_eq(s.max.hi_ns, 5100000);
-	ck_assert_uint_eq(s.min.hi_ns - s.min.lo_ns, 1000);
+	ck_assert_int_eq(lh_hist_histogram(&d, -1, &h), 0);
+	ck_assert_uint_gt(h.count, 1000);
+	ck_assert_uint_eq(h.b[h.nr - 1].lo_ns, 5000000);
+	ck_assert_uint_eq(h.max_ns, 5100000);
+	ck_assert_uint_eq(h.b[0].hi_ns - h.b[0].lo_ns, 1000);
+	lh_histogram_release(&h);
 	lh_hist_data_release(&d);
 	lh_diag_release(&diag);
 	free(buf);
@@ -91,7 +93,7 @@ START_TEST(real_percpu)
 {
 	struct lh_hist_data d = { 0 };
 	struct lh_diag diag = { 0 };
-	struct lh_hist_summary s;
+	struct lh_histogram h = { 0 };
 	size_t len;
 	char *buf = slurp("vm-smp2-irqsoff.hist", &len);
 
@@ -101,10 +103,11 @@ START_TEST(real_percpu)
 	ck_assert_uint_eq(bin(&d, 1, (1ull << 27) + 1, (1ull << 28) + 1), 1);
 	ck_assert_uint_eq(bin(&d, 0, (1ull << 28) + 1, (1ull << 29) + 1), 1);
 	ck_assert_uint_eq(bin(&d, 0, (1ull << 27) + 1, (1ull << 28) + 1), 0);
-	lh_hist_summarize(&d, 1, &s);
-	ck_assert_uint_eq(s.max.hi_ns, (1ull << 28) + 1);
-	lh_hist_summarize(&d, 0, &s);
-	ck_assert_uint_eq(s.max.hi_ns, (1ull << 29) + 1);
+	lh_hist_histogram(&d, 1, &h);
+	ck_assert_uint_eq(h.max_ns, (1ull << 28) + 1);
+	lh_hist_histogram(&d, 0, &h);
+	ck_assert_uint_eq(h.max_ns, (1ull << 29) + 1);
+	lh_histogram_release(&h);
 	lh_hist_data_release(&d);
 	lh_diag_release(&diag);
 	free(buf);
@@ -222,19 +225,27 @@ START_TEST(percentiles)
 		{ 0, 1000, 2000, 9, 13500 },
 	};
 	struct lh_hist_data d = { .bins = bins, .nr = 3 };
-	struct lh_hist_summary s;
+	struct lh_histogram h = { 0 };
+	uint64_t lo, hi;
 
-	ck_assert_uint_eq(lh_hist_summarize(&d, -1, &s), 100);
-	ck_assert_uint_eq(s.sum_ns, 64000);
-	ck_assert(s.mean_ns == 640.0);
-	ck_assert_uint_eq(s.min.lo_ns, 0);
-	ck_assert_uint_eq(s.max.lo_ns, 5000);
-	ck_assert_uint_eq(s.pct[0].hi_ns, 1000);	/* p50: rank 50 */
-	ck_assert_uint_eq(s.pct[1].hi_ns, 2000);	/* p99: rank 99 */
-	ck_assert_uint_eq(s.pct[2].hi_ns, 6000);	/* p99.9: rank 100 */
-	ck_assert_uint_eq(s.pct[3].lo_ns, 5000);
-	ck_assert_uint_eq(lh_hist_summarize(&d, 1, &s), 0);
-	ck_assert_uint_eq(s.count, 0);
+	ck_assert_int_eq(lh_hist_histogram(&d, -1, &h), 0);
+	ck_assert_uint_eq(h.count, 100);
+	ck_assert_uint_eq(h.sum_ns, 64000);
+	ck_assert(lh_histogram_mean_ns(&h) == 640.0);
+	ck_assert_uint_eq(h.min_ns, 0);
+	ck_assert_uint_eq(h.b[h.nr - 1].lo_ns, 5000);
+	ck_assert(lh_histogram_percentile(&h, 0, &lo, &hi));
+	ck_assert_uint_eq(hi, 1000);	/* p50: rank 50 */
+	ck_assert(lh_histogram_percentile(&h, 1, &lo, &hi));
+	ck_assert_uint_eq(hi, 2000);	/* p99: rank 99 */
+	ck_assert(lh_histogram_percentile(&h, 2, &lo, &hi));
+	ck_assert_uint_eq(hi, 6000);	/* p99.9: rank 100 */
+	ck_assert(lh_histogram_percentile(&h, 3, &lo, &hi));
+	ck_assert_uint_eq(lo, 5000);
+	ck_assert_int_eq(lh_hist_histogram(&d, 1, &h), 0);
+	ck_assert_uint_eq(h.count, 0);
+	ck_assert(!lh_histogram_percentile(&h, 0, &lo, &hi));
+	lh_histogram_release(&h);
 }
 END_TEST
 
@@ -245,15 +256,19 @@ START_TEST(percentile_rank_edges)
 		{ 1, 7000, 8000, 1, 7000 },
 	};
 	struct lh_hist_data d = { .bins = bins, .nr = 2 };
-	struct lh_hist_summary s;
+	struct lh_histogram h = { 0 };
+	uint64_t lo, hi;
 
 	/* 10000 sections: p99.99 is rank 9999, still the first bucket; the max is not. */
-	lh_hist_summarize(&d, -1, &s);
-	ck_assert_uint_eq(s.pct[3].hi_ns, 1000);
-	ck_assert_uint_eq(s.max.hi_ns, 8000);
-	lh_hist_summarize(&d, 1, &s);
-	ck_assert_uint_eq(s.count, 1);
-	ck_assert_uint_eq(s.pct[0].lo_ns, 7000);
+	lh_hist_histogram(&d, -1, &h);
+	ck_assert(lh_histogram_percentile(&h, 3, &lo, &hi));
+	ck_assert_uint_eq(hi, 1000);
+	ck_assert_uint_eq(h.max_ns, 8000);
+	lh_hist_histogram(&d, 1, &h);
+	ck_assert_uint_eq(h.count, 1);
+	ck_assert(lh_histogram_percentile(&h, 0, &lo, &hi));
+	ck_assert_uint_eq(lo, 7000);
+	lh_histogram_release(&h);
 	ck_assert_int_eq(lh_hist_nr_cpus(&d), 2);
 }
 END_TEST

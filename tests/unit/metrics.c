@@ -355,6 +355,46 @@ START_TEST(run_irq_handlers)
 }
 END_TEST
 
+/* Histograms the kernel counted: its buckets in the 1-2-5 ones, per kind and CPU. */
+START_TEST(run_kernel_hists)
+{
+	struct run_fixture f;
+	struct lh_histogram h = { 0 }, all = { 0 };
+
+	run_fixture(&f, NULL);
+	ck_assert_int_eq(lh_metrics_write(f.rep, &f.run, out), 0);
+	ck_assert_ptr_null(strstr(text(), "lathound_kernel_"));	/* none counted: no family */
+	/* 3 in [1.9, 2 ms), 2 in [2, 2.1 ms), 1 in the log2 bucket (2^24, 2^25] ns. */
+	ck_assert_int_eq(lh_histogram_add_bucket(&h, 1900000, 2000000, 3), 0);
+	ck_assert_int_eq(lh_histogram_add_bucket(&h, 2000000, 2100000, 2), 0);
+	ck_assert_int_eq(lh_histogram_add_bucket(&h, (1ull << 24) + 1, (1ull << 25) + 1, 1), 0);
+	h.sum_ns = 3 * 1950000 + 2 * 2050000 + 20000000;
+	lh_report_set_histogram(f.rep, "preemptoff", 1, &h);
+	lh_histogram_copy(&all, &h);
+	all.dropped = 4;
+	lh_report_set_histogram(f.rep, "preemptoff", -1, &all);
+	teardown();
+	setup();
+	ck_assert_int_eq(lh_metrics_write(f.rep, &f.run, out), 0);
+	ck_line("# TYPE lathound_kernel_latency_seconds histogram");
+	ck_line("lathound_kernel_latency_seconds_bucket{kind=\"preemptoff\",cpu=\"1\",le=\"0.001\"} 0");
+	ck_line("lathound_kernel_latency_seconds_bucket{kind=\"preemptoff\",cpu=\"1\",le=\"0.002\"} 3");
+	ck_line("lathound_kernel_latency_seconds_bucket{kind=\"preemptoff\",cpu=\"1\",le=\"0.005\"} 5");
+	/* (2^24, 2^25] ns ends at 33.6 ms: counted at 50 ms, never below what it may be. */
+	ck_line("lathound_kernel_latency_seconds_bucket{kind=\"preemptoff\",cpu=\"1\",le=\"0.02\"} 5");
+	ck_line("lathound_kernel_latency_seconds_bucket{kind=\"preemptoff\",cpu=\"1\",le=\"0.05\"} 6");
+	ck_line("lathound_kernel_latency_seconds_bucket{kind=\"preemptoff\",cpu=\"1\",le=\"+Inf\"} 6");
+	ck_line("lathound_kernel_latency_seconds_sum{kind=\"preemptoff\",cpu=\"1\"} 0.02995");
+	ck_line("lathound_kernel_latency_seconds_count{kind=\"preemptoff\",cpu=\"1\"} 6");
+	/* The all-CPU one is Prometheus's sum, not a series; its drops are. */
+	ck_assert_ptr_null(strstr(text(), "cpu=\"-1\""));
+	ck_line("lathound_kernel_sections_dropped_total{kind=\"preemptoff\"} 4");
+	lh_histogram_release(&h);
+	lh_histogram_release(&all);
+	run_free(&f);
+}
+END_TEST
+
 START_TEST(write_error)
 {
 	struct run_fixture f;
@@ -387,6 +427,7 @@ static Suite *metrics_suite(void)
 	tcase_add_test(tc, run_final);
 	tcase_add_test(tc, run_error_verdict);
 	tcase_add_test(tc, run_irq_handlers);
+	tcase_add_test(tc, run_kernel_hists);
 	tcase_add_test(tc, write_error);
 	suite_add_tcase(s, tc);
 	return s;

@@ -11,7 +11,7 @@
 # Only the first run pays for the build (about 5 minutes on 2 cores). Concurrent runs wait
 # on a lock; a build is done in <key>.tmp and renamed into place only when complete, so an
 # interrupted build is thrown away and redone, never used. A new build removes older ones
-# that no test is using.
+# that no test is using, except the newest of them.
 #
 # usage: build-kernel.sh           build if needed; print the cache directory on stdout
 #        build-kernel.sh --status  print the cache directory; exit 0 if built, 3 if not
@@ -120,13 +120,19 @@ mv "$TMPD" "$DIR"
 echo "build-kernel: built $(cat "$DIR/release") in $(cat "$DIR/build-seconds") s: $DIR" >&2
 
 # Builds for another key (an older kernel.config) go, unless in use: tests/vm/lib-vm.sh holds
-# a shared lock on a kernel's lock file while it uses that kernel.
-for old in "$CACHE_ROOT"/*; do
+# a shared lock on a kernel's lock file while it uses that kernel. The newest of them stays:
+# branches not yet merged (and CI on this machine) may still use the previous kernel.config,
+# and removing it would make each side rebuild and remove the other's in turn.
+kept=
+for old in $(ls -dt "$CACHE_ROOT"/*); do
 	k=${old##*/}
-	k=${k%.tmp}
-	[[ $k =~ ^[0-9a-f]{16}$ ]] && [ "$k" != "$key" ] || continue
+	[[ ${k%.tmp} =~ ^[0-9a-f]{16}$ ]] && [ "${k%.tmp}" != "$key" ] || continue
+	if [ -z "$kept" ] && [ -f "$old/bzImage" ]; then
+		kept=$old
+		continue
+	fi
 	(
-		exec 8>>"$CACHE_ROOT/.lock-$k"
+		exec 8>>"$CACHE_ROOT/.lock-${k%.tmp}"
 		flock -n 8 && rm -rf "$old" && echo "build-kernel: removed the old build $old" >&2
 	)
 done

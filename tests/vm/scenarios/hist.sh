@@ -7,9 +7,8 @@
 user_state
 knobs knobs-before.txt
 
-# Injected sections are longer than anything else here (creating the histograms allocates
-# enough for this tinyconfig kernel's SLOB allocator to keep interrupts off up to ~4 ms in
-# slob_alloc: real sections, which the tracer and the histograms count too).
+# Injected sections are longer than anything else here (on the SLOB kernel the suite used
+# before, creating the histograms kept interrupts off up to ~4 ms in slob_alloc).
 cat >/tmp/hist-cmd.sh <<'EOS'
 echo "irqs 5000 10 20000" >/sys/kernel/lhx/run
 echo "fakeraid 4500 5 20000" >/sys/kernel/lhx/run

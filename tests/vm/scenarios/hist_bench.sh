@@ -12,8 +12,8 @@ echo irqsoff >$T/current_tracer
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	echo 0 >$T/tracing_max_latency
 	echo "irqs 2000" >/sys/kernel/lhx/run
-	# A builtin, not cat: an exec between the section and this read would be measured
-	# too (this tinyconfig kernel's SLOB allocator keeps interrupts off for ms).
+	# A builtin, not cat: an exec between the section and this read could be measured
+	# too (on the SLOB kernel the suite used before, it kept interrupts off for ms).
 	read -r max <$T/tracing_max_latency
 	echo "$max"
 done >$OUT/infl-$1.txt

@@ -2,8 +2,8 @@
 # Sections at the edges of a run. Reading a latency snapshot pauses tracing (the kernel
 # forces pause-on-trace), so while lathound reads one, new sections go unseen.
 # race_start: COMMAND's section comes at once, while lathound may still be reading the
-#   section that arming itself caused (1.1 ms of SLOB work with interrupts off when function
-#   tracing is on: a 2000-line snapshot to read).
+#   section that arming itself caused (with function tracing on, a snapshot of thousands of
+#   lines to read).
 # race_end: COMMAND exits right after its section; the kernel notifies it from a workqueue
 #   a moment later, and the run must still take it.
 rec race_start record -t irqsoff --function-trace -o "$OUT/race_start" -r "$RULES" -- \
