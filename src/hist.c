@@ -121,6 +121,11 @@ const struct lh_hist_tier *lh_hist_tiers(size_t *nr)
 
 void lh_hist_data_release(struct lh_hist_data *d)
 {
+	size_t i;
+
+	for (i = 0; i < d->nr_callers; i++)
+		free(d->callers[i].symbol);
+	free(d->callers);
 	free(d->bins);
 	memset(d, 0, sizeof(*d));
 }
@@ -292,11 +297,35 @@ static int parse_entry(const char *p, const char *end, struct lh_hist_bin *b,
 	return 0;
 }
 
+/*
+ * One entry of the callers' table: "{ caller: N } hitcount: N" (N the s32 key as the kernel
+ * prints it, sign-extended to 64 bits). Return: 0, or -1 with *what set.
+ */
+static int parse_caller(const char *p, const char *end, struct lh_hist_caller *c,
+			const char **what)
+{
+	uint64_t v;
+
+	memset(c, 0, sizeof(*c));
+	if (!skip(&p, end, "{") || !skip(&p, end, "caller:") || number(&p, end, &v) ||
+	    (v > UINT32_MAX && v < (uint64_t)INT32_MIN)) {
+		*what = "bad caller key";
+		return -1;
+	}
+	c->offs = (int32_t)(uint32_t)v;
+	if (!skip(&p, end, "}") || !skip(&p, end, "hitcount:") || number(&p, end, &c->count)) {
+		*what = "no hitcount";
+		return -1;
+	}
+	return 0;
+}
+
 int lh_hist_parse(const char *buf, size_t len, const char *name, struct lh_hist_data *d,
 		  struct lh_diag *diag)
 {
 	const char *p = buf, *end = buf + len;
 	unsigned long line = 0;
+	bool callers = false;	/* in the callers' table */
 
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q;
@@ -308,9 +337,25 @@ int lh_hist_parse(const char *buf, size_t len, const char *name, struct lh_hist_
 			eol = end;
 		line++;
 		q = p;
-		while (q < eol && *q == ' ')
+		while (q < eol && (*q == ' ' || *q == '\t'))
 			q++;
-		if (q < eol && *q == '{') {
+		if (skip(&q, eol, "# trigger info:")) {
+			callers = skip(&q, eol, "hist:keys=caller:");
+		} else if (callers && q < eol && *q == '{') {
+			LH_GROW(d->callers, d->nr_callers + 1, d->alloc_callers);
+			if (parse_caller(q, eol, &d->callers[d->nr_callers], &what))
+				goto bad;
+			d->nr_callers++;
+		} else if (callers && skip(&q, eol, "max:")) {
+			if (!d->nr_callers || number(&q, eol, &v)) {
+				what = "bad max";
+				goto bad;
+			}
+			d->callers[d->nr_callers - 1].max_ns = v;
+		} else if (callers) {
+			if (skip(&q, eol, "Totals:"))
+				d->caller_tables++;
+		} else if (q < eol && *q == '{') {
 			if (parse_entry(q, eol, &b, &what))
 				goto bad;
 			add_bin(d, &b);
@@ -361,6 +406,138 @@ void lh_hist_clip(struct lh_hist_data *d)
 			break;
 		}
 	}
+}
+
+static int cmp_caller(const void *a, const void *b)
+{
+	const struct lh_hist_caller *x = a, *y = b;
+
+	if (x->max_ns != y->max_ns)
+		return x->max_ns > y->max_ns ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return (x->offs > y->offs) - (x->offs < y->offs);
+}
+
+void lh_hist_top_callers(struct lh_hist_data *d, size_t n)
+{
+	size_t i;
+
+	qsort(d->callers, d->nr_callers, sizeof(*d->callers), cmp_caller);
+	for (i = n; i < d->nr_callers; i++)
+		free(d->callers[i].symbol);
+	if (d->nr_callers > n)
+		d->nr_callers = n;
+}
+
+/* ---- kernel symbols ------------------------------------------------------------------- */
+
+struct ksym {
+	uint64_t	addr;
+	char		*name;		/* "name" or "name [module]" */
+};
+
+struct lh_ksyms {
+	struct ksym	*syms;		/* by address */
+	size_t		nr;
+	uint64_t	stext;
+};
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+void lh_ksyms_free(struct lh_ksyms *ks)
+{
+	size_t i;
+
+	if (!ks)
+		return;
+	for (i = 0; i < ks->nr; i++)
+		free(ks->syms[i].name);
+	free(ks->syms);
+	free(ks);
+}
+
+struct lh_ksyms *lh_ksyms_load(const char *path, const char **why)
+{
+	struct lh_ksyms *ks;
+	char *line = NULL, name[128], mod[64];
+	size_t cap = 0, alloc = 0;
+	bool stext = false, nonzero = false;
+	unsigned long long addr;
+	char type;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		*why = "kallsyms cannot be read";
+		return NULL;
+	}
+	ks = lh_xcalloc(1, sizeof(*ks));
+	while (getline(&line, &cap, f) > 0) {
+		int n = sscanf(line, "%llx %c %127s %63s", &addr, &type, name, mod);
+
+		if (n < 3 || (type != 't' && type != 'T'))
+			continue;
+		nonzero |= addr != 0;
+		if (!strcmp(name, "_stext") && n == 3) {
+			ks->stext = addr;
+			stext = true;
+		}
+		LH_GROW(ks->syms, ks->nr + 1, alloc);
+		ks->syms[ks->nr].addr = addr;
+		ks->syms[ks->nr++].name = n == 4 ? lh_xasprintf("%s %s", name, mod) :
+						   lh_xstrdup(name);
+	}
+	free(line);
+	fclose(f);
+	if (!nonzero || !stext) {
+		*why = !nonzero ? "kallsyms hides addresses (kptr_restrict)" : "no _stext in kallsyms";
+		lh_ksyms_free(ks);
+		return NULL;
+	}
+	qsort(ks->syms, ks->nr, sizeof(*ks->syms), cmp_ksym);
+	return ks;
+}
+
+char *lh_ksyms_name(const struct lh_ksyms *ks, int32_t offs)
+{
+	uint64_t addr, off;
+	size_t lo = 0, hi, i;
+	const char *mod;
+
+	if (!ks)
+		goto raw;
+	addr = ks->stext + (uint64_t)(int64_t)offs;
+	/* the last symbol at or below addr */
+	for (hi = ks->nr; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		goto raw;
+	i = lo - 1;
+	off = addr - ks->syms[i].addr;
+	mod = strchr(ks->syms[i].name, ' ');
+	mod = mod ? mod : "";
+	while (lo < ks->nr && ks->syms[lo].addr == ks->syms[i].addr)
+		lo++;
+	if (lo == ks->nr)
+		return lh_xasprintf("%.*s+0x%" PRIx64 "%s", (int)strcspn(ks->syms[i].name, " "),
+				    ks->syms[i].name, off, mod);
+	return lh_xasprintf("%.*s+0x%" PRIx64 "/0x%" PRIx64 "%s",
+			    (int)strcspn(ks->syms[i].name, " "), ks->syms[i].name, off,
+			    ks->syms[lo].addr - ks->syms[i].addr, mod);
+raw:
+	return offs < 0 ? lh_xasprintf("_stext-0x%" PRIx64, (uint64_t)-(int64_t)offs) :
+			  lh_xasprintf("_stext+0x%" PRIx32, (uint32_t)offs);
 }
 
 int lh_hist_nr_cpus(const struct lh_hist_data *d)
@@ -419,6 +596,7 @@ struct kind_def {
 	const char	*end_ev;
 	const char	*end;		/* trigger; '@': the synthetic event's name */
 	const char	*idle;		/* power:cpu_idle trigger ending a section, or NULL */
+	const char	*callers;	/* trigger on the synthetic event keyed by caller, or NULL */
 };
 
 /*
@@ -435,6 +613,7 @@ static const struct kind_def kinds[LH_HIST_NR] = {
 		"preemptirq", "irq_enable",
 		"hist:keys=common_cpu:lh_il=common_timestamp-$lh_it:onmatch(preemptirq.irq_disable).trace(@,$lh_il,$lh_ic)",
 		NULL,
+		"hist:keys=caller:lh_im=lat:onmax($lh_im).save(lat)",
 	},
 	[LH_HIST_PREEMPTOFF] = {
 		"u64 lat; s32 caller",
@@ -443,6 +622,7 @@ static const struct kind_def kinds[LH_HIST_NR] = {
 		"preemptirq", "preempt_enable",
 		"hist:keys=common_cpu:lh_pl=common_timestamp-$lh_pt:onmatch(preemptirq.preempt_disable).trace(@,$lh_pl,$lh_pc)",
 		"hist:keys=common_cpu:lh_pi=common_timestamp-$lh_pt:onmatch(preemptirq.preempt_disable).trace(@,$lh_pi,$lh_pc) if state != 4294967295",
+		"hist:keys=caller:lh_pm=lat:onmax($lh_pm).save(lat)",
 	},
 	[LH_HIST_WAKEUP] = {
 		"u64 lat; pid_t pid",
@@ -450,6 +630,7 @@ static const struct kind_def kinds[LH_HIST_NR] = {
 		"hist:keys=pid:lh_wt=common_timestamp if prio < 100@",
 		"sched", "sched_switch",
 		"hist:keys=next_pid:lh_wl=common_timestamp-$lh_wt:onmatch(sched.sched_waking).trace(@,$lh_wl,next_pid)",
+		NULL,
 		NULL,
 	},
 };
@@ -461,7 +642,7 @@ struct trigger {
 	char		*text;
 };
 
-#define MAX_TRIGGERS	(LH_HIST_NR * 3)
+#define MAX_TRIGGERS	(LH_HIST_NR * 4)
 
 struct lh_hist {
 	char			inst_name[48];
@@ -475,6 +656,8 @@ struct lh_hist {
 	bool			hist_started[LH_HIST_NR][LH_ARRAY_SIZE(tiers)];
 	struct trigger		trig[MAX_TRIGGERS];
 	int			nr_trig;
+	struct lh_ksyms		*ksyms;		/* names the callers; NULL: offsets */
+	const char		*ksyms_why;	/* why ksyms is NULL (static) */
 };
 
 static bool event_exists(const char *sys, const char *ev, const char *file)
@@ -683,6 +866,9 @@ static int create_kind(struct lh_hist *h, enum lh_hist_kind k, const struct lh_h
 	h->synth_made[k] = true;
 	if (load_synth_format(h, h->synth[k], diag) || start_hists(h, k, diag))
 		return -1;
+	if (kd->callers &&
+	    add_trigger(h, "synthetic", h->synth[k], lh_xstrdup(kd->callers), diag))
+		return -1;
 	if (add_trigger(h, kd->start_sys, kd->start_ev, subst(kd->start, filter), diag))
 		return -1;
 	if (kd->idle && add_trigger(h, "power", "cpu_idle", subst(kd->idle, h->synth[k]),
@@ -707,6 +893,10 @@ int lh_hist_create(struct lh_hist **hp, const struct lh_hist_opts *o, struct lh_
 		return -1;
 	}
 	h->pid = getpid();
+	if (have & ((1u << LH_HIST_IRQSOFF) | (1u << LH_HIST_PREEMPTOFF))) {
+		h->ksyms = lh_ksyms_load(o->kallsyms ? o->kallsyms : "/proc/kallsyms",
+					 &h->ksyms_why);
+	}
 	snprintf(h->inst_name, sizeof(h->inst_name), LH_HIST_PREFIX "%d", (int)h->pid);
 	h->inst = tracefs_instance_create(h->inst_name);
 	if (!h->inst) {
@@ -734,6 +924,7 @@ int lh_hist_read(struct lh_hist *h, enum lh_hist_kind k, struct lh_hist_data *d,
 {
 	char *buf, name[96];
 	int size;
+	size_t i;
 
 	lh_hist_data_release(d);
 	if (!h || k >= LH_HIST_NR || !(h->kinds & (1u << k))) {
@@ -753,11 +944,17 @@ int lh_hist_read(struct lh_hist *h, enum lh_hist_kind k, struct lh_hist_data *d,
 	}
 	free(buf);
 	lh_hist_clip(d);
-	if (d->tables != LH_ARRAY_SIZE(tiers)) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "histogram '%s': %u tables, expected %zu", name,
-			    d->tables, LH_ARRAY_SIZE(tiers));
+	if (d->tables != LH_ARRAY_SIZE(tiers) || d->caller_tables != !!kinds[k].callers) {
+		lh_diag_add(diag, LH_DIAG_ERROR,
+			    "histogram '%s': %u tables and %u of callers, expected %zu and %d",
+			    name, d->tables, d->caller_tables, LH_ARRAY_SIZE(tiers),
+			    !!kinds[k].callers);
 		return -1;
 	}
+	lh_hist_top_callers(d, LH_HIST_TOP_CALLERS);
+	for (i = 0; i < d->nr_callers; i++)
+		d->callers[i].symbol = lh_ksyms_name(h->ksyms, d->callers[i].offs);
+	d->callers_note = h->ksyms ? NULL : h->ksyms_why;
 	return 0;
 }
 
@@ -820,6 +1017,7 @@ int lh_hist_destroy(struct lh_hist *h, struct lh_diag *diag)
 		}
 	}
 	tep_free(h->tep);
+	lh_ksyms_free(h->ksyms);
 	free(h);
 	return ret;
 }

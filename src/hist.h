@@ -86,6 +86,20 @@ struct lh_hist_bin {
 	uint64_t	sum_ns;		/* sum of the values counted: exact means */
 };
 
+/* The callers a report shows per kind: those with the longest sections. */
+#define LH_HIST_TOP_CALLERS	10
+
+/*
+ * Where the sections of an irqsoff/preemptoff kind began: one caller (the preemptirq
+ * events' caller_offs, an offset from _stext) with its count and longest section.
+ */
+struct lh_hist_caller {
+	int32_t		offs;
+	uint64_t	count;
+	uint64_t	max_ns;
+	char		*symbol;	/* lh_ksyms_name() of offs (lh_hist_read()), or NULL */
+};
+
 /* What a kind's histograms held when read: bins of every tier, and what they lost. */
 struct lh_hist_data {
 	struct lh_hist_bin	*bins;
@@ -94,6 +108,11 @@ struct lh_hist_data {
 	uint64_t		hits;		/* sections counted ('Hits' of every tier) */
 	uint64_t		dropped;	/* sections the kernel could not count ('Dropped') */
 	unsigned int		tables;		/* hist tables parsed */
+	struct lh_hist_caller	*callers;	/* the table keyed by caller, if any */
+	size_t			nr_callers;
+	size_t			alloc_callers;
+	unsigned int		caller_tables;	/* of those tables parsed */
+	const char		*callers_note;	/* why symbols are offsets (static), or NULL */
 };
 
 /* Frees the bins; d is zeroed, ready for reuse. */
@@ -102,8 +121,9 @@ void lh_hist_data_release(struct lh_hist_data *d);
 /*
  * Parses the text of a 'hist' file (one or more tables, as the kernel prints them) whose
  * keys are common_cpu and a latency in ns (plain, .buckets=N or .log2), with the values
- * hitcount and the latency's sum, and appends its bins to d (merging equal ones). name is
- * used in messages. Return: 0, or -1 with "cannot parse histogram 'NAME': line N: ..." in
+ * hitcount and the latency's sum, and appends its bins to d (merging equal ones). A table
+ * whose trigger info says "hist:keys=caller" is the callers' one ("{ caller: N } hitcount: N"
+ * then "max: N" of its onmax()): appended to d->callers. name is used in messages. Return: 0, or -1 with "cannot parse histogram 'NAME': line N: ..." in
  * diag (what was parsed before stays in d).
  */
 int lh_hist_parse(const char *buf, size_t len, const char *name, struct lh_hist_data *d,
@@ -120,6 +140,34 @@ void lh_hist_clip(struct lh_hist_data *d);
  * something, by ascending latency. Return: their number, and *bins (the caller frees it).
  */
 size_t lh_hist_cpu_bins(const struct lh_hist_data *d, int cpu, struct lh_hist_bin **bins);
+
+/*
+ * Keeps the n callers of d with the longest sections (then the most), longest first.
+ */
+void lh_hist_top_callers(struct lh_hist_data *d, size_t n);
+
+/*
+ * Kernel text symbols from a kallsyms file ("ADDRESS TYPE NAME [MODULE]", the format of
+ * /proc/kallsyms), to name the preemptirq events' caller_offs.
+ */
+struct lh_ksyms;
+
+/*
+ * Reads the text symbols (types t and T) of path. Return: the table (lh_ksyms_free()), or
+ * NULL with *why a static reason: cannot be read, no _stext, or addresses hidden (all zero,
+ * kptr_restrict).
+ */
+struct lh_ksyms *lh_ksyms_load(const char *path, const char **why);
+
+void lh_ksyms_free(struct lh_ksyms *ks);
+
+/*
+ * Names the address _stext + offs as the kernel's %pS does: "name+0xOFF/0xSIZE" (SIZE up
+ * to the next symbol; "name+0xOFF" past the last one) and " [module]" for a module's. With
+ * ks NULL, or offs before the first symbol: "_stext+0xOFF" (or "_stext-0xOFF").
+ * Return: the name (the caller frees it).
+ */
+char *lh_ksyms_name(const struct lh_ksyms *ks, int32_t offs);
 
 /* Return: the highest CPU number in d plus one (0 when empty). */
 int lh_hist_nr_cpus(const struct lh_hist_data *d);
@@ -152,6 +200,7 @@ struct lh_hist;
 
 struct lh_hist_opts {
 	unsigned int	kinds;		/* 1 << enum lh_hist_kind wanted */
+	const char	*kallsyms;	/* names the callers; NULL: /proc/kallsyms */
 	const char	*comm;		/* wakeup: only tasks of this comm (NULL: all) */
 	int		pid;		/* wakeup: only this pid (0: all) */
 };
@@ -180,7 +229,8 @@ int lh_hist_create(struct lh_hist **h, const struct lh_hist_opts *o, struct lh_d
 unsigned int lh_hist_kinds(const struct lh_hist *h);
 
 /*
- * Reads kind k's histograms into d (released first). Return: 0, or -1 with the reason in
+ * Reads kind k's histograms into d (released first), with its LH_HIST_TOP_CALLERS callers
+ * named (lh_ksyms_name(), kallsyms read once by lh_hist_create()). Return: 0, or -1 with the reason in
  * diag.
  */
 int lh_hist_read(struct lh_hist *h, enum lh_hist_kind k, struct lh_hist_data *d,

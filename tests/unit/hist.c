@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hist.h"
 #include "check-main.h"
@@ -294,6 +295,109 @@ START_TEST(tiers_and_clip)
 }
 END_TEST
 
+/* The callers' table (an onmax() trigger keyed by caller) beside a tier table. */
+START_TEST(callers_table)
+{
+	static const char text[] =
+		"# event histogram\n#\n"
+		"# trigger info: hist:keys=common_cpu,lat.buckets=1000:vals=hitcount,lat:sort=hitcount:size=2048 if lat < 100000 [active]\n#\n\n"
+		"{ common_cpu:          0, lat: ~ 6000-6999 } hitcount:          3  lat:      18000\n\n"
+		"Totals:\n    Hits: 3\n    Entries: 1\n    Dropped: 0\n\n"
+		"# event histogram\n#\n"
+		"# trigger info: hist:keys=caller:vals=hitcount:lh_im=lat:sort=hitcount:size=2048:onmax($lh_im).save(lat) [active]\n#\n\n"
+		"{ caller:       4112 } hitcount:          2\n"
+		"\tmax:       6100  lat:       6100\n"
+		"{ caller: 18446744073709551600 } hitcount:          1\n"
+		"\tmax:       9000  lat:       9000\n"
+		"{ caller: 1056964634 } hitcount:          7\n"
+		"\tmax:       6000  lat:       6000\n\n"
+		"Totals:\n    Hits: 10\n    Entries: 3\n    Dropped: 0\n";
+	struct lh_hist_data d = { 0 };
+	struct lh_diag diag = { 0 };
+
+	ck_assert_int_eq(parse_str(text, &d, &diag), 0);
+	ck_assert_uint_eq(d.tables, 1);
+	ck_assert_uint_eq(d.hits, 3);
+	ck_assert_uint_eq(d.caller_tables, 1);
+	ck_assert_uint_eq(d.nr_callers, 3);
+	lh_hist_top_callers(&d, 2);
+	ck_assert_uint_eq(d.nr_callers, 2);
+	ck_assert_int_eq(d.callers[0].offs, -16);
+	ck_assert_uint_eq(d.callers[0].max_ns, 9000);
+	ck_assert_int_eq(d.callers[1].offs, 4112);
+	ck_assert_uint_eq(d.callers[1].count, 2);
+	ck_assert_uint_eq(d.callers[1].max_ns, 6100);
+	lh_hist_data_release(&d);
+	ck_assert_int_eq(parse_str("# trigger info: hist:keys=caller:vals=hitcount [active]\n"
+				   "\tmax: 5\n", &d, &diag), -1);
+	ck_assert_int_eq(parse_str("# trigger info: hist:keys=caller:vals=hitcount [active]\n"
+				   "{ caller: x } hitcount: 1\n", &d, &diag), -1);
+	lh_hist_data_release(&d);
+	lh_diag_release(&diag);
+}
+END_TEST
+
+/* Writes text to a temporary file. Return: its path (static). */
+static const char *fake_kallsyms(const char *text)
+{
+	static char path[] = "/tmp/lh-kallsyms-XXXXXX";
+	int fd;
+
+	strcpy(path, "/tmp/lh-kallsyms-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* Return: lh_ksyms_name() of offs checked against want. */
+static void name_is(const struct lh_ksyms *ks, int32_t offs, const char *want)
+{
+	char *got = lh_ksyms_name(ks, offs);
+
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(ksyms)
+{
+	const char *why = NULL, *path;
+	struct lh_ksyms *ks;
+
+	path = fake_kallsyms("ffffffff81000000 T _stext\n"
+			     "ffffffff81001000 t foo\n"
+			     "ffffffff81001040 T bar\n"
+			     "ffffffff81001800 D some_data\n"
+			     "ffffffff81002000 T baz\n"
+			     "ffffffffc0001000 t lhx_irqs_hog\t[lhx]\n"
+			     "ffffffffc0001080 t lhx_preempt_hog\t[lhx]\n");
+	ks = lh_ksyms_load(path, &why);
+	unlink(path);
+	ck_assert_ptr_nonnull(ks);
+	name_is(ks, 0x1010, "foo+0x10/0x40");
+	name_is(ks, 0x1040, "bar+0x0/0xfc0");	/* data symbols are not text */
+	name_is(ks, 0x3f00101a, "lhx_irqs_hog+0x1a/0x80 [lhx]");
+	name_is(ks, 0x3f001085, "lhx_preempt_hog+0x5 [lhx]");
+	name_is(ks, -0x10, "_stext-0x10");	/* before the first symbol */
+	lh_ksyms_free(ks);
+
+	/* kptr_restrict: every address zero */
+	path = fake_kallsyms("0000000000000000 T _stext\n0000000000000000 t foo\n");
+	ks = lh_ksyms_load(path, &why);
+	unlink(path);
+	ck_assert_ptr_null(ks);
+	ck_assert_ptr_nonnull(strstr(why, "kptr_restrict"));
+	name_is(NULL, 0x1010, "_stext+0x1010");
+
+	path = fake_kallsyms("ffffffff81001000 t foo\n");
+	ck_assert_ptr_null(lh_ksyms_load(path, &why));
+	unlink(path);
+	ck_assert_str_eq(why, "no _stext in kallsyms");
+	ck_assert_ptr_null(lh_ksyms_load("/nonexistent/kallsyms", &why));
+}
+END_TEST
+
 static Suite *hist_suite(void)
 {
 	Suite *s = suite_create("hist");
@@ -308,6 +412,8 @@ static Suite *hist_suite(void)
 	tcase_add_test(tc, percentiles);
 	tcase_add_test(tc, percentile_rank_edges);
 	tcase_add_test(tc, tiers_and_clip);
+	tcase_add_test(tc, callers_table);
+	tcase_add_test(tc, ksyms);
 	suite_add_tcase(s, tc);
 	return s;
 }
