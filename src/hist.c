@@ -462,6 +462,14 @@ void lh_ksyms_free(struct lh_ksyms *ks)
 	free(ks);
 }
 
+/* Makes s printable ASCII: names reach terminals and reports. */
+static void inert(char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x21 || *s > 0x7e)
+			*s = '?';
+}
+
 struct lh_ksyms *lh_ksyms_load(const char *path, const char **why)
 {
 	struct lh_ksyms *ks;
@@ -482,6 +490,9 @@ struct lh_ksyms *lh_ksyms_load(const char *path, const char **why)
 
 		if (n < 3 || (type != 't' && type != 'T'))
 			continue;
+		inert(name);
+		if (n == 4)
+			inert(mod);
 		nonzero |= addr != 0;
 		if (!strcmp(name, "_stext") && n == 3) {
 			ks->stext = addr;

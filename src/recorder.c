@@ -324,7 +324,9 @@ static void irq_read(struct lh_recorder *r, bool sync_lost)
 static void hist_report(struct lh_recorder *r, enum lh_hist_kind k)
 {
 	const struct lh_hist_data *d = &r->hist.data[k];
+	struct lh_report_caller c[LH_HIST_TOP_CALLERS];
 	struct lh_histogram h = { 0 };
+	size_t i;
 	int cpu;
 
 	for (cpu = -1; cpu < lh_hist_nr_cpus(d); cpu++) {
@@ -336,6 +338,14 @@ static void hist_report(struct lh_recorder *r, enum lh_hist_kind k)
 			lh_report_set_histogram(r->report, lh_hist_kind_name(k), cpu, &h);
 	}
 	lh_histogram_release(&h);
+	if (!d->caller_tables)
+		return;
+	for (i = 0; i < d->nr_callers && i < LH_ARRAY_SIZE(c); i++) {
+		c[i].symbol = d->callers[i].symbol;
+		c[i].count = d->callers[i].count;
+		c[i].max_ns = d->callers[i].max_ns;
+	}
+	lh_report_set_callers(r->report, lh_hist_kind_name(k), c, i, d->callers_note);
 }
 
 /*

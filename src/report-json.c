@@ -767,6 +767,23 @@ static void irq_stats_json(struct jw *w, const struct lh_report *rep)
 	jw_end(w);
 }
 
+/* The callers with the longest sections of a kernel histogram. */
+static void callers_json(struct jw *w, const struct lh_report_histogram *k)
+{
+	size_t i;
+
+	jw_arr(w, "callers");
+	for (i = 0; i < k->nr_callers; i++) {
+		jw_obj(w, NULL);
+		jw_str(w, "symbol", k->callers[i].symbol);
+		jw_uint(w, "count", k->callers[i].count);
+		jw_us(w, "max_us", k->callers[i].max_ns);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_str(w, "callers_note", k->callers_note);
+}
+
 /* The histograms the kernel counted, as set. */
 static void hists_json(struct jw *w, const struct lh_report *rep)
 {
@@ -781,6 +798,8 @@ static void hists_json(struct jw *w, const struct lh_report *rep)
 		jw_str(w, "source", k->source);
 		jw_str(w, "kind", k->kind);
 		jw_known(w, "cpu", k->cpu);
+		if (k->has_callers)
+			callers_json(w, k);
 		jw_end(w);
 	}
 	jw_end(w);

@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "hist.h"
 #include "report-load.h"
 #include "report-priv.h"
 #include "rules.h"
@@ -1125,6 +1126,51 @@ static void load_irq_stats(struct ctx *c, json_object *root)
 	pop(c, p);
 }
 
+/*
+ * The callers of a kernel histogram (optional: reports before them have none), added to
+ * those of the same histogram read before: counts summed, maxima kept, longest first.
+ */
+static void load_callers(struct ctx *c, json_object *e, struct lh_report_histogram *kh)
+{
+	struct lh_report_caller *all = NULL, x;
+	size_t i, k, n, nr = 0, alloc = 0;
+	const char *note;
+	json_object *a, *o;
+
+	for (i = 0; i < kh->nr_callers; i++) {
+		LH_GROW(all, nr + 1, alloc);
+		all[nr] = kh->callers[i];
+		all[nr++].symbol = kh->callers[i].symbol;
+	}
+	a = array(c, e, "callers", &n);
+	note = get_str(c, e, "callers_note", true, &c->rep->arena);
+	for (i = 0; i < n && !c->failed; i++) {
+		size_t q = push(c, "callers", 0);
+
+		push(c, NULL, i);
+		o = element(c, a, i);
+		x.symbol = (char *)get_str(c, o, "symbol", false, &c->rep->arena);
+		x.count = get_u64(c, o, "count");
+		x.max_ns = get_ns(c, o, "max_us", 1000);
+		pop(c, q);
+		if (c->failed)
+			break;
+		for (k = 0; k < nr && strcmp(all[k].symbol, x.symbol); k++)
+			;
+		if (k == nr) {
+			LH_GROW(all, nr + 1, alloc);
+			all[nr++] = x;
+			continue;
+		}
+		all[k].count += x.count;
+		all[k].max_ns = all[k].max_ns > x.max_ns ? all[k].max_ns : x.max_ns;
+	}
+	if (!c->failed)
+		lh_report_histogram_set_callers(kh, all, nr, LH_HIST_TOP_CALLERS,
+						note ? note : kh->callers_note);
+	free(all);
+}
+
 static void load_hists(struct ctx *c, json_object *root)
 {
 	struct lh_report *rep = c->rep;
@@ -1161,6 +1207,8 @@ static void load_hists(struct ctx *c, json_object *root)
 		}
 		/* the histogram's own fields are at the entry's level */
 		get_hist_fields(c, e, &kh->h);
+		if (json_object_object_get_ex(e, "callers", NULL))
+			load_callers(c, e, kh);
 		pop(c, p);
 	}
 }

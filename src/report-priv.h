@@ -192,7 +192,22 @@ struct lh_report_histogram {
 	const char		*kind;		/* in the report's arena */
 	int			cpu;
 	struct lh_histogram	h;
+	bool			has_callers;	/* lh_report_set_callers() */
+	struct lh_report_caller	*callers;	/* longest first; symbols malloc'd */
+	size_t			nr_callers;
+	char			*callers_note;	/* why symbols are offsets, or NULL */
 };
+
+/* Frees the callers of e. */
+void lh_report_histogram_clear_callers(struct lh_report_histogram *e);
+
+/*
+ * Sets the callers of e to copies of c, longest first, keeping the first keep of them, and
+ * note (copied; NULL: none).
+ */
+void lh_report_histogram_set_callers(struct lh_report_histogram *e,
+				     const struct lh_report_caller *c, size_t n, size_t keep,
+				     const char *note);
 
 /*
  * Keeps r (borrowed) in full when it ranks among the opts.keep most important records, as

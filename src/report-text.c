@@ -247,6 +247,25 @@ static void print_hist(const char *title, const struct lh_histogram *h, bool has
 			budget_ns < rows[0].lo_ns ? "below" : "above");
 }
 
+/* The callers of a kernel histogram with the longest sections: names made inert by hist.c. */
+static void print_callers(const struct lh_report_histogram *kh, FILE *out)
+{
+	char m[32];
+	size_t i;
+
+	fprintf(out, "    longest sections by caller:\n");
+	if (!kh->nr_callers)
+		fprintf(out, "      none counted\n");
+	else
+		fprintf(out, "      %10s  %10s  %s\n", "MAX", "SECTIONS", "CALLER");
+	for (i = 0; i < kh->nr_callers; i++)
+		fprintf(out, "      %10s  %10llu  %.50s\n",
+			lh_report_fmt_us(kh->callers[i].max_ns, m, sizeof(m)),
+			(unsigned long long)kh->callers[i].count, kh->callers[i].symbol);
+	if (kh->callers_note)
+		fprintf(out, "      (%.60s: offsets from _stext)\n", kh->callers_note);
+}
+
 /* The histograms the kernel counted, one per kind, all CPUs together. */
 static void print_kernel_hists(const struct lh_report *rep, FILE *out)
 {
@@ -279,6 +298,10 @@ static void print_kernel_hists(const struct lh_report *rep, FILE *out)
 		if (sum.dropped)
 			fprintf(out, "    %llu section%s the kernel could not count\n",
 				(unsigned long long)sum.dropped, sum.dropped == 1 ? "" : "s");
+		for (k = i; k < rep->nr_hists; k++)
+			if (!strcmp(rep->hists[k].kind, kh->kind) &&
+			    !strcmp(rep->hists[k].source, kh->source) && rep->hists[k].has_callers)
+				print_callers(&rep->hists[k], out);
 	}
 	lh_histogram_release(&sum);
 }

@@ -141,8 +141,10 @@ void lh_report_free(struct lh_report *rep)
 		free(tr->steps);
 		lh_histogram_release(&tr->hist);
 	}
-	for (i = 0; i < rep->nr_hists; i++)
+	for (i = 0; i < rep->nr_hists; i++) {
 		lh_histogram_release(&rep->hists[i].h);
+		lh_report_histogram_clear_callers(&rep->hists[i]);
+	}
 	free(rep->hists);
 	for (i = 0; i < rep->nr_merged_from; i++)
 		free(rep->merged_from[i]);
@@ -968,18 +970,16 @@ const char *lh_report_error(const struct lh_report *rep)
 	return rep->error;
 }
 
-void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
-			     const struct lh_histogram *h)
+/* Return: the kernel histogram of kind on cpu, added empty when not there. */
+static struct lh_report_histogram *kernel_hist(struct lh_report *rep, const char *kind, int cpu)
 {
 	struct lh_report_histogram *e;
 	size_t i;
 
 	for (i = 0; i < rep->nr_hists; i++) {
 		e = &rep->hists[i];
-		if (e->cpu == cpu && !strcmp(e->kind, kind) && !strcmp(e->source, "kernel")) {
-			lh_histogram_copy(&e->h, h);
-			return;
-		}
+		if (e->cpu == cpu && !strcmp(e->kind, kind) && !strcmp(e->source, "kernel"))
+			return e;
 	}
 	LH_GROW(rep->hists, rep->nr_hists + 1, rep->alloc_hists);
 	e = &rep->hists[rep->nr_hists++];
@@ -987,7 +987,67 @@ void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
 	e->source = lh_arena_strdup(&rep->arena, "kernel");
 	e->kind = lh_arena_strdup(&rep->arena, kind);
 	e->cpu = cpu;
-	lh_histogram_copy(&e->h, h);
+	return e;
+}
+
+void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
+			     const struct lh_histogram *h)
+{
+	lh_histogram_copy(&kernel_hist(rep, kind, cpu)->h, h);
+}
+
+void lh_report_histogram_clear_callers(struct lh_report_histogram *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr_callers; i++)
+		free(e->callers[i].symbol);
+	free(e->callers);
+	free(e->callers_note);
+	e->callers = NULL;
+	e->nr_callers = 0;
+	e->callers_note = NULL;
+	e->has_callers = false;
+}
+
+/* Longest first, then the most sections, then by name. */
+static int cmp_caller(const void *a, const void *b)
+{
+	const struct lh_report_caller *x = a, *y = b;
+
+	if (x->max_ns != y->max_ns)
+		return x->max_ns > y->max_ns ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->symbol, y->symbol);
+}
+
+void lh_report_histogram_set_callers(struct lh_report_histogram *e,
+				     const struct lh_report_caller *c, size_t n, size_t keep,
+				     const char *note)
+{
+	struct lh_report_caller *copy = n ? lh_xcalloc(n, sizeof(*c)) : NULL;
+	char *note_copy = note ? lh_xstrdup(note) : NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		copy[i] = c[i];
+		copy[i].symbol = lh_xstrdup(c[i].symbol);
+	}
+	qsort(copy, n, sizeof(*copy), cmp_caller);
+	for (i = keep; i < n; i++)
+		free(copy[i].symbol);
+	lh_report_histogram_clear_callers(e);
+	e->has_callers = true;
+	e->callers = copy;
+	e->nr_callers = n < keep ? n : keep;
+	e->callers_note = note_copy;
+}
+
+void lh_report_set_callers(struct lh_report *rep, const char *kind,
+			   const struct lh_report_caller *c, size_t n, const char *note)
+{
+	lh_report_histogram_set_callers(kernel_hist(rep, kind, -1), c, n, n, note);
 }
 
 char *lh_report_gates_text(const struct lh_report *rep, char *buf, size_t len)

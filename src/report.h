@@ -199,6 +199,20 @@ int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *pa
 void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
 			     const struct lh_histogram *h);
 
+/* A caller with the longest sections of a kind counted in the kernel. */
+struct lh_report_caller {
+	char		*symbol;	/* "name+0xoff/0xsize", or "_stext+0xoff" */
+	uint64_t	count;		/* sections it began */
+	uint64_t	max_ns;		/* the longest of them */
+};
+
+/*
+ * Sets the callers of kind's histogram over all CPUs (source "kernel"), longest first,
+ * replacing those set before; note says why symbols are offsets (NULL: resolved). Copied.
+ */
+void lh_report_set_callers(struct lh_report *rep, const char *kind,
+			   const struct lh_report_caller *c, size_t n, const char *note);
+
 /* Return: the worst latency seen for tracer t in µs (0 when none), for status lines. */
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t);
 /* Return: records added so far. */

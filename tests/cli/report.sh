@@ -70,6 +70,37 @@ expect_jq "merged: merged_from names both" "$TMP/merged.json" \
 	".merged_from == [\"$TMP/m1.json\", \"$TMP/m2.json\"]"
 expect_in "merged analyze reports: the board cannot be checked, said" "$err" "does not say its host"
 
+# The callers of the kernel's irqs-off histogram (record --hist) read back: the text report's
+# table, the JSON as saved, and two reports merged (counts added, maxima kept); a caller's
+# name with a control character is shown escaped.
+kcallers() {
+	local out=$1 count=$2 max=$3
+	jq --argjson n "$count" --argjson max "$max" '.histograms = [{"source": "kernel",
+		"kind": "irqsoff", "cpu": null, "unit": "us", "count": ($n + 3), "min": 5,
+		"max": 6, "mean": 5.5, "buckets": [{"lo": 5, "hi": 6, "count": ($n + 3)}],
+		"dropped": 0, "callers": [
+		{"symbol": "lhx_irqs_hog+0x1a/0x40 [lhx]", "count": $n, "max_us": $max},
+		{"symbol": "evil\u001b[2J+0x1/0x2", "count": 3, "max_us": 5.5}],
+		"callers_note": null}]' "$TMP/m1.json" >"$TMP/$out"
+}
+kcallers c1.json 10 5000
+kcallers c2.json 4 5200
+run report "$TMP/c1.json"
+expect_in "text: the callers' table" "$out" "longest sections by caller:"
+expect_in "text: the longest caller first, with its max and count" "$out" \
+	"  5000us          10  lhx_irqs_hog+0x1a/0x40 [lhx]"
+check "text: no raw escape from a caller's name" test "$(grep -c $'\033' <<<"$out")" = 0
+check "text: the callers' table fits 80 columns" \
+	test "$(grep -A3 'longest sections by caller:' <<<"$out" | awk 'length > 80' | wc -l)" = 0
+run report -f json "$TMP/c1.json"
+echo "$out" >"$TMP/c1-back.json"
+expect_jq "json: the callers read back as saved" "$TMP/c1-back.json" \
+	'.histograms[0].callers[0] == {"symbol": "lhx_irqs_hog+0x1a/0x40 [lhx]", "count": 10, "max_us": 5000} and (.histograms[0].callers | length) == 2 and .histograms[0].callers_note == null'
+run report -f json "$TMP/c1.json" "$TMP/c2.json"
+echo "$out" >"$TMP/c-merged.json"
+expect_jq "merged: a caller's counts add up, its max is the larger" "$TMP/c-merged.json" \
+	'.histograms[0].callers[0] == {"symbol": "lhx_irqs_hog+0x1a/0x40 [lhx]", "count": 14, "max_us": 5200} and .histograms[0].callers[1].count == 6'
+
 # Broken reports: exit 1, the file and the field named.
 run report "$TMP/nothere.json"
 expect_rc "missing file" 1
