@@ -133,6 +133,9 @@ int lh_cmd_merge(int argc, char **argv)
 		LH_OPT_CALLBACK(0, "max", &a.o.gate, "TRACER=DURATION",
 				"fail when the fleet's worst TRACER section is longer (repeatable; 'all' for every tracer)",
 				lh_opt_max),
+		LH_OPT_CALLBACK(0, "fail-on", &a.o.gate, "SEVERITY",
+				"fail on rule hits of SEVERITY or above in any report: info, warning, critical (default), none",
+				lh_opt_fail_on),
 		LH_OPT_END(),
 	};
 	struct lh_merge *m = NULL;
@@ -140,7 +143,6 @@ int lh_cmd_merge(int argc, char **argv)
 
 	args = &a;
 	lh_gate_init(&a.o.gate);
-	a.o.gate.fail_on = LH_GATE_FAIL_NONE;
 	first = lh_parse_command(argc, argv, options, merge_usage, merge_epilogue,
 				 LH_OPERANDS_FILES);
 	if (first == LH_OPTS_HELP)

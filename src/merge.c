@@ -400,6 +400,37 @@ static char *host_name(const struct lh_merge_host *h, char *buf, size_t len)
 	return buf;
 }
 
+/* --fail-on: a rule of that severity or above that hit, on sections no 'ignore' rule took. */
+static void judge_rules(struct lh_merge *m)
+{
+	char a[32];
+	size_t i;
+
+	if (m->o.gate.fail_on == LH_GATE_FAIL_NONE)
+		return;
+	for (i = 0; i < m->nr_rules; i++) {
+		const struct lh_merge_rule *r = &m->rules[i];
+
+		if (r->severity == LH_SEV_IGNORE || r->severity < m->o.gate.fail_on)
+			continue;
+		if (r->unevaluated) {
+			error(m, lh_xasprintf("rule %s (%s) could not be evaluated on %lu section%s: --fail-on %s cannot be judged",
+					      r->id, lh_severity_name(r->severity), r->unevaluated,
+					      r->unevaluated == 1 ? "" : "s",
+					      lh_gate_fail_on_name(&m->o.gate)));
+		} else if (r->gate_hits) {
+			LH_GROW(m->violations, m->nr_violations + 1, m->alloc_violations);
+			m->violations[m->nr_violations++] =
+				lh_xasprintf("rule %s (%s) hit %lu time%s on %zu host%s, worst %s", r->id,
+					     lh_severity_name(r->severity), r->gate_hits,
+					     r->gate_hits == 1 ? "" : "s", r->hosts.nr,
+					     r->hosts.nr == 1 ? "" : "s",
+					     lh_report_fmt_us(lh_report_us_to_ns(r->worst_us), a,
+							      sizeof(a)));
+		}
+	}
+}
+
 void lh_merge_finish(struct lh_merge *m)
 {
 	char a[32], b[32], name[160];
@@ -439,6 +470,7 @@ void lh_merge_finish(struct lh_merge *m)
 					     lh_report_fmt_us(budget, b, sizeof(b)));
 		}
 	}
+	judge_rules(m);
 }
 
 const char *lh_merge_verdict(const struct lh_merge *m)
@@ -713,8 +745,12 @@ static int write_text(const struct lh_merge *m, FILE *out)
 			t == LH_TRACER_UNKNOWN ? "all" : lh_tracer_name(t),
 			lh_report_fmt_us(m->o.gate.max_ns[t], b, sizeof(b)));
 	}
-	fputs(i ? " (on the fleet's worst, sections no 'ignore' rule accepted)\n" : " none\n",
-	      out);
+	if (i)
+		fputs(" (on the fleet's worst, sections no 'ignore' rule accepted)", out);
+	if (m->o.gate.fail_on != LH_GATE_FAIL_NONE)
+		fprintf(out, "%s --fail-on %s", i++ ? "\n      " : "",
+			lh_gate_fail_on_name(&m->o.gate));
+	fputs(i ? "\n" : " none\n", out);
 	if (m->error)
 		fprintf(out, "Verdict: ERROR: %s\n", m->error);
 	else
@@ -944,6 +980,7 @@ static int write_json(const struct lh_merge *m, FILE *out)
 			    json_object_new_double((double)m->o.gate.max_ns[t] / 1000));
 	a = json_object_new_object();
 	add(a, "max_us", o);
+	add(a, "fail_on", jstr(lh_gate_fail_on_name(&m->o.gate)));
 	add(root, "gate", a);
 	add(root, "reports", json_object_new_uint64(m->reports));
 	add(root, "reports_unreadable", json_object_new_uint64(m->unread));
@@ -986,6 +1023,7 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 
 	for (t = 0; t < LH_TRACER_NR; t++)
 		cases += m->tracers[t].sections > 0;
+	cases += m->o.gate.fail_on != LH_GATE_FAIL_NONE;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
 	fprintf(out, "  <testsuite name=\"lathound merge\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
 		cases, failures, m->error ? 1 : 0);
@@ -1009,6 +1047,20 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 									  a, sizeof(a)),
 				 mt->seen ? host_name(&m->hosts[mt->worst_host], hn, sizeof(hn)) :
 				 "-", mt->sections);
+		ret |= lh_escape_junit_case(out, "lathound.merge", name, fail, NULL, s);
+		free(s);
+	}
+	if (m->o.gate.fail_on != LH_GATE_FAIL_NONE) {
+		const char *fail = NULL;
+		unsigned long hits = 0;
+
+		for (i = 0; i < m->nr_violations && !fail; i++)
+			if (!strncmp(m->violations[i], "rule ", 5))
+				fail = m->violations[i];
+		for (i = 0; i < m->nr_rules; i++)
+			hits += m->rules[i].hits;
+		snprintf(name, sizeof(name), "rules --fail-on %s", lh_gate_fail_on_name(&m->o.gate));
+		s = lh_xasprintf("%lu rule hits across the fleet", hits);
 		ret |= lh_escape_junit_case(out, "lathound.merge", name, fail, NULL, s);
 		free(s);
 	}

@@ -26,7 +26,7 @@ expect_rc "a --board id with a space is refused" 1
 expect_in "... saying what an id may hold" "$err" "invalid --board 'two words'"
 
 # ---- three boards, one view ----
-run merge "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+run merge --fail-on none "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
 expect_rc "three boards merge, no gate" 0
 expect_in "the count of reports and hosts" "$out" "lathound merge: 3 reports folded, 3 hosts"
 expect_in "the fleet's worst irqsoff and its board" "$out" \
@@ -41,7 +41,23 @@ expect_in "no gate" "$out" "Gates: none"
 over=$(awk 'length > 80' <<<"$out")
 check "the text fits 80 columns" test -z "$over"
 
-run merge -f json -o "$TMP/fleet.json" "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+# The rule gate, by default as analyze's: a critical rule hit on any board fails the fleet.
+run merge "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+expect_rc "a critical rule hit on two boards: the fleet fails (--fail-on critical by default)" 2
+expect_in "... the violation names the rule, hosts and worst" "$out" \
+	"  rule raid-irq-held (critical) hit 2 times on 2 hosts, worst 2093us"
+expect_in "... the gate is stated" "$out" "Gates: --fail-on critical"
+over=$(awk 'length > 80' <<<"$out")
+check "... the text fits 80 columns" test -z "$over"
+run merge --max all=3ms -f junit "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+expect_rc "--max all=3ms and the rule gate, JUnit" 2
+expect_in "... a rules testcase that fails" "$out" \
+	'<testcase classname="lathound.merge" name="rules --fail-on critical"'
+run merge -f json "$TMP/c.json"
+expect_rc "a board without a critical hit passes the rule gate" 0
+expect_jq "... JSON: the gate says fail_on" <(echo "$out") '.gate.fail_on == "critical" and .verdict == "pass"'
+
+run merge --fail-on none -f json -o "$TMP/fleet.json" "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
 expect_rc "-f json -o FILE" 0
 J=$TMP/fleet.json
 expect_jq "JSON: verdict, reports, hosts" "$J" \
@@ -57,54 +73,54 @@ expect_jq "JSON: the rule's hits and hosts" "$J" \
 	'.rules[] | select(.id == "raid-irq-held") | .hits == 2 and (.hosts | length) == 2'
 
 # ---- the gate on the fleet's worst ----
-run merge --max irqsoff=2ms "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+run merge --fail-on none --max irqsoff=2ms "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
 expect_rc "--max irqsoff=2ms fails on 2093us" 2
 expect_in "the violation names the board" "$out" \
 	"irqsoff: the fleet's worst 2093us on rig-b is over --max irqsoff=2000us"
-run merge --max all=3ms "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+run merge --fail-on none --max all=3ms "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
 expect_rc "--max all=3ms passes" 0
-run merge -f junit --max irqsoff=2ms "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
+run merge --fail-on none -f junit --max irqsoff=2ms "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
 expect_rc "-f junit: the gate fails" 2
 echo "$out" >"$TMP/j.xml"
 check "JUnit is well-formed XML" xmllint --noout "$TMP/j.xml"
 expect_in "JUnit: the failure" "$out" '<testsuite name="lathound merge" tests="3" failures="1" errors="0">'
-run merge --max preemptoff=1ms "$TMP/a.json" "$TMP/c.json"
+run merge --fail-on none --max preemptoff=1ms "$TMP/a.json" "$TMP/c.json"
 expect_rc "a gated tracer no report measured is an error" 1
 expect_in "... saying so" "$out" "Verdict: ERROR: preemptoff is gated by --max but no report measured it"
 
 # ---- fail closed ----
 echo '{"lathound": "0.1.0", "report_version": 1}' >"$TMP/cut.json"
 for f in text json junit; do
-	run merge -f $f "$TMP/a.json" "$TMP/cut.json"
+	run merge --fail-on none -f $f "$TMP/a.json" "$TMP/cut.json"
 	expect_rc "$f: an inconsistent report is an error" 1
 	expect_in "$f: named in the output" "$(sed 's/&#39;/'"'"'/g' <<<"$out")" \
 		"report '$TMP/cut.json': mode: missing"
 done
-run merge "$TMP/a.json" "$TMP/missing.json"
+run merge --fail-on none "$TMP/a.json" "$TMP/missing.json"
 expect_rc "a report that does not exist is an error" 1
 expect_in "... named" "$out" "cannot open report '$TMP/missing.json'"
-run merge --allow-unreadable "$TMP/a.json" "$TMP/cut.json"
+run merge --fail-on none --allow-unreadable "$TMP/a.json" "$TMP/cut.json"
 expect_rc "--allow-unreadable lists it instead" 0
 expect_in "... listed as accepted" "$out" "(accepted: --allow-unreadable)"
 expect_in "... and counted" "$out" "1 report folded, 1 host, 1 unreadable"
-run merge "$TMP/a.json" "$TMP/broken.json"
+run merge --fail-on none "$TMP/a.json" "$TMP/broken.json"
 expect_rc "a report whose own verdict is error is an error" 1
 expect_in "... saying why" "$out" "its verdict is error"
-run merge --accept-error "$TMP/a.json" "$TMP/broken.json"
+run merge --fail-on none --accept-error "$TMP/a.json" "$TMP/broken.json"
 expect_rc "--accept-error merges it" 0
 jq '.histograms = [{"source": "kernel", "kind": "irqsoff", "cpu": null, "unit": "us",
 	"count": 1, "min": 1, "max": 3, "mean": 2, "buckets": [{"lo": 1, "hi": 3, "count": 1}],
 	"dropped": 0}]' "$TMP/a.json" >"$TMP/h1.json"
 jq '.histograms[0].buckets[0].lo = 2 | .histograms[0].buckets[0].hi = 4 | .histograms[0].min = 2
 	| .histograms[0].max = 4 | .histograms[0].mean = 3' "$TMP/h1.json" >"$TMP/h2.json"
-run merge "$TMP/h1.json" "$TMP/h1.json"
+run merge --fail-on none "$TMP/h1.json" "$TMP/h1.json"
 expect_rc "kernel histograms of one layout add up" 0
 expect_in "... summed" "$out" "  kernel irqsoff   all           2"
-run merge "$TMP/h1.json" "$TMP/h2.json"
+run merge --fail-on none "$TMP/h1.json" "$TMP/h2.json"
 expect_rc "kernel histograms whose buckets do not fit are an error" 1
 expect_in "... saying the layouts must agree" "$out" "their layouts must agree"
 printf '%s\n' "$TMP/a.json" "$TMP/b.json" >"$TMP/list"
-run merge --from "$TMP/list" "$TMP/c.json"
+run merge --fail-on none --from "$TMP/list" "$TMP/c.json"
 expect_rc "--from LIST with operands" 0
 expect_in "... reads all three" "$out" "3 reports folded"
 run merge
@@ -120,21 +136,21 @@ expect_rc "record --board" 0
 R=$TMP/o1/report.json
 expect_jq "record writes the board id" "$R" '.board == "rack1-slot3" and .mode == "record"'
 jq '.run.run_id = "0123456789abcdef0123456789abcdef" | .board = "rack1-slot4"' "$R" >"$TMP/r2.json"
-run merge "$R" "$TMP/r2.json" "$TMP/a.json"
+run merge --fail-on none "$R" "$TMP/r2.json" "$TMP/a.json"
 expect_rc "record and analyze reports merge" 0
 expect_in "a record board shows its hostname" "$out" "rack1-slot3 ($(uname -n | cut -c1-10)"
 jq '.run.host = "evil\u001b[2Jhost"' "$TMP/r2.json" >"$TMP/r3.json"
-run merge "$R" "$TMP/r3.json"
+run merge --fail-on none "$R" "$TMP/r3.json"
 expect_rc "a hostname with a control byte merges" 0
 expect_not_in "it never reaches the terminal raw" "$out" $'\e'
 expect_in "it is shown inert, cut to its column" "$out" 'rack1-slot4 (evil\x... '
-run merge -f json "$R" "$TMP/r3.json"
+run merge --fail-on none -f json "$R" "$TMP/r3.json"
 echo "$out" >"$TMP/evil.json"
 expect_jq "JSON: the hostname inert" "$TMP/evil.json" '.hosts[1].host == "evil\\x1b[2Jhost"'
 run report "$R" "$TMP/r2.json"
 expect_rc "'lathound report' refuses to merge two boards" 1
 expect_in "... naming both" "$err" "board 'rack1-slot4', but '$R' is of board 'rack1-slot3'"
-run merge "$R" "$TMP/r2.json" "$R"
+run merge --fail-on none "$R" "$TMP/r2.json" "$R"
 expect_rc "the same run twice is an error" 1
 expect_in "... named by its run_id" "$out" "the same run (run_id $(jq -r .run.run_id "$R"))"
 
@@ -145,7 +161,7 @@ else
 	LATHOUND=$LATHOUND "$TOP/bench/fleet-gen.sh" 1000 "$TMP/fleet" 50 >/dev/null
 	rss() {
 		ls "$TMP"/fleet/r*.json | head -n "$1" |
-			/usr/bin/time -f %M -o "$TMP/rss" "$LATHOUND" merge -q --from - >"$TMP/m$1.txt"
+			/usr/bin/time -f %M -o "$TMP/rss" "$LATHOUND" merge -q --fail-on none --from - >"$TMP/m$1.txt"
 		echo "$? $(tail -1 "$TMP/rss")"
 	}
 	read -r rc100 kb100 < <(rss 100)
