@@ -3,9 +3,10 @@
  * The HTML report: one self-contained page (inline CSS and SVG, no script, a
  * Content-Security-Policy that loads nothing) for people to read after a soak: the verdict,
  * log-y histograms per tracer and CPU with the budget line, the progression of maxima, IRQ
- * handler histograms, histograms the kernel counted, top offenders with their stacks, rule
- * hits, the run. Every string of a trace or of a report read back is written through
- * lh_escape_xml() (put() and esc()): none can open a tag or end an attribute.
+ * handler histograms, histograms the kernel counted and the callers of their longest
+ * sections, top offenders with their stacks, rule hits, the run. Every string of a trace or
+ * of a report read back is written through lh_escape_xml() (put() and esc()): none can open
+ * a tag or end an attribute.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -371,7 +372,35 @@ static void write_distributions(const struct lh_report *rep, FILE *out)
 	}
 }
 
-/* Each kind the kernel counted: one series per CPU (or the all-CPU one). */
+/* The callers of a kernel histogram with the longest sections, as the text report lists them. */
+static void kernel_callers(FILE *out, const struct lh_report_histogram *kh)
+{
+	char m[32];
+	size_t i;
+
+	fputs("<p class=\"caption\">Longest sections by caller:", out);
+	if (!kh->nr_callers) {
+		fputs(" none counted</p>\n", out);
+		return;
+	}
+	fputs("</p>\n<table class=\"callers\"><tr><th class=\"n\">max</th>"
+	      "<th class=\"n\">sections</th><th>caller</th></tr>\n", out);
+	for (i = 0; i < kh->nr_callers; i++) {
+		fprintf(out, "<tr class=\"caller\"><td class=\"n\">%s</td><td class=\"n\">%llu</td>"
+			"<td><code>", lh_report_fmt_us(kh->callers[i].max_ns, m, sizeof(m)),
+			(unsigned long long)kh->callers[i].count);
+		esc(out, kh->callers[i].symbol);
+		fputs("</code></td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	if (kh->callers_note) {
+		fputs("<p class=\"note\">", out);
+		put(out, "(%s: offsets from _stext)", kh->callers_note);
+		fputs("</p>\n", out);
+	}
+}
+
+/* Each kind the kernel counted: one series per CPU (or the all-CPU one), then its callers. */
 static void write_kernel_hists(const struct lh_report *rep, FILE *out)
 {
 	struct series s[MAX_SERIES];
@@ -419,6 +448,10 @@ static void write_kernel_hists(const struct lh_report *rep, FILE *out)
 			fputs("</b></p>", out);
 			hist_caption(out, s[k].h);
 		}
+		for (k = i; k < rep->nr_hists; k++)
+			if (!strcmp(rep->hists[k].kind, kh->kind) &&
+			    !strcmp(rep->hists[k].source, kh->source) && rep->hists[k].has_callers)
+				kernel_callers(out, &rep->hists[k]);
 	}
 }
 

@@ -104,6 +104,20 @@ second_signal() {
 	check "... tracefs left as found every time ($bad_state changed)" test $bad_state = 0
 }
 
+# with_callers IN OUT COUNT MAX SYMBOL: the saved report IN with the kernel's irqs-off
+# histogram and its callers as record --hist saves them (doc/report-json.md), written to OUT:
+# 'lhx_irqs_hog+0x1a/0x40 [lhx]' began COUNT sections, the longest MAX us; SYMBOL began 3,
+# the longest 5.5 us.
+with_callers() {
+	jq --argjson n "$3" --argjson max "$4" --arg sym "$5" '.histograms = [{"source": "kernel",
+		"kind": "irqsoff", "cpu": null, "unit": "us", "count": ($n + 3), "min": 5,
+		"max": 6, "mean": 5.5, "buckets": [{"lo": 5, "hi": 6, "count": ($n + 3)}],
+		"dropped": 0, "callers": [
+		{"symbol": "lhx_irqs_hog+0x1a/0x40 [lhx]", "count": $n, "max_us": $max},
+		{"symbol": $sym, "count": 3, "max_us": 5.5}],
+		"callers_note": null}]' "$1" >"$2"
+}
+
 finish() { exit $T_FAILED; }
 
 # ---- Prometheus: the real promtool and node_exporter (Debian's prometheus and

@@ -35,6 +35,26 @@ expect_in "hostile: the comm shown as text" "$evil" "&lt;/td&gt;&lt;script&gt;al
 expect_in "hostile: the quote cannot end an attribute" "$evil" "x&quot; onmouseover=&quot;alert(2)"
 check "hostile: no raw control byte" test "$(grep -c $'\033' "$TMP/evil.html")" = 0
 
+# The callers of the kernel's irqs-off histogram (record --hist), longest first as the text
+# report lists them; a caller's name (from /proc/kallsyms or a saved report) and the note on
+# names stay text.
+with_callers "$TMP/a.json" "$TMP/callers.json" 10 5000 \
+	'</code><script>alert(3)</script>"'"'"' onclick="alert(4)'
+jq '.histograms[0].callers_note = "<b onclick=\"alert(5)\">no kallsyms</b>"' \
+	"$TMP/callers.json" >"$TMP/callers-note.json"
+run report -f html -o "$TMP/callers.html" "$TMP/callers-note.json"
+expect_rc "report -f html of a report with the kernel's callers" 0
+callers=$(cat "$TMP/callers.html")
+CALLER1='<tr class="caller"><td class="n">5000us</td><td class="n">10</td><td><code>lhx_irqs_hog+0x1a/0x40 [lhx]</code></td></tr>'
+expect_in "callers: the longest first, with its max and sections" "$callers" "$CALLER1"
+n=$(grep -o '<tr class="caller">' <<<"$callers" | wc -l)
+check "callers: both listed ($n of 2)" test "$n" = 2
+expect_not_in "hostile caller: no script element" "$callers" "<script"
+expect_in "hostile caller: the name is text, its quotes end no attribute" "$callers" \
+	'<code>&lt;/code&gt;&lt;script&gt;alert(3)&lt;/script&gt;&quot;&#39; onclick=&quot;alert(4)</code>'
+expect_in "hostile note: text" "$callers" \
+	'(&lt;b onclick=&quot;alert(5)&quot;&gt;no kallsyms&lt;/b&gt;: offsets from _stext)'
+
 if ! command -v chromium >/dev/null; then
 	skip "rendered in Chromium" "chromium is not installed (tests/deps.sh installs it as root)"
 	finish
@@ -85,5 +105,21 @@ expect_in "hostile report: the quote is text in the DOM" "$(cat "$TMP/evil.dom")
 	'x" onmouseover="alert(2)'
 
 check "hostile report: no console message" test "$(grep -c 'CONSOLE' "$TMP/evil.log")" = 0
+
+render callers
+dom=$(cat "$TMP/callers.dom")
+first=$(grep -A1 '<table class="callers">' "$TMP/callers.dom" | sed -n 2p)
+check "callers: the table in the DOM, the longest first" test "$first" = "$CALLER1"
+n=$(grep -o '<tr class="caller">' "$TMP/callers.dom" | wc -l)
+check "callers: both rows in the DOM ($n of 2)" test "$n" = 2
+check "hostile caller: no script element in the DOM" \
+	test "$(grep -c '<script' "$TMP/callers.dom")" = 0
+check "hostile caller: no attribute injected" \
+	test "$(grep -cE '<[a-z][^>]* onclick=' "$TMP/callers.dom")" = 0
+expect_in "hostile caller: the name is text in the DOM" "$dom" \
+	"<code>&lt;/code&gt;&lt;script&gt;alert(3)&lt;/script&gt;\"' onclick=\"alert(4)</code>"
+expect_in "hostile note: text in the DOM" "$dom" \
+	'(&lt;b onclick="alert(5)"&gt;no kallsyms&lt;/b&gt;: offsets from _stext)'
+check "callers: no console message" test "$(grep -c 'CONSOLE' "$TMP/callers.log")" = 0
 
 finish

@@ -73,18 +73,8 @@ expect_in "merged analyze reports: the board cannot be checked, said" "$err" "do
 # The callers of the kernel's irqs-off histogram (record --hist) read back: the text report's
 # table, the JSON as saved, and two reports merged (counts added, maxima kept); a caller's
 # name with a control character is shown escaped.
-kcallers() {
-	local out=$1 count=$2 max=$3
-	jq --argjson n "$count" --argjson max "$max" '.histograms = [{"source": "kernel",
-		"kind": "irqsoff", "cpu": null, "unit": "us", "count": ($n + 3), "min": 5,
-		"max": 6, "mean": 5.5, "buckets": [{"lo": 5, "hi": 6, "count": ($n + 3)}],
-		"dropped": 0, "callers": [
-		{"symbol": "lhx_irqs_hog+0x1a/0x40 [lhx]", "count": $n, "max_us": $max},
-		{"symbol": "evil\u001b[2J+0x1/0x2", "count": 3, "max_us": 5.5}],
-		"callers_note": null}]' "$TMP/m1.json" >"$TMP/$out"
-}
-kcallers c1.json 10 5000
-kcallers c2.json 4 5200
+with_callers "$TMP/m1.json" "$TMP/c1.json" 10 5000 $'evil\e[2J+0x1/0x2'
+with_callers "$TMP/m1.json" "$TMP/c2.json" 4 5200 $'evil\e[2J+0x1/0x2'
 run report "$TMP/c1.json"
 expect_in "text: the callers' table" "$out" "longest sections by caller:"
 expect_in "text: the longest caller first, with its max and count" "$out" \
