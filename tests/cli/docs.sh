@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# What README.md and doc/ say lathound does by default is what the binary says: the kernel
+# histograms 'record' counts without --hist are those 'record --help' names.
+. "$(dirname "$0")/../lib.sh"
+
+run record --help
+dflt=$(sed -n 's/.*histograms counted in the kernel (default \([a-z,]*\) where.*/\1/p' <<<"$out")
+check "record --help names the default kernel histograms ($dflt)" test -n "$dflt"
+
+# Every sentence of the docs that says which kinds record counts by default, e.g. "record
+# counts wakeup by default", "by default the wakeup histogram", "without --hist, record counts
+# the wakeup histogram" (man page markup and Markdown code marks dropped, lines joined).
+KIND='(irqsoff|preemptoff|wakeup)[a-z]*'
+SAID="record counts [a-z, ]{1,40} by default|[Bb]y default,? (the )?$KIND( (and|or) $KIND)*"
+SAID+="( histograms?| alone| where)|without --hist, record counts (the )?[a-z, ]{1,40} histograms?"
+want=$(tr ',' '\n' <<<"$dflt" | sort -u | paste -sd,)
+wrong= n=0
+for f in "$TOP"/README.md "$TOP"/doc/*.md "$TOP"/doc/*.1; do
+	while read -r said; do
+		kinds=$(grep -oE 'irqsoff|preemptoff|wakeup' <<<"$said" | sort -u | paste -sd,)
+		[ "$kinds" = "$want" ] || wrong+=" $(basename "$f"): '$said';"
+		n=$((n + 1))
+	done < <(tr '\n' ' ' <"$f" | sed 's/\\f[BIR]//g; s/`//g; s/ \.[BI]R\? / /g' |
+		grep -oE "$SAID")
+done
+check "the docs' default kernel histograms are --help's ($n sentences)${wrong:+:$wrong}" \
+	test -z "$wrong" -a "$n" -ge 5
+finish
