@@ -654,6 +654,7 @@ static void write_text_sigs(const struct lh_merge *m, FILE *out)
 		fprintf(out, "  other (past %d signatures): %lu sections, worst %s\n",
 			LH_MERGE_SIGNATURES, m->other_sections,
 			fmt_worst(true, m->other_worst_us, w, sizeof(w)));
+	free(v);
 }
 
 static void write_text_rules(const struct lh_merge *m, FILE *out)

@@ -10,8 +10,7 @@ DATA=$TOP/tests/data
 # The rules of the lhx test driver (tests/vm/lhx): not shipped, added where a test needs them.
 LHX_RULES=$TOP/tests/vm/lhx/lhx.rules
 if [ -n "$LH_VALGRIND" ]; then
-	LATHOUND_RUN=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
-		--suppressions="$TOP/tests/valgrind.supp" "$LATHOUND")
+	LATHOUND_RUN=("$TOP/tests/valgrind" "$LATHOUND")
 else
 	LATHOUND_RUN=("$LATHOUND")
 fi

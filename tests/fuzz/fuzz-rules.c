@@ -2,10 +2,12 @@
 /*
  * libFuzzer target for rule files, with an oracle: loads the input (up to a line "%%") as
  * a rule file and matches every rule against a record, made of the lines after "%%" (in
- * turn a function, a stack frame and an IRQ handler name) or a fixed one, with a tiny line
- * cache (which fills and is emptied) and without a cache. Besides crashes and sanitizer
- * reports, any rule on which lathound's verdict (fired, not, unevaluated) differs from plain
- * PCRE2 applied as lathound-rules(1) says (tests/unit/rules-oracle.h) is a bug (abort).
+ * turn a function, a stack frame and an IRQ handler name) or a fixed one, as lathound does
+ * (the Vectorscan prefilter where built, a tiny line cache which fills and is emptied) and
+ * with PCRE2 alone (no prefilter, no cache). Besides crashes and sanitizer reports, any rule
+ * on which lathound's verdict (fired, not, unevaluated) differs from plain PCRE2 applied as
+ * lathound-rules(1) says (tests/unit/rules-oracle.h) is a bug (abort). The engine is
+ * printed first; compiled prefilter databases are not cached (every input is new).
  *   ./fuzz-rules -dict=rules.dict -max_total_time=180 corpus-rules/ ../../rules/
  */
 #include <stdint.h>
@@ -18,7 +20,18 @@
 #include "util.h"
 #include "../unit/rules-oracle.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char buf[64];
+	const char *engine = lh_rules_prefilter_engine(buf, sizeof(buf));
+
+	setenv("LATHOUND_CACHE_DIR", "", 1);
+	fprintf(stderr, "fuzz-rules: rules prefilter: %s\n", engine ? engine : "none");
+	return 0;
+}
 
 static void add_func(struct lh_record *r, const char *name, size_t len)
 {
@@ -117,6 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lh_rules_load_buffer(plain, "fuzz.rules", text, rules_len, &d);
 	lh_rules_set_cache_limit(cached, 2048);
 	lh_rules_set_cache_limit(plain, 0);
+	lh_rules_set_prefilter(plain, false);
 	for (pass = 0; pass < 2; pass++) {
 		lh_rules_match(cached, rec, &m1, &d);
 		lh_rules_match(plain, rec, &m2, &d);

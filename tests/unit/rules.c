@@ -1597,9 +1597,9 @@ START_TEST(test_prefilter_differential)
 
 		code = pcre2_compile((PCRE2_SPTR)tricky_patterns[i], PCRE2_ZERO_TERMINATED, 0,
 				     &err, &off, NULL);
+		pcre2_code_free(code);
 		if (!code || !*tricky_patterns[i])
 			continue;	/* a rule file refuses it */
-		pcre2_code_free(code);
 		fprintf(f, "[t%zu]\nmatch = %s\n", i, tricky_patterns[i]);
 	}
 	for (i = 0; i < LH_ARRAY_SIZE(patterns); i++)
