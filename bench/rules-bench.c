@@ -62,10 +62,10 @@ int main(int argc, char **argv)
 	       s->lines, s->cache_misses, s->cache_hits, s->cache_clears);
 	printf("  %lu regex runs, %zu cache entries, %zu cache bytes\n", s->regex_runs,
 	       s->cache_entries, s->cache_bytes);
-	printf("  prefilter: %zu line rules, %zu always run (%s), %lu scans, %lu lines settled by them\n",
+	printf("  prefilter: %zu line rules, %zu always run (%s%s), %lu scans, %lu lines settled by them\n",
 	       s->prefiltered, s->always_run, s->no_prefilter ? s->no_prefilter :
-	       s->prefilter_cached ? "on, from the cache" : "on, compiled", s->scans,
-	       s->scan_only);
+	       s->prefilter_cached ? "on, from the cache" : "on, compiled",
+	       s->block_scan ? ", a record's lines at once" : "", s->scans, s->scan_only);
 	lh_parser_free(p);
 	lh_match_release(&run.m);
 	lh_diag_release(&run.diag);

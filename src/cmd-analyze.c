@@ -63,6 +63,7 @@ struct analyze {
 struct reader {
 	struct lh_parser	*p;
 	struct lh_report	*rep;
+	struct lh_rules		*rules;	/* the report's */
 	struct lh_diag		*diag;
 	unsigned int		jobs;
 	size_t			chunk;
@@ -155,6 +156,8 @@ static int feed_mapped(int fd, size_t len, struct input *inp, const struct reade
 {
 	struct lh_parallel_opts po = {
 		.jobs = rd->jobs, .chunk = rd->chunk, .piece = MAP_PIECE, .release = release_pages,
+		.rules = lh_rules_count(rd->rules) ? rd->rules : NULL,
+		.matched = lh_report_feed_matched,
 	};
 	struct lh_parser *p = rd->p;
 	size_t off, n;
@@ -381,7 +384,7 @@ int lh_cmd_analyze(int argc, char **argv)
 		a.jobs = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 :
 			 (unsigned long)CPU_COUNT(&cpus);
 	rd = (struct reader){
-		.p = parser, .rep = rep, .diag = &diag,
+		.p = parser, .rep = rep, .rules = rules, .diag = &diag,
 		.jobs = a.jobs < LH_PARALLEL_MAX_JOBS ? (unsigned int)a.jobs : LH_PARALLEL_MAX_JOBS,
 		.chunk = a.chunk ? a.chunk : LH_PARALLEL_CHUNK,
 	};

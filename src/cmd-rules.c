@@ -84,9 +84,11 @@ static void print_prefilter(struct lh_rules *rs)
 		printf("prefilter: none (%s): PCRE2 runs every line rule on every new line\n",
 		       st->no_prefilter);
 	else
-		printf("prefilter: %s: %zu line rule%s, %zu run by PCRE2 on every new line\n",
+		printf("prefilter: %s: %zu line rule%s, %zu run by PCRE2 on every new line; %s\n",
 		       lh_rules_prefilter_engine(engine, sizeof(engine)), st->prefiltered,
-		       st->prefiltered == 1 ? "" : "s", st->always_run);
+		       st->prefiltered == 1 ? "" : "s", st->always_run,
+		       st->block_scan ? "a record's lines scanned at once" :
+		       "a line at a time (a pattern anchors to the subject's ends or may match empty)");
 	for (i = 0; !st->no_prefilter && i < lh_rules_count(rs); i++) {
 		const struct lh_rule *r = lh_rules_get(rs, i);
 

@@ -18,6 +18,9 @@
  * record the slot had) with where the chunk's warnings stood when each came, and the caller's
  * thread drains the slots in order. At
  * most 2 * jobs chunks are parsed and not yet drained: memory stays bounded by the chunk size.
+ * Given rules, each thread also matches its records with a matcher of its own (its line
+ * cache bounded by a share of the rules' bound), so that the caller's thread only adds
+ * them to its report.
  */
 #include <errno.h>
 #include <limits.h>
@@ -29,9 +32,10 @@
 
 #define NO_COUNT	ULONG_MAX
 
-/* A record a thread parsed, and how many warnings its chunk had given before it. */
+/* A record a thread parsed (and matched), and the warnings its chunk had given before it. */
 struct item {
 	struct lh_record	*rec;
+	struct lh_match		m;
 	unsigned long		diag_pos;
 };
 
@@ -50,6 +54,7 @@ struct worker {
 	struct shared		*sh;
 	pthread_t		thread;
 	struct lh_parser	*p;
+	struct lh_rules_matcher	*mt;	/* where the records are matched here */
 	struct lh_diag		diag;	/* p's, moved into the slot after each chunk */
 	struct slot		*cur;	/* being filled */
 };
@@ -150,6 +155,8 @@ static int keep(struct lh_record *r, void *arg)
 	it = &sl->items[sl->nr++];
 	it->rec = lh_parser_take_record(w->p, it->rec ? it->rec : lh_record_alloc());
 	it->diag_pos = w->diag.warnings + w->diag.errors;
+	if (w->mt)
+		lh_rules_matcher_match(w->mt, it->rec, &it->m);
 	return 0;
 }
 
@@ -260,15 +267,21 @@ static void diag_move(struct lh_diag *diag, const struct lh_diag *from, unsigned
 	}
 }
 
-/* Hands chunk results to fn in order. Return: 0, or -1 once fn asked to stop. */
-static int drain(struct slot *sl, lh_record_fn fn, void *arg, struct lh_diag *diag)
+/*
+ * Hands chunk results to fn (or o->matched) in order. Return: 0, or -1 once it asked to
+ * stop.
+ */
+static int drain(struct slot *sl, const struct lh_parallel_opts *o, lh_record_fn fn, void *arg,
+		 struct lh_diag *diag)
 {
 	unsigned long done = 0;
+	struct item *it;
 	size_t i;
 
 	for (i = 0; i < sl->nr; i++) {
-		diag_move(diag, &sl->diag, &done, sl->items[i].diag_pos);
-		if (fn && fn(sl->items[i].rec, arg) < 0)
+		it = &sl->items[i];
+		diag_move(diag, &sl->diag, &done, it->diag_pos);
+		if (o->rules ? o->matched(it->rec, &it->m, arg) < 0 : fn && fn(it->rec, arg) < 0)
 			return -1;
 	}
 	diag_move(diag, &sl->diag, &done, sl->diag.warnings + sl->diag.errors);
@@ -281,11 +294,14 @@ static void shared_free(struct shared *sh)
 
 	for (i = 0; i < LH_PARALLEL_MAX_JOBS; i++) {
 		lh_parser_free(sh->workers[i].p);
+		lh_rules_matcher_free(sh->workers[i].mt);
 		lh_diag_release(&sh->workers[i].diag);
 	}
 	for (i = 0; i < sh->nr_slots; i++) {
-		for (j = 0; j < sh->slots[i].alloc; j++)
+		for (j = 0; j < sh->slots[i].alloc; j++) {
 			lh_record_free(sh->slots[i].items[j].rec);
+			lh_match_release(&sh->slots[i].items[j].m);
+		}
 		free(sh->slots[i].items);
 		lh_diag_release(&sh->slots[i].diag);
 	}
@@ -327,6 +343,8 @@ int lh_parallel_parse(struct lh_parser *p, const char *source, const char *buf, 
 
 		w->sh = sh;
 		w->p = lh_parser_alloc(&w->diag);
+		if (o->rules)	/* the line caches share the bound */
+			w->mt = lh_rules_matcher_alloc(o->rules, LH_RULES_CACHE_DEFAULT / jobs);
 		err = pthread_create(&w->thread, NULL, work, w);
 		if (err)
 			break;
@@ -345,7 +363,7 @@ int lh_parallel_parse(struct lh_parser *p, const char *source, const char *buf, 
 		pthread_mutex_unlock(&sh->lock);
 		if (!sl->at_rest)
 			break;
-		ret = drain(sl, fn, arg, diag);
+		ret = drain(sl, o, fn, arg, diag);
 		lh_parse_absorb(p, &sl->out);
 		lines = sl->out.lineno;
 		lh_diag_release(&sl->diag);

@@ -12,9 +12,14 @@
 #define LH_PARALLEL_H
 
 #include "parse.h"
+#include "rules.h"
 
 #define LH_PARALLEL_MAX_JOBS	4
-#define LH_PARALLEL_CHUNK	(4 << 20)	/* bytes per chunk, about */
+/*
+ * Bytes per chunk, about: the records of 2 * jobs chunks are in memory at once, and their
+ * pages cost page faults (bench/README.md: 1 MB has a quarter fewer than 4 MB).
+ */
+#define LH_PARALLEL_CHUNK	(1 << 20)
 
 struct lh_parallel_opts {
 	unsigned int	jobs;	/* parsing threads, 2 to LH_PARALLEL_MAX_JOBS */
@@ -22,6 +27,13 @@ struct lh_parallel_opts {
 	size_t		piece;	/* bytes fed to lh_parse_feed() at a time */
 	/* called with each piece once parsed (may be NULL): e.g. to give its pages back */
 	void		(*release)(const char *s, size_t n);
+	/*
+	 * Where set (with matched), each thread matches the records it parses against these
+	 * rules (a matcher of its own, lh_rules_matcher_match()), and they reach matched()
+	 * with their match instead of fn: the caller says the limit hits (lh_rules_warn()).
+	 */
+	struct lh_rules	*rules;
+	int		(*matched)(struct lh_record *r, struct lh_match *m, void *arg);
 };
 
 /*

@@ -622,6 +622,14 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
 	return 0;
 }
 
+int lh_report_feed_matched(struct lh_record *r, struct lh_match *m, void *arg)
+{
+	struct lh_report *rep = arg;
+
+	lh_rules_warn(rep->rules, r, m, rep->opts.diag ? rep->opts.diag : &rep->own_diag);
+	return lh_report_add(rep, r, m);
+}
+
 int lh_report_feed(struct lh_record *r, void *arg)
 {
 	struct lh_report *rep = arg;

@@ -118,6 +118,12 @@ int lh_report_add(struct lh_report *rep, const struct lh_record *r, const struct
  */
 int lh_report_feed(struct lh_record *r, void *rep);
 /*
+ * Adds r with m, the match of r against the report's rules that another thread made
+ * (lh_rules_matcher_match()), and says its limit hits as lh_report_feed() would.
+ * Records must come in input order. Return: 0.
+ */
+int lh_report_feed_matched(struct lh_record *r, struct lh_match *m, void *rep);
+/*
  * Adds parser counters to the report's: a parser's lh_parser_stats() once when it is done,
  * or (a live run, at each checkpoint) what they grew by since the last call.
  */

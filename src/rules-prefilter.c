@@ -25,6 +25,7 @@
  * file that is not exactly what this rule set and this Vectorscan would compile, or a
  * directory lathound may not trust (lh_check_trusted()), is never used: it compiles.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -39,11 +40,23 @@
 #include <hs.h>
 
 struct lh_prefilter {
-	hs_database_t	*db;
-	hs_scratch_t	*scratch;
-	uint32_t	*cand;		/* the scan's output */
-	size_t		nr_cand;
-	bool		cached;		/* the database came from the cache */
+	hs_database_t	*db;		/* a line at a time */
+	hs_database_t	*block_db;	/* many lines at once (see lh_prefilter_scan_lines()) */
+	size_t		nr_ids;
+	bool		cached;		/* the databases came from the cache */
+};
+
+struct lh_prefilter_scratch {
+	hs_scratch_t		*scratch;	/* for both databases */
+	uint32_t		*cand;		/* a line's scan output */
+	size_t			nr_cand;
+	struct lh_prefilter_pair *pairs;	/* a block's scan output */
+	size_t			nr_pairs;
+	size_t			alloc_pairs;
+	size_t			max_pairs;	/* past this many, the block scan gives up */
+	const uint32_t		*starts;	/* the block's lines */
+	size_t			nr_lines;
+	size_t			line;		/* the last match's */
 };
 
 /*
@@ -74,9 +87,9 @@ static const struct probe {
 static int on_match(unsigned int id, unsigned long long from, unsigned long long to,
 		    unsigned int flags, void *ctx)
 {
-	struct lh_prefilter *pf = ctx;
+	struct lh_prefilter_scratch *ps = ctx;
 
-	pf->cand[pf->nr_cand++] = id;
+	ps->cand[ps->nr_cand++] = id;
 	return 0;
 }
 
@@ -103,7 +116,7 @@ static int probe_pcre2(const char *pattern, const char *line)
 /* Return: the same for Vectorscan, compiled exactly (not in prefilter mode). */
 static int probe_hs(const char *pattern, const char *line)
 {
-	struct lh_prefilter pf = { 0 };
+	struct lh_prefilter_scratch ps = { 0 };
 	hs_compile_error_t *err;
 	hs_scratch_t *scratch = NULL;
 	hs_database_t *db;
@@ -114,10 +127,10 @@ static int probe_hs(const char *pattern, const char *line)
 		hs_free_compile_error(err);
 		return -1;
 	}
-	pf.cand = cand;
+	ps.cand = cand;
 	if (hs_alloc_scratch(db, &scratch) == HS_SUCCESS &&
-	    hs_scan(db, line, strlen(line), 0, scratch, on_match, &pf) == HS_SUCCESS)
-		rc = pf.nr_cand > 0;
+	    hs_scan(db, line, strlen(line), 0, scratch, on_match, &ps) == HS_SUCCESS)
+		rc = ps.nr_cand > 0;
 	hs_free_scratch(scratch);
 	hs_free_database(db);
 	return rc;
@@ -162,6 +175,38 @@ static long hs_flags(const struct lh_rules_rule *r, uint32_t *probed)
 	if (opts || read_differently(r->pub.pattern, probed))
 		return -1;
 	return flags;
+}
+
+/*
+ * Whether rule r's pattern may be scanned in a block of lines joined with '\n' (with
+ * HS_FLAG_MULTILINE, so that '^' and '$' hold at each line's ends): whatever it matches in
+ * a line alone it then matches there too, unless it anchors to the subject's own ends (\A,
+ * \z, \Z, \G) or turns multiline off inline ('(?-m)', '(?^)'), which this screen finds in
+ * the text, erring on the safe side (an escaped backslash before 'A' counts too), or it
+ * may match the empty string (PCRE2's minimum length 0), which would report every offset.
+ */
+static bool line_local(const struct lh_rules_rule *r)
+{
+	static const char *const absolute[] = { "\\A", "\\z", "\\Z", "\\G" };
+	const char *p = r->pub.pattern, *q, *o;
+	uint32_t min;
+	size_t i;
+
+	if (pcre2_pattern_info(r->code, PCRE2_INFO_MINLENGTH, &min) || !min)
+		return false;
+	for (i = 0; i < LH_ARRAY_SIZE(absolute); i++)
+		if (strstr(p, absolute[i]))
+			return false;
+	for (q = strstr(p, "(?"); q; q = strstr(q + 2, "(?")) {
+		for (o = q + 2; isalpha((unsigned char)*o); o++)
+			;
+		if (*o == '^')
+			return false;
+		for (o += *o == '-'; isalpha((unsigned char)*o); o++)
+			if (*o == 'm')
+				return false;
+	}
+	return true;
 }
 
 /* Return: the database of expressions e[0..n), or NULL; *bad = the one refused, or -1. */
@@ -363,10 +408,33 @@ static void cache_save(int dfd, const char *name, const char *key, size_t klen,
  * ids[0..*m) are then the ids it holds. NULL when Vectorscan compiles none of them.
  */
 static hs_database_t *compile_cached(const char **e, unsigned int *flags, unsigned int *ids,
-				     size_t *m, bool *cached, const char **why);
+				     size_t *m, bool all, bool *cached, const char **why);
 
 /* A database past this many refusals is not worth its compile time: PCRE2 alone runs. */
 #define MAX_RECOMPILES	16
+
+/*
+ * The block database: the same patterns as ids[0..m), compiled for lh_prefilter_scan_lines().
+ * Return: it, or NULL (and pf->no_block) when one of them may not be read a block at a time.
+ */
+static hs_database_t *build_block(struct lh_prefilter *pf, struct lh_rules *rs,
+				  const char **e, unsigned int *flags, unsigned int *ids, size_t m)
+{
+	const char *why = NULL;
+	hs_database_t *db;
+	bool cached;
+	size_t i, n = m;
+
+	for (i = 0; i < m; i++) {
+		if (!line_local(rs->rules[ids[i]]))
+			return NULL;
+		flags[i] = (flags[i] & ~(HS_FLAG_SINGLEMATCH | HS_FLAG_ALLOWEMPTY)) |
+			   HS_FLAG_MULTILINE;
+	}
+	db = compile_cached(e, flags, ids, &n, true, &cached, &why);
+	pf->cached &= cached;
+	return db;
+}
 
 struct lh_prefilter *lh_prefilter_build(struct lh_rules *rs, const uint32_t *idx, size_t n,
 					bool *always, const char **why)
@@ -394,7 +462,7 @@ struct lh_prefilter *lh_prefilter_build(struct lh_rules *rs, const uint32_t *idx
 		flags[m] = f;
 		ids[m++] = idx[i];
 	}
-	db = m ? compile_cached(e, flags, ids, &m, &pf_cached, why) : NULL;
+	db = m ? compile_cached(e, flags, ids, &m, false, &pf_cached, why) : NULL;
 	if (!db) {
 		if (!*why)
 			*why = "Vectorscan reads none of the patterns";
@@ -403,11 +471,10 @@ struct lh_prefilter *lh_prefilter_build(struct lh_rules *rs, const uint32_t *idx
 	pf = lh_xcalloc(1, sizeof(*pf));
 	pf->db = db;
 	pf->cached = pf_cached;
-	if (hs_alloc_scratch(db, &pf->scratch) != HS_SUCCESS)
-		lh_oom();
-	pf->cand = lh_xmalloc((m + 1) * sizeof(*pf->cand));
+	pf->nr_ids = m;
 	for (i = 0; i < m; i++)
 		always[ids[i]] = false;
+	pf->block_db = build_block(pf, rs, e, flags, ids, m);
 out:
 	free(e);
 	free(flags);
@@ -461,12 +528,13 @@ static hs_database_t *compile_all(const char **e, unsigned int *flags, unsigned 
 }
 
 static hs_database_t *compile_cached(const char **e, unsigned int *flags, unsigned int *ids,
-				     size_t *m, bool *cached, const char **why)
+				     size_t *m, bool all, bool *cached, const char **why)
 {
 	size_t klen, n = *m;
 	char *key = cache_key(e, flags, ids, n, &klen), name[64];
 	int dfd = cache_dir();
 	hs_database_t *db = NULL;
+	long bad;
 
 	*cached = false;
 	snprintf(name, sizeof(name), "%016" PRIx64 "%016" PRIx64 ".hsdb",
@@ -476,7 +544,7 @@ static hs_database_t *compile_cached(const char **e, unsigned int *flags, unsign
 	if (db) {
 		*cached = true;
 	} else {
-		db = compile_all(e, flags, ids, m, why);
+		db = all ? compile(e, flags, ids, n, &bad) : compile_all(e, flags, ids, m, why);
 		if (db && dfd >= 0)
 			cache_save(dfd, name, key, klen, ids, *m, db);
 	}
@@ -486,15 +554,105 @@ static hs_database_t *compile_cached(const char **e, unsigned int *flags, unsign
 	return db;
 }
 
-size_t lh_prefilter_scan(struct lh_prefilter *pf, const char *s, size_t len,
-			 const uint32_t **cand)
+struct lh_prefilter_scratch *lh_prefilter_scratch_alloc(const struct lh_prefilter *pf)
 {
-	pf->nr_cand = 0;
+	struct lh_prefilter_scratch *ps = lh_xcalloc(1, sizeof(*ps));
+
+	if (hs_alloc_scratch(pf->db, &ps->scratch) != HS_SUCCESS ||
+	    (pf->block_db && hs_alloc_scratch(pf->block_db, &ps->scratch) != HS_SUCCESS))
+		lh_oom();
+	ps->cand = lh_xmalloc((pf->nr_ids + 1) * sizeof(*ps->cand));
+	return ps;
+}
+
+void lh_prefilter_scratch_free(struct lh_prefilter_scratch *ps)
+{
+	if (!ps)
+		return;
+	hs_free_scratch(ps->scratch);
+	free(ps->cand);
+	free(ps->pairs);
+	free(ps);
+}
+
+size_t lh_prefilter_scan(const struct lh_prefilter *pf, struct lh_prefilter_scratch *ps,
+			 const char *s, size_t len, const uint32_t **cand)
+{
+	ps->nr_cand = 0;
 	if (len > UINT32_MAX ||
-	    hs_scan(pf->db, s, len, 0, pf->scratch, on_match, pf) != HS_SUCCESS)
+	    hs_scan(pf->db, s, len, 0, ps->scratch, on_match, ps) != HS_SUCCESS)
 		return (size_t)-1;
-	*cand = pf->cand;
-	return pf->nr_cand;
+	*cand = ps->cand;
+	return ps->nr_cand;
+}
+
+bool lh_prefilter_has_block(const struct lh_prefilter *pf)
+{
+	return pf->block_db;
+}
+
+/*
+ * A match in a block ends at 'to': it is a candidate for the line whose text or '\n' holds
+ * offset 'to' (a match of line k alone, ending at its offset e <= its length, ends at
+ * starts[k] + e in the block). Matches come mostly in order: the last line is tried first.
+ */
+static int on_block_match(unsigned int id, unsigned long long from, unsigned long long to,
+			  unsigned int flags, void *ctx)
+{
+	struct lh_prefilter_scratch *ps = ctx;
+	size_t lo = 0, hi = ps->nr_lines, k = ps->line;
+
+	if (to < ps->starts[k] || (k + 1 < ps->nr_lines && to >= ps->starts[k + 1])) {
+		while (hi - lo > 1) {		/* the last start <= to */
+			k = lo + (hi - lo) / 2;
+			if (ps->starts[k] <= to)
+				lo = k;
+			else
+				hi = k;
+		}
+		k = lo;
+	}
+	ps->line = k;
+	if (ps->nr_pairs && ps->pairs[ps->nr_pairs - 1].line == k &&
+	    ps->pairs[ps->nr_pairs - 1].rule == id)
+		return 0;
+	if (ps->nr_pairs == ps->max_pairs)
+		return 1;			/* too many: lines one at a time instead */
+	LH_GROW(ps->pairs, ps->nr_pairs + 1, ps->alloc_pairs);
+	ps->pairs[ps->nr_pairs++] = (struct lh_prefilter_pair){ (uint32_t)k, id };
+	return 0;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct lh_prefilter_pair *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+size_t lh_prefilter_scan_lines(const struct lh_prefilter *pf, struct lh_prefilter_scratch *ps,
+			       const char *text, size_t len, const uint32_t *starts, size_t nr,
+			       const struct lh_prefilter_pair **pairs)
+{
+	size_t i, n;
+
+	if (!pf->block_db || !nr || len > UINT32_MAX)
+		return (size_t)-1;
+	ps->starts = starts;
+	ps->nr_lines = nr;
+	ps->line = 0;
+	ps->nr_pairs = 0;
+	ps->max_pairs = 2 * len + 64;
+	if (hs_scan(pf->block_db, text, len, 0, ps->scratch, on_block_match, ps) != HS_SUCCESS)
+		return (size_t)-1;
+	qsort(ps->pairs, ps->nr_pairs, sizeof(*ps->pairs), cmp_pair);
+	for (i = n = 0; i < ps->nr_pairs; i++)
+		if (!n || cmp_pair(&ps->pairs[n - 1], &ps->pairs[i]))
+			ps->pairs[n++] = ps->pairs[i];
+	*pairs = ps->pairs;
+	return n;
 }
 
 bool lh_prefilter_cached(const struct lh_prefilter *pf)
@@ -506,9 +664,8 @@ void lh_prefilter_free(struct lh_prefilter *pf)
 {
 	if (!pf)
 		return;
-	hs_free_scratch(pf->scratch);
 	hs_free_database(pf->db);
-	free(pf->cand);
+	hs_free_database(pf->block_db);
 	free(pf);
 }
 
@@ -527,8 +684,29 @@ struct lh_prefilter *lh_prefilter_build(struct lh_rules *rs, const uint32_t *idx
 	return NULL;
 }
 
-size_t lh_prefilter_scan(struct lh_prefilter *pf, const char *s, size_t len,
-			 const uint32_t **cand)
+struct lh_prefilter_scratch *lh_prefilter_scratch_alloc(const struct lh_prefilter *pf)
+{
+	return NULL;
+}
+
+void lh_prefilter_scratch_free(struct lh_prefilter_scratch *ps)
+{
+}
+
+size_t lh_prefilter_scan(const struct lh_prefilter *pf, struct lh_prefilter_scratch *ps,
+			 const char *s, size_t len, const uint32_t **cand)
+{
+	return (size_t)-1;
+}
+
+bool lh_prefilter_has_block(const struct lh_prefilter *pf)
+{
+	return false;
+}
+
+size_t lh_prefilter_scan_lines(const struct lh_prefilter *pf, struct lh_prefilter_scratch *ps,
+			       const char *text, size_t len, const uint32_t *starts, size_t nr,
+			       const struct lh_prefilter_pair **pairs)
 {
 	return (size_t)-1;
 }

@@ -105,6 +105,12 @@ const char *lh_rules_file(const struct lh_rules *rs, size_t i, size_t *nr_rules)
 /* Return: rule i (borrowed, valid until lh_rules_free()). */
 const struct lh_rule *lh_rules_get(const struct lh_rules *rs, size_t i);
 
+/* A rule a PCRE2 limit (or another PCRE2 error, rc) stopped on a line of the record. */
+struct lh_limit_hit {
+	size_t		rule;
+	int		rc;
+};
+
 /*
  * The outcome of matching one record. A rule that fired on no line but could not be
  * evaluated on one (a PCRE2 limit or error) is unevaluated: the record may match it.
@@ -120,6 +126,9 @@ struct lh_match {
 	bool			accepted;	/* an 'ignore' rule fired */
 	bool			has_worst;	/* any non-ignore rule fired */
 	enum lh_severity	worst;		/* highest non-ignore severity that fired */
+	struct lh_limit_hit	*limits;	/* for lh_rules_warn(): first per rule, in order */
+	size_t			nr_limits;
+	size_t			alloc_limits;
 };
 
 /* Frees m's storage; m is zeroed and can be reused. */
@@ -134,6 +143,29 @@ void lh_match_release(struct lh_match *m);
  * Return: 0 (m filled, its storage reused between calls).
  */
 int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_match *m,
+		   struct lh_diag *diag);
+
+/*
+ * A thread's own matcher, so that threads match at once without taking turns: its own
+ * PCRE2 match data and JIT stack, prefilter scratch and line cache (bounded by
+ * cache_limit bytes). Loading and the setters below must not run while one exists.
+ * Return: the matcher; free it with lh_rules_matcher_free() before rs changes or is freed.
+ */
+struct lh_rules_matcher *lh_rules_matcher_alloc(struct lh_rules *rs, size_t cache_limit);
+/* Frees mt (NULL-safe), adding its counters to lh_rules_stats(); not while rs is matching. */
+void lh_rules_matcher_free(struct lh_rules_matcher *mt);
+/*
+ * As lh_rules_match(), in the calling thread alone, without a diag: the limit hits are
+ * noted in m for lh_rules_warn(), which must see every record, in input order, so that
+ * the warnings are the ones lh_rules_match() gives. Return: 0.
+ */
+int lh_rules_matcher_match(struct lh_rules_matcher *mt, const struct lh_record *r,
+			   struct lh_match *m);
+/*
+ * Says the limit hits noted in m for record r as lh_rules_match() would have (once per rule,
+ * the first in input order) and sets each rule's limit_hit. One thread at a time.
+ */
+void lh_rules_warn(struct lh_rules *rs, const struct lh_record *r, const struct lh_match *m,
 		   struct lh_diag *diag);
 
 /*
@@ -178,6 +210,7 @@ struct lh_rules_stats {
 	size_t		always_run;	/* line rules PCRE2 runs on every new line */
 	const char	*no_prefilter;	/* why there is no prefilter (static), or NULL */
 	bool		prefilter_cached;	/* its database came from the cache */
+	bool		block_scan;	/* it scans a record's lines of a subject at once */
 	unsigned long	scans;		/* prefilter scans */
 	unsigned long	scan_only;	/* lines the scan alone settled (no cache lookup) */
 };

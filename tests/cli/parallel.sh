@@ -92,6 +92,24 @@ printf '[bt]\nmatch = ^(\\w|[a-z])+[^\\w+]{2}$\nin = stack\nseverity = critical\
 	>"$TMP/bt.trace"
 same "... with a rule that hits a PCRE2 limit (its warning after the parser's)" \
 	"$TMP/bt.trace" 1 -r "$TMP/bt.rules"
+# Two rules that hit PCRE2's limits: beta in the first record and again in the last, alpha
+# in the one before: each thread matches its own chunks, and the warnings still come once
+# per rule, at the first record in the input that hits it, in the input's order.
+cat >"$TMP/limits.rules" <<'EOF'
+[alpha]
+match = ^(\w|[a-z])+_alpha(?=[^\w+]{2}$)
+[beta]
+match = ^(\w|[a-z])+_beta(?=[^\w+]{2}$)
+EOF
+hog() { sed "23a\\  insmod-96        0d....    1us : aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_$1 <-x" \
+	"$DATA/pidt-preemptirqsoff-func.trace"; }
+{ hog beta; cat "$TMP/all.trace"; hog alpha; hog beta; } >"$TMP/limits.trace"
+same "two rules that hit PCRE2 limits in different chunks (their warnings in input order)" \
+	"$TMP/limits.trace" 4096 -r "$TMP/limits.rules"
+run analyze -j 2 --chunk 4096 -f json -r "$TMP/limits.rules" "$TMP/limits.trace"
+expect_rc "rules that could not be evaluated: an error" 1
+expect_in "... beta said first (the first record)" "$(sed -n '1,/rule .alpha/p' <<<"$err")" \
+	"rule 'beta': pattern hit the PCRE2 match limit"
 
 # A Zipf corpus as bench/zipf-corpus.sh builds it, on made-up kernel symbol names.
 if cc -std=gnu11 -O2 -o "$TMP/zipf-corpus" "$TOP/bench/zipf-corpus.c" -lm 2>"$TMP/cc.err"; then

@@ -272,7 +272,10 @@ if [ $hs = yes ]; then
 	expect_in "rules list: the rule Vectorscan refuses, named" "$out" \
 		"  not prefiltered: sub ($TMP/pf.rules:1)"
 	expect_not_in "rules list: a span rule is not a line rule" "$out" "not prefiltered: sp"
-	check "the compiled database is cached" [ "$(ls "$TMP/cache" | grep -c '\.hsdb$')" = 1 ]
+	expect_in "rules list: a record's lines in one scan" "$out" \
+		"on every new line; a record's lines scanned at once"
+	check "the compiled databases are cached (a line, a record's lines)" \
+		[ "$(ls "$TMP/cache" | grep -c '\.hsdb$')" = 2 ]
 	run analyze -q -f json -r "$TMP/pf.rules" "$DATA/pidt-preemptirqsoff-func.trace"
 	first=$out
 	run analyze -q -f json -r "$TMP/pf.rules" "$DATA/pidt-preemptirqsoff-func.trace"
@@ -284,6 +287,10 @@ if [ $hs = yes ]; then
 	chmod 700 "$TMP/cache"
 	LATHOUND_CACHE_DIR= run rules list -r "$TMP/pf.rules"
 	expect_in "no cache: still prefiltered" "$out" ": 1 line rule, 1 run by"
+	printf '[a]\nmatch = \\Arcu\n[b]\nmatch = ^tick\n' >"$TMP/anchored.rules"
+	run rules list -r "$TMP/anchored.rules"
+	expect_in "rules list: a pattern anchored to the subject's start: a line at a time" \
+		"$out" "; a line at a time (a pattern anchors to the subject's ends or may match empty)"
 else
 	expect_in "rules list: no prefilter" "$out" "prefilter: none (built without Vectorscan)"
 fi

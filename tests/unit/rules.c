@@ -1401,6 +1401,22 @@ START_TEST(test_prefilter_limit)
 END_TEST
 
 /* Patterns where a second reader of PCRE2's syntax may go wrong. */
+/* Tricky patterns a block of lines joined with '\n' would read otherwise (rules-prefilter.c) */
+static const char *const not_line_local[] = {
+	"\\A_", "irq\\z", "irq\\Z", "\\Ga", "(?^)^b", "(?^i)RCU", "(?-m)^b", "(?i-m)^b$",
+	"(?s-m:^b)", "^$", "^", "$", "x*", "a?", "(*ACCEPT)", "(*NOTEMPTY)x?", "\\\\A",
+};
+
+static bool listed(const char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
 static const char *const tricky_patterns[] = {
 	"x{,3}y", "^a{,2}$", "_{,1}irq", "a{2}", "a{2,}b", "a{,}", "a{1,2}{,3}", "\\Qa.b\\E",
 	"\\Q{,2}\\E", "a\\Eb", "\\Qx", "(?i)^RAW_spin", "(?i:LOCK)_irq", "a(?i)B", "(?-i:Tick)",
@@ -1521,12 +1537,41 @@ static char *read_text(const char *cmd_or_path, bool cmd)
 }
 
 /*
- * Each line alone in every subject of a record, matched with the prefilter and without:
- * the same hits, and unevaluated rules only where PCRE2 alone has them too.
- * Return: the hits.
+ * r matched by on (with the prefilter) and off (without): the same hits, and unevaluated
+ * rules only where PCRE2 alone has them too. first: r's first line.
+ */
+static void same_match(const char *what, const char *first, const struct lh_record *r,
+		       struct lh_rules *on, struct lh_rules *off, struct lh_match *m1,
+		       struct lh_match *m2)
+{
+	size_t k, rule;
+
+	ck_assert_int_eq(lh_rules_match(on, r, m1, NULL), 0);
+	ck_assert_int_eq(lh_rules_match(off, r, m2, NULL), 0);
+	for (k = 0; k < m1->nr_hits && k < m2->nr_hits && m1->hits[k] == m2->hits[k]; k++)
+		;
+	rule = k < m1->nr_hits ? m1->hits[k] : k < m2->nr_hits ? m2->hits[k] : 0;
+	ck_assert_msg(m1->nr_hits == m2->nr_hits && k == m1->nr_hits,
+		      "%s: record from line '%s': rule '%s' (match = %s) fires %s the prefilter only",
+		      what, first, lh_rules_get(on, rule)->id, lh_rules_get(on, rule)->pattern,
+		      k < m1->nr_hits && (k >= m2->nr_hits || m1->hits[k] < m2->hits[k]) ?
+		      "with" : "without");
+	for (k = 0; k < m1->nr_unevaluated; k++)
+		ck_assert(oracle_listed(m2->unevaluated, m2->nr_unevaluated, m1->unevaluated[k]));
+	ck_assert_int_eq(m1->accepted, m2->accepted);
+}
+
+/* Lines a record in the second pass of differential() */
+#define DIFF_BLOCK	37
+
+/*
+ * Each line alone in every subject of a record, then DIFF_BLOCK lines a record, matched with
+ * the prefilter and without: the same hits, and unevaluated rules only where PCRE2 alone
+ * has them too. block: whether the prefilter must scan a record's lines at once.
+ * Return: the hits of the first pass.
  */
 static unsigned long differential(const char *what, const char *rules_text, char **lines_,
-				  size_t nr_lines)
+				  size_t nr_lines, bool block)
 {
 	char *text = unscoped(rules_text);
 	struct lh_rules *on = lh_rules_alloc(), *off = lh_rules_alloc();
@@ -1552,23 +1597,20 @@ static unsigned long differential(const char *what, const char *rules_text, char
 		rec_irq(r, lines_[i]);
 		rec_task(&r->task, r, lines_[i], -1);
 		r->started_at = r->ended_at = lh_arena_strdup(&r->arena, lines_[i]);
-		ck_assert_int_eq(lh_rules_match(on, r, &m1, NULL), 0);
-		ck_assert_int_eq(lh_rules_match(off, r, &m2, NULL), 0);
-		for (k = 0; k < m1.nr_hits && k < m2.nr_hits && m1.hits[k] == m2.hits[k]; k++)
-			;
-		ck_assert_msg(m1.nr_hits == m2.nr_hits && k == m1.nr_hits,
-			      "%s: line '%s': rule '%s' (match = %s) fires %s the prefilter only",
-			      what, lines_[i],
-			      lh_rules_get(on, k < m1.nr_hits ? m1.hits[k] : m2.hits[k])->id,
-			      lh_rules_get(on, k < m1.nr_hits ? m1.hits[k] : m2.hits[k])->pattern,
-			      k < m1.nr_hits && (k >= m2.nr_hits || m1.hits[k] < m2.hits[k]) ?
-			      "with" : "without");
-		for (k = 0; k < m1.nr_unevaluated; k++)
-			ck_assert(oracle_listed(m2.unevaluated, m2.nr_unevaluated,
-						m1.unevaluated[k]));
-		ck_assert_int_eq(m1.accepted, m2.accepted);
+		same_match(what, lines_[i], r, on, off, &m1, &m2);
 		hits += m1.nr_hits;
 	}
+	/* many lines a record, as in a trace: the prefilter scans them at once (block) */
+	for (i = 0; i < nr_lines; i += DIFF_BLOCK) {
+		lh_record_reset(r);
+		for (k = i; k < nr_lines && k < i + DIFF_BLOCK; k++) {
+			rec_func(r, lines_[k]);
+			rec_frame(r, 0, lines_[k]);
+			rec_irq(r, lines_[k]);
+		}
+		same_match(what, lines_[i], r, on, off, &m1, &m2);
+	}
+	ck_assert_int_eq(lh_rules_stats(on)->block_scan, block);
 	fprintf(stderr, "  %lu hits, %.1f s\n", hits, (lh_now_ns() - t0) / 1e9);
 	lh_diag_release(&d);
 	lh_match_release(&m1);
@@ -1580,33 +1622,66 @@ static unsigned long differential(const char *what, const char *rules_text, char
 	return hits;
 }
 
+/*
+ * Return: the rules of text (freed) that the prefilter covers, as rule-file text (free it):
+ * where PCRE2 alone runs a rule on a subject, its lines are scanned one at a time.
+ */
+static char *prefiltered_only(char *text)
+{
+	struct lh_diag d = { 0 };
+	struct lh_rules *rs = load(text, &d);
+	char *out = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&out, &len);
+
+	lh_rules_prepare(rs);
+	for (i = 0; i < lh_rules_count(rs); i++)
+		if (lh_rules_get(rs, i)->prefiltered || !have_prefilter())
+			fprintf(f, "[%s]\nmatch = %s\n", lh_rules_get(rs, i)->id,
+				lh_rules_get(rs, i)->pattern);
+	fclose(f);
+	lh_rules_free(rs);
+	lh_diag_release(&d);
+	free(text);
+	return out;
+}
+
 START_TEST(test_prefilter_differential)
 {
 	const char *env = getenv("LH_DIFFERENTIAL_NAMES");
 	size_t nr, i, max = env ? strtoul(env, NULL, 10) : 500;
 	char **lines_ = differential_lines(max ? max : (size_t)-1, &nr);
-	char *text = NULL, *shipped = NULL, *gen, *mine;
-	size_t len = 0, slen = 0;
+	char *text = NULL, *shipped = NULL, *local = NULL, *nonlocal, *gen, *mine;
+	size_t len = 0, slen = 0, llen = 0;
 	FILE *f = open_memstream(&text, &len), *sf = open_memstream(&shipped, &slen);
+	FILE *lf = open_memstream(&local, &llen);
+	bool pf = have_prefilter();
 	static const char *const files[] = { "console", "graphics", "kernel", "mm", "storage" };
 
 	for (i = 0; i < LH_ARRAY_SIZE(tricky_patterns); i++) {
 		pcre2_code *code;
 		PCRE2_SIZE off;
+		uint32_t min = 0;
 		int err;
 
 		code = pcre2_compile((PCRE2_SPTR)tricky_patterns[i], PCRE2_ZERO_TERMINATED, 0,
 				     &err, &off, NULL);
+		if (code)
+			pcre2_pattern_info(code, PCRE2_INFO_MINLENGTH, &min);
 		pcre2_code_free(code);
 		if (!code || !*tricky_patterns[i])
 			continue;	/* a rule file refuses it */
 		fprintf(f, "[t%zu]\nmatch = %s\n", i, tricky_patterns[i]);
+		if (min && !listed(not_line_local, LH_ARRAY_SIZE(not_line_local),
+				   tricky_patterns[i]))
+			fprintf(lf, "[t%zu]\nmatch = %s\n", i, tricky_patterns[i]);
 	}
 	for (i = 0; i < LH_ARRAY_SIZE(patterns); i++)
 		fprintf(f, "[p%zu]\nmatch = %s\n", i, patterns[i]);
 	for (i = 0; i < LH_ARRAY_SIZE(local_patterns); i++)
 		fprintf(f, "[l%zu]\nmatch = %s\n", i, local_patterns[i]);
 	fclose(f);
+	fclose(lf);
 	for (i = 0; i < LH_ARRAY_SIZE(files); i++) {
 		char *path = lh_xasprintf(LH_TEST_DATA "/../../rules/%s.rules", files[i]);
 		char *t = read_text(path, false);
@@ -1618,17 +1693,64 @@ START_TEST(test_prefilter_differential)
 	fclose(sf);
 	gen = read_text(LH_TEST_DATA "/../../bench/rules-gen.sh 1000", true);
 	mine = generated_rules(1000);
-	ck_assert_uint_gt(differential("tricky", text, lines_, nr), 0);
-	ck_assert_uint_gt(differential("shipped", shipped, lines_, nr), 0);
-	ck_assert_uint_gt(differential("rules-gen.sh 1000", gen, lines_, nr), 0);
-	ck_assert_uint_gt(differential("generated 1000", mine, lines_, nr), 0);
+	ck_assert_uint_gt(differential("tricky", text, lines_, nr, false), 0);
+	for (i = 0; i < LH_ARRAY_SIZE(not_line_local); i++) {	/* each spoils a block */
+		nonlocal = prefiltered_only(lh_xasprintf("[n]\nmatch = %s\n", not_line_local[i]));
+		if (*nonlocal)
+			differential(not_line_local[i], nonlocal, lines_, nr, false);
+		free(nonlocal);
+	}
+	local = prefiltered_only(local);
+	ck_assert_uint_gt(differential("tricky, line-local", local, lines_, nr, pf), 0);
+	ck_assert_uint_gt(differential("shipped", shipped, lines_, nr, pf), 0);
+	ck_assert_uint_gt(differential("rules-gen.sh 1000", gen, lines_, nr, pf), 0);
+	ck_assert_uint_gt(differential("generated 1000", mine, lines_, nr, pf), 0);
 	for (i = 0; i < nr; i++)
 		free(lines_[i]);
 	free(lines_);
 	free(text);
 	free(shipped);
+	free(local);
 	free(gen);
 	free(mine);
+}
+END_TEST
+
+/*
+ * A pattern that anchors to the subject's ends, turns multiline off or may match empty
+ * cannot be scanned in a block of lines: one such rule keeps the whole set to line scans.
+ */
+START_TEST(test_block_screen)
+{
+	static const char *const local[] = {
+		"(?i)x", "(?-i:Tick)", "(?m)^x$", "(?s)a.b", "(?i)(?-i:r)cu", "^rcu_$", "\\\\b",
+	};
+	char *text;
+	size_t i;
+
+	if (!have_prefilter()) {
+		fprintf(stderr, "test_block_screen: skipped: built without Vectorscan\n");
+		return;
+	}
+	for (i = 0; i < LH_ARRAY_SIZE(not_line_local) + LH_ARRAY_SIZE(local); i++) {
+		bool bad = i < LH_ARRAY_SIZE(not_line_local);
+		const char *p = bad ? not_line_local[i] : local[i - LH_ARRAY_SIZE(not_line_local)];
+		struct lh_diag d = { 0 };
+		struct lh_rules *rs;
+
+		text = lh_xasprintf("[a]\nmatch = ^rcu_do_batch$\n[b]\nmatch = %s\n", p);
+		rs = load(text, &d);
+		lh_rules_prepare(rs);
+		/* a pattern Vectorscan refuses is PCRE2's alone: it has no say in the block */
+		ck_assert_msg(bad || lh_rules_stats(rs)->prefiltered == 2,
+			      "'%s': %zu prefiltered", p, lh_rules_stats(rs)->prefiltered);
+		if (lh_rules_stats(rs)->prefiltered == 2)
+			ck_assert_msg(lh_rules_stats(rs)->block_scan == !bad,
+				      "'%s': block scan %s", p, bad ? "on" : "off");
+		lh_rules_free(rs);
+		lh_diag_release(&d);
+		free(text);
+	}
 }
 END_TEST
 
@@ -1794,6 +1916,7 @@ static Suite *rules_suite(void)
 	tc = tcase_create("prefilter");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_prefilter_differential);
+	tcase_add_test(tc, test_block_screen);
 	suite_add_tcase(s, tc);
 	return s;
 }
