@@ -227,7 +227,7 @@ static hs_database_t *compile(const char *const *e, const unsigned int *flags,
 /* The compiled database cache */
 
 #define CACHE_MAGIC	"lathound vectorscan cache 1\n"
-#define CACHE_FILES	8
+#define CACHE_FILES	16	/* two per rule set: a line, a record's lines */
 #define CACHE_MAX	(1UL << 30)
 
 /* Return: the cache directory, open, or -1 when there is none to use. */
