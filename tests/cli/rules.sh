@@ -287,6 +287,12 @@ if [ $hs = yes ]; then
 	chmod 700 "$TMP/cache"
 	LATHOUND_CACHE_DIR= run rules list -r "$TMP/pf.rules"
 	expect_in "no cache: still prefiltered" "$out" ": 1 line rule, 1 run by"
+	for i in $(seq 10); do
+		printf '[r%s]\nmatch = ^rcu_%s$\n' "$i" "$i" >"$TMP/set$i.rules"
+		"$LATHOUND" rules list -r "$TMP/set$i.rules" >/dev/null
+	done
+	check "the cache keeps the 16 most recently used databases (10 rule sets, 2 each)" \
+		[ "$(ls "$TMP/cache" | grep -c '\.hsdb$')" = 16 ]
 	printf '[a]\nmatch = \\Arcu\n[b]\nmatch = ^tick\n' >"$TMP/anchored.rules"
 	run rules list -r "$TMP/anchored.rules"
 	expect_in "rules list: a pattern anchored to the subject's start: a line at a time" \
