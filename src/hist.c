@@ -1010,15 +1010,8 @@ int lh_hist_destroy(struct lh_hist *h, struct lh_diag *diag)
 			tracefs_hist_free(h->hists[k][t]);
 		}
 	}
-	if (h->inst) {
-		if (tracefs_instance_destroy(h->inst) && tracefs_instance_exists(h->inst_name)) {
-			lh_diag_add(diag, LH_DIAG_ERROR,
-				    "cannot remove tracefs instance '%s': %s (remove it with 'lathound reset')",
-				    h->inst_name, strerror(errno));
-			ret = -1;
-		}
-		tracefs_instance_free(h->inst);
-	}
+	if (lh_state_instance_destroy(h->inst, h->inst_name, diag))
+		ret = -1;
 	for (k = 0; k < LH_HIST_NR; k++) {
 		if (h->synth_made[k] && remove_synth(h->synth[k])) {
 			lh_diag_add(diag, LH_DIAG_ERROR,
@@ -1106,7 +1099,7 @@ static int remove_stale_instance(const char *name)
 		if (dir)
 			closedir(dir);
 	}
-	ret = tracefs_instance_destroy(inst) && tracefs_instance_exists(name) ? -1 : 0;
+	ret = lh_state_instance_remove(inst, name);
 	tracefs_instance_free(inst);
 	return ret;
 }

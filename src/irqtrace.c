@@ -16,6 +16,7 @@
 #include <tracefs.h>
 
 #include "irqtrace.h"
+#include "state.h"
 
 struct lh_irqtrace {
 	char			name[32];
@@ -207,15 +208,8 @@ int lh_irqtrace_destroy(struct lh_irqtrace *t, struct lh_diag *diag)
 	for (cpu = 0; t->cpus && cpu < t->nr_cpus; cpu++)
 		tracefs_cpu_close(t->cpus[cpu]);
 	free(t->cpus);
-	if (t->inst) {
-		if (tracefs_instance_destroy(t->inst) && tracefs_instance_exists(t->name)) {
-			lh_diag_add(diag, LH_DIAG_ERROR,
-				    "cannot remove tracefs instance '%s': %s (remove it with 'lathound reset')",
-				    t->name, strerror(errno));
-			ret = -1;
-		}
-		tracefs_instance_free(t->inst);
-	}
+	if (lh_state_instance_destroy(t->inst, t->name, diag))
+		ret = -1;
 	if (t->kbuf)
 		kbuffer_free(t->kbuf);
 	tep_free(t->tep);
@@ -414,8 +408,7 @@ int lh_irqtrace_remove_stale(struct lh_diag *diag)
 		if (!pid || lh_pid_is_lathound(pid))
 			continue;
 		inst = tracefs_instance_alloc(NULL, de->d_name);
-		if (!inst ||
-		    (tracefs_instance_destroy(inst) && tracefs_instance_exists(de->d_name))) {
+		if (!inst || lh_state_instance_remove(inst, de->d_name)) {
 			lh_diag_add(diag, LH_DIAG_WARNING,
 				    "cannot remove tracefs instance '%s' left by a killed run: %s",
 				    de->d_name, strerror(errno));

@@ -276,6 +276,38 @@ bool lh_state_knob_exists(const char *path)
 	return ret;
 }
 
+int lh_state_instance_remove(struct tracefs_instance *inst, const char *name)
+{
+	char path[PATH_MAX];
+	int e;
+
+	if (!tracefs_instance_destroy(inst))
+		return 0;
+	e = errno;
+	snprintf(path, sizeof(path), "instances/%s", name);
+	if (!lh_state_knob_exists(path))
+		return 0;
+	errno = e;
+	return -1;
+}
+
+int lh_state_instance_destroy(struct tracefs_instance *inst, const char *name,
+			      struct lh_diag *diag)
+{
+	int ret = 0;
+
+	if (!inst)
+		return 0;
+	if (lh_state_instance_remove(inst, name)) {
+		lh_diag_add(diag, LH_DIAG_ERROR,
+			    "cannot remove tracefs instance '%s': %s (remove it with 'lathound reset')",
+			    name, strerror(errno));
+		ret = -1;
+	}
+	tracefs_instance_free(inst);
+	return ret;
+}
+
 int lh_state_kprobe_find(const char *path, char *addr, size_t len)
 {
 	size_t plen = strlen(path);

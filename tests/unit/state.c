@@ -1191,6 +1191,33 @@ START_TEST(not_tracefs_at_all)
 }
 END_TEST
 
+/*
+ * The instances lathound creates (hist, irqtrace) are removed by one helper: one that will
+ * not go is an error naming it and 'lathound reset'; one that went is not.
+ */
+START_TEST(instance_destroy)
+{
+	struct tracefs_instance *inst;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/instances/lathound-x-1", tree);
+	ck_assert_int_ge(lh_mkdir_p(path, 0755), 0);
+	inst = tracefs_instance_alloc(NULL, "lathound-x-1");
+	ck_assert_ptr_nonnull(inst);
+	ck_assert_int_eq(lh_state_instance_destroy(inst, "lathound-x-1", &diag), 0);
+	ck_assert_int_eq(diag.nr, 0);
+	ck_assert(!exists(path));
+
+	/* a file the fake tree's rmdir cannot take keeps it, as an EBUSY would in tracefs */
+	put("instances/lathound-x-2/trace", "");
+	inst = tracefs_instance_alloc(NULL, "lathound-x-2");
+	ck_assert_ptr_nonnull(inst);
+	ck_assert_int_eq(lh_state_instance_destroy(inst, "lathound-x-2", &diag), -1);
+	ck_diag("cannot remove tracefs instance 'lathound-x-2': Directory not empty (remove it with 'lathound reset')");
+	ck_assert_int_eq(lh_state_instance_destroy(NULL, "none", &diag), 0);
+}
+END_TEST
+
 START_TEST(atexit_restores)
 {
 	struct lh_session_opts o = base_opts();
@@ -1285,6 +1312,7 @@ static Suite *state_suite(void)
 	tcase_add_test(tc, kprobes);
 	tcase_add_test(tc, not_tracefs);
 	tcase_add_test(tc, not_tracefs_at_all);
+	tcase_add_test(tc, instance_destroy);
 	tcase_add_test(tc, atexit_restores);
 	tcase_add_test(tc, oom_restores);
 	suite_add_tcase(s, tc);
