@@ -23,6 +23,7 @@
 #include <tracefs.h>
 
 #include "hist.h"
+#include "record.h"
 #include "state.h"
 
 /* ---- buckets and the pure core ------------------------------------------------------- */
@@ -441,6 +442,7 @@ struct lh_ksyms {
 	struct ksym	*syms;		/* by address */
 	size_t		nr;
 	uint64_t	stext;
+	struct lh_arena	names;		/* every ksym's name: one allocation per block */
 };
 
 static int cmp_ksym(const void *a, const void *b)
@@ -452,32 +454,42 @@ static int cmp_ksym(const void *a, const void *b)
 
 void lh_ksyms_free(struct lh_ksyms *ks)
 {
-	size_t i;
-
 	if (!ks)
 		return;
-	for (i = 0; i < ks->nr; i++)
-		free(ks->syms[i].name);
+	lh_arena_release(&ks->names);
 	free(ks->syms);
 	free(ks);
 }
 
-/* Makes s printable ASCII: names reach terminals and reports. */
-static void inert(char *s)
+/*
+ * A symbol's name (whole: the kernel's may have 512 bytes) and its module, untrusted (a
+ * module names its own symbols): each made inert by lh_record_escape(), in ks's arena.
+ * Return: "name" or "name [module]".
+ */
+static char *ksym_name(struct lh_ksyms *ks, const char *name, size_t nlen, const char *mod,
+		       size_t mlen, char **buf, size_t *alloc)
 {
-	for (; *s; s++)
-		if (*s < 0x21 || *s > 0x7e)
-			*s = '?';
+	size_t n;
+
+	LH_GROW(*buf, lh_record_escape_len(nlen) + lh_record_escape_len(mlen) + 1, *alloc);
+	n = lh_record_escape(*buf, lh_record_escape_len(nlen), name, nlen);
+	if (mlen) {
+		(*buf)[n++] = ' ';
+		lh_record_escape(*buf + n, lh_record_escape_len(mlen), mod, mlen);
+	}
+	return lh_arena_strdup(&ks->names, *buf);
 }
 
 struct lh_ksyms *lh_ksyms_load(const char *path, const char **why)
 {
 	struct lh_ksyms *ks;
-	char *line = NULL, name[128], mod[64];
-	size_t cap = 0, alloc = 0;
+	char *line = NULL, *buf = NULL;
+	size_t cap = 0, alloc = 0, balloc = 0, nlen, mlen;
 	bool stext = false, nonzero = false;
 	unsigned long long addr;
+	const char *name, *mod;
 	char type;
+	int off;
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
@@ -486,23 +498,27 @@ struct lh_ksyms *lh_ksyms_load(const char *path, const char **why)
 	}
 	ks = lh_xcalloc(1, sizeof(*ks));
 	while (getline(&line, &cap, f) > 0) {
-		int n = sscanf(line, "%llx %c %127s %63s", &addr, &type, name, mod);
-
-		if (n < 3 || (type != 't' && type != 'T'))
+		/* "ADDRESS TYPE NAME" and, for a module's, "\t[MODULE]" */
+		off = -1;
+		if (sscanf(line, "%llx %c %n", &addr, &type, &off) < 2 || off < 0 ||
+		    (type != 't' && type != 'T'))
 			continue;
-		inert(name);
-		if (n == 4)
-			inert(mod);
+		name = line + off;
+		nlen = strcspn(name, " \t\n");
+		if (!nlen)
+			continue;
+		mod = name + nlen + strspn(name + nlen, " \t");
+		mlen = strcspn(mod, "\n");
 		nonzero |= addr != 0;
-		if (!strcmp(name, "_stext") && n == 3) {
+		if (nlen == 6 && !memcmp(name, "_stext", 6) && !mlen) {
 			ks->stext = addr;
 			stext = true;
 		}
 		LH_GROW(ks->syms, ks->nr + 1, alloc);
 		ks->syms[ks->nr].addr = addr;
-		ks->syms[ks->nr++].name = n == 4 ? lh_xasprintf("%s %s", name, mod) :
-						   lh_xstrdup(name);
+		ks->syms[ks->nr++].name = ksym_name(ks, name, nlen, mod, mlen, &buf, &balloc);
 	}
+	free(buf);
 	free(line);
 	fclose(f);
 	if (!nonzero || !stext) {
