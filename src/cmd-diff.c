@@ -11,6 +11,7 @@
 #include "cmds.h"
 #include "diff.h"
 #include "opts.h"
+#include "record.h"
 #include "report-load.h"
 #include "util.h"
 
@@ -101,8 +102,12 @@ static struct lh_report *load(const char *path, char **why)
 	for (i = 0; !rep && !*why && i < diag.nr; i++)
 		if (diag.msgs[i].level == LH_DIAG_ERROR)
 			*why = lh_xstrdup(diag.msgs[i].text);
-	if (!rep && !*why)
-		*why = lh_xasprintf("cannot read report '%s'", path);
+	if (!rep && !*why) {
+		char *shown = lh_record_escape_dup(path);
+
+		*why = lh_xasprintf("cannot read report '%s'", shown);
+		free(shown);
+	}
 	lh_diag_release(&diag);
 	lh_report_loader_free(l);
 	return rep;
@@ -110,7 +115,7 @@ static struct lh_report *load(const char *path, char **why)
 
 /*
  * Reads the reports of one side; those that cannot be read are left out, and side->unread
- * (*why, to free) says why the first could not.
+ * (*why, to free) says why the first could not. names[]: the paths made inert (to free).
  */
 static void load_side(const struct lh_strlist *paths, struct lh_report **reps,
 			const char **names, char **why, struct lh_diff_side *side)
@@ -121,7 +126,7 @@ static void load_side(const struct lh_strlist *paths, struct lh_report **reps,
 	for (i = 0; i < paths->nr; i++) {
 		reps[side->nr] = load(paths->v[i], why);
 		if (reps[side->nr])
-			names[side->nr++] = paths->v[i];
+			names[side->nr++] = lh_record_escape_dup(paths->v[i]);
 	}
 	side->reps = reps;
 	side->names = names;
@@ -218,10 +223,14 @@ int lh_cmd_diff(int argc, char **argv)
 			    !a.output && a.format == LH_FORMAT_TEXT);
 out:
 	lh_diff_free(d);
-	for (i = 0; base && i < a.base.nr; i++)
+	for (i = 0; base && i < a.base.nr; i++) {
 		lh_report_free(base[i]);
-	for (i = 0; new && i < a.new.nr; i++)
+		free((char *)base_names[i]);
+	}
+	for (i = 0; new && i < a.new.nr; i++) {
 		lh_report_free(new[i]);
+		free((char *)new_names[i]);
+	}
 	free(base);
 	free(new);
 	free(base_names);

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "merge.h"
 #include "opts.h"
+#include "record.h"
 #include "report-load.h"
 #include "util.h"
 
@@ -54,6 +55,7 @@ static struct merge_args *args;
 static void fold(struct lh_merge *m, const char *path)
 {
 	struct lh_report_loader *l = lh_report_loader_alloc(NULL);
+	char *shown = lh_record_escape_dup(path);	/* a file name may hold any byte */
 	struct lh_report *rep = NULL;
 	struct lh_diag diag = { 0 };
 	size_t i;
@@ -64,7 +66,7 @@ static void fold(struct lh_merge *m, const char *path)
 	if (rep || !args->allow_unreadable)
 		lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
 	if (rep) {
-		lh_merge_add(m, path, rep);
+		lh_merge_add(m, shown, rep);
 	} else {
 		const char *why = NULL;
 		char *s;
@@ -72,7 +74,7 @@ static void fold(struct lh_merge *m, const char *path)
 		for (i = 0; !why && i < diag.nr; i++)
 			if (diag.msgs[i].level == LH_DIAG_ERROR)
 				why = diag.msgs[i].text;
-		s = why ? lh_xstrdup(why) : lh_xasprintf("cannot read report '%s'", path);
+		s = why ? lh_xstrdup(why) : lh_xasprintf("cannot read report '%s'", shown);
 		if (args->allow_unreadable && !args->quiet)
 			lh_warn("%s (accepted: --allow-unreadable)", s);
 		lh_merge_unreadable(m, s);
@@ -81,6 +83,7 @@ static void fold(struct lh_merge *m, const char *path)
 	lh_report_free(rep);
 	lh_diag_release(&diag);
 	lh_report_loader_free(l);
+	free(shown);
 }
 
 /* Folds every report the list at path ('-': standard input) names, one per line. */

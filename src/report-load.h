@@ -42,8 +42,8 @@ struct lh_report_loader *lh_report_loader_alloc(const struct lh_report_load_opts
 void lh_report_loader_free(struct lh_report_loader *l);
 
 /*
- * Reads the JSON report buf[0..len) named name (for messages and merged_from) into the
- * report being built. Return: 0, or -1 with every problem found in diag (the report being
+ * Reads the JSON report buf[0..len) named name (for messages and merged_from; made inert
+ * there, as lh_record_escape() does) into the report being built. Return: 0, or -1 with every problem found in diag (the report being
  * built must then be given up).
  */
 int lh_report_loader_add(struct lh_report_loader *l, const char *name, const char *buf,

@@ -108,6 +108,34 @@ expect_rc "a report whose own verdict is error is an error" 1
 expect_in "... saying why" "$out" "its verdict is error"
 run merge --fail-on none --accept-error "$TMP/a.json" "$TMP/broken.json"
 expect_rc "--accept-error merges it" 0
+# A file name or a JSON key is untrusted too: never raw on a terminal, in any format.
+EVIL=$TMP/$'ev\e]0;x\ail'
+cp "$TMP/a.json" "$EVIL.json"
+echo '{}' >"$EVIL-cut.json"
+jq '.tracers["x\u001b[2J"] = {}' "$TMP/c.json" >"$TMP/key.json"
+for f in text json junit; do
+	run merge --fail-on none -f $f "$EVIL.json" "$EVIL-cut.json" "$EVIL-missing.json" \
+		"$TMP/key.json"
+	expect_rc "$f: reports named with control bytes, unreadable: an error" 1
+	expect_not_in "$f: no control byte reaches the output raw" "$out$err" $'\e'
+	expect_not_in "$f: ... nor a BEL" "$out$err" $'\a'
+done
+expect_in "JUnit: the file name shown inert" "$out" "report &#39;$TMP/ev\x1b]0;x\x07il-cut.json&#39;"
+echo "$out" >"$TMP/evil.xml"
+check "JUnit: well-formed XML" xmllint --noout "$TMP/evil.xml"
+run merge --fail-on none "$EVIL-missing.json" "$TMP/key.json"
+expect_in "text: a report that does not exist, named inert" "$out" \
+	"cannot open report '$TMP/ev\x1b]0;x\x07il-missing.json'"
+expect_in "text: a tracer key, inert" "$out" "tracers.x\x1b[2J: unknown tracer"
+cp "$TMP/broken.json" "$EVIL-error.json"
+run merge --fail-on none -f json "$TMP/a.json" "$EVIL-error.json"
+echo "$out" >"$TMP/evil-name.json"
+expect_jq "JSON: a report whose verdict is error, named inert" "$TMP/evil-name.json" \
+	".error | startswith(\"report '$TMP/ev\\\\x1b]0;x\\\\x07il-error.json': its verdict is error\")"
+run diff "$TMP/c.json" "$EVIL.json"
+expect_not_in "diff: a report's file name never reaches the terminal raw" "$out$err" $'\e'
+expect_in "diff: ... shown inert" "$out" "New:  1 report: $TMP/ev\x1b]0;x\x07il.json"
+
 jq '.histograms = [{"source": "kernel", "kind": "irqsoff", "cpu": null, "unit": "us",
 	"count": 1, "min": 1, "max": 3, "mean": 2, "buckets": [{"lo": 1, "hi": 3, "count": 1}],
 	"dropped": 0}]' "$TMP/a.json" >"$TMP/h1.json"
