@@ -86,34 +86,6 @@ static int opt_fail_on_new(const struct lh_option *opt, const char *arg)
 }
 
 /*
- * Reads one report alone: every report is judged by its own gates, and may be of any board.
- * Return: the report, or NULL with why in *why (the first error; free it) when none is set.
- */
-static struct lh_report *load(const char *path, char **why)
-{
-	struct lh_report_loader *l = lh_report_loader_alloc(NULL);
-	struct lh_report *rep = NULL;
-	struct lh_diag diag = { 0 };
-	size_t i;
-
-	if (!lh_report_loader_add_file(l, path, &diag))
-		rep = lh_report_loader_finish(l, &diag);
-	lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
-	for (i = 0; !rep && !*why && i < diag.nr; i++)
-		if (diag.msgs[i].level == LH_DIAG_ERROR)
-			*why = lh_xstrdup(diag.msgs[i].text);
-	if (!rep && !*why) {
-		char *shown = lh_record_escape_dup(path);
-
-		*why = lh_xasprintf("cannot read report '%s'", shown);
-		free(shown);
-	}
-	lh_diag_release(&diag);
-	lh_report_loader_free(l);
-	return rep;
-}
-
-/*
  * Reads the reports of one side; those that cannot be read are left out, and side->unread
  * (*why, to free) says why the first could not. names[]: the paths made inert (to free).
  */
@@ -124,9 +96,18 @@ static void load_side(const struct lh_strlist *paths, struct lh_report **reps,
 
 	side->nr = 0;
 	for (i = 0; i < paths->nr; i++) {
-		reps[side->nr] = load(paths->v[i], why);
+		struct lh_diag diag = { 0 };
+		char *w;
+
+		reps[side->nr] = lh_report_load_file(paths->v[i], &diag, &w);
+		lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
+		lh_diag_release(&diag);
 		if (reps[side->nr])
 			names[side->nr++] = lh_record_escape_dup(paths->v[i]);
+		else if (!*why)
+			*why = w;
+		else
+			free(w);
 	}
 	side->reps = reps;
 	side->names = names;

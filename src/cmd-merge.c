@@ -54,35 +54,25 @@ static struct merge_args *args;
 /* Reads the report at path alone (judged by its own gates) and folds it into m. */
 static void fold(struct lh_merge *m, const char *path)
 {
-	struct lh_report_loader *l = lh_report_loader_alloc(NULL);
 	char *shown = lh_record_escape_dup(path);	/* a file name may hold any byte */
-	struct lh_report *rep = NULL;
 	struct lh_diag diag = { 0 };
-	size_t i;
+	struct lh_report *rep;
+	char *why;
 
-	if (!lh_report_loader_add_file(l, path, &diag))
-		rep = lh_report_loader_finish(l, &diag);
+	rep = lh_report_load_file(path, &diag, &why);
 	/* a report given up under --allow-unreadable is a warning, listed in the output */
 	if (rep || !args->allow_unreadable)
 		lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
 	if (rep) {
 		lh_merge_add(m, shown, rep);
 	} else {
-		const char *why = NULL;
-		char *s;
-
-		for (i = 0; !why && i < diag.nr; i++)
-			if (diag.msgs[i].level == LH_DIAG_ERROR)
-				why = diag.msgs[i].text;
-		s = why ? lh_xstrdup(why) : lh_xasprintf("cannot read report '%s'", shown);
 		if (args->allow_unreadable && !args->quiet)
-			lh_warn("%s (accepted: --allow-unreadable)", s);
-		lh_merge_unreadable(m, s);
-		free(s);
+			lh_warn("%s (accepted: --allow-unreadable)", why);
+		lh_merge_unreadable(m, why);
 	}
 	lh_report_free(rep);
 	lh_diag_release(&diag);
-	lh_report_loader_free(l);
+	free(why);
 	free(shown);
 }
 

@@ -1536,6 +1536,28 @@ int lh_report_loader_add_file(struct lh_report_loader *l, const char *path,
 	return ret;
 }
 
+struct lh_report *lh_report_load_file(const char *path, struct lh_diag *diag, char **why)
+{
+	struct lh_report_loader *l = lh_report_loader_alloc(NULL);
+	struct lh_report *rep = NULL;
+	size_t i, first = diag->nr;
+
+	*why = NULL;
+	if (!lh_report_loader_add_file(l, path, diag))
+		rep = lh_report_loader_finish(l, diag);
+	lh_report_loader_free(l);
+	for (i = first; !rep && !*why && i < diag->nr; i++)
+		if (diag->msgs[i].level == LH_DIAG_ERROR)
+			*why = lh_xstrdup(diag->msgs[i].text);
+	if (!rep && !*why) {
+		char *shown = lh_record_escape_dup(path);
+
+		*why = lh_xasprintf("cannot read report '%s'", shown);
+		free(shown);
+	}
+	return rep;
+}
+
 static int cmp_step(const void *a, const void *b)
 {
 	const struct lh_report_step *x = a, *y = b;

@@ -51,6 +51,12 @@ int lh_report_loader_add(struct lh_report_loader *l, const char *name, const cha
 /* lh_report_loader_add() of the file at path ("-": standard input). Return: the same. */
 int lh_report_loader_add_file(struct lh_report_loader *l, const char *path,
 			      struct lh_diag *diag);
+/*
+ * Reads the report at path alone, judged by its own gates (diff and merge read each one so),
+ * every problem in diag. Return: the report (free it with lh_report_free()), or NULL with
+ * why in *why (the first error, or "cannot read report 'PATH'"; the caller frees it).
+ */
+struct lh_report *lh_report_load_file(const char *path, struct lh_diag *diag, char **why);
 
 /*
  * Return: whether rep's section histograms count every section: an 'analyze' report, or a
