@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,10 +174,34 @@ static size_t host_of(struct lh_merge *m, const struct lh_report *rep)
 	return m->nr_hosts++;
 }
 
+/*
+ * Adds n to *sum, or says that report name makes the count of what wrap (a PASS must not
+ * rest on a sum that went round: *sum stays at its largest). Return: 0, or -1.
+ */
+static int count_add(struct lh_merge *m, const char *name, const char *what,
+		     unsigned long *sum, uint64_t n)
+{
+	if (!__builtin_add_overflow(*sum, n, sum))
+		return 0;
+	*sum = ULONG_MAX;
+	error(m, lh_xasprintf("report '%s': %s add up past 2^64", name, what));
+	return -1;
+}
+
 /* Adds src to dst, or says that its buckets do not fit (what names it). Return: 0 or -1. */
 static int hist_add(struct lh_merge *m, const char *name, const char *what,
 		    struct lh_histogram *dst, const struct lh_histogram *src)
 {
+	uint64_t x;
+
+	/* lh_histogram_merge() saturates: a sum that would wrap is said, not kept */
+	if (__builtin_add_overflow(dst->count, src->count, &x) ||
+	    __builtin_add_overflow(dst->dropped, src->dropped, &x) ||
+	    __builtin_add_overflow(dst->sum_ns, src->sum_ns, &x)) {
+		error(m, lh_xasprintf("report '%s': the counts of %s add up past 2^64", name,
+				      what));
+		return -1;
+	}
 	if (!lh_histogram_merge(dst, src))
 		return 0;
 	error(m, lh_xasprintf("report '%s': the buckets of %s do not fit those of the reports folded before: histograms are summed bucket by bucket, and their layouts must agree",
@@ -198,8 +223,10 @@ static void fold_tracer(struct lh_merge *m, const char *name, const struct lh_re
 		mt->not_measured = lh_xasprintf("'%s': %s", name, why);
 	if (!tr->count)
 		return;
-	mt->sections += tr->count;
-	h->sections[t] += tr->count;
+	what = lh_xasprintf("the %s sections", lh_tracer_name(t));
+	if (!count_add(m, name, what, &mt->sections, tr->count))
+		count_add(m, name, what, &h->sections[t], tr->count);
+	free(what);
 	if (tr->worst.set) {
 		if (!mt->seen || tr->worst.latency_us > mt->worst_us) {
 			mt->worst_us = tr->worst.latency_us;
@@ -230,7 +257,7 @@ static void fold_tracer(struct lh_merge *m, const char *name, const struct lh_re
 
 		if (!c->count && !c->seen)
 			continue;
-		mc->sections += c->count;
+		count_add(m, name, "the sections of a CPU", &mc->sections, c->count);
 		if (c->max_us > mc->worst_us)
 			mc->worst_us = c->max_us;
 		what = lh_xasprintf("the %s histogram of CPU %d", lh_tracer_name(t),
@@ -240,12 +267,14 @@ static void fold_tracer(struct lh_merge *m, const char *name, const struct lh_re
 	}
 }
 
-static void fold_offenders(struct lh_merge *m, const struct lh_report *rep, size_t host)
+static void fold_offenders(struct lh_merge *m, const char *name, const struct lh_report *rep,
+			   size_t host)
 {
 	size_t i, pos;
 	uint32_t k;
 
-	m->other_sections += rep->other_count;
+	count_add(m, name, "the sections of no kept signature", &m->other_sections,
+		  rep->other_count);
 	if (rep->other_worst_us > m->other_worst_us)
 		m->other_worst_us = rep->other_worst_us;
 	for (i = 0; i < rep->nr_offenders; i++) {
@@ -257,7 +286,8 @@ static void fold_offenders(struct lh_merge *m, const struct lh_report *rep, size
 			if (!strcmp(m->sigs[k].signature, o->signature))
 				s = &m->sigs[k];
 		if (!s && m->nr_sigs >= LH_MERGE_SIGNATURES) {
-			m->other_sections += o->count;
+			count_add(m, name, "the sections of no kept signature", &m->other_sections,
+				  o->count);
 			if (o->worst_us > m->other_worst_us)
 				m->other_worst_us = o->worst_us;
 			continue;
@@ -274,7 +304,7 @@ static void fold_offenders(struct lh_merge *m, const struct lh_report *rep, size
 			s->worst_us = o->worst_us;
 			s->worst_host = host;
 		}
-		s->sections += o->count;
+		count_add(m, name, "the sections of a signature", &s->sections, o->count);
 		hosts_add(&s->hosts, (uint32_t)host);
 	}
 }
@@ -309,9 +339,10 @@ static void fold_rules(struct lh_merge *m, const char *name, const struct lh_rep
 		}
 		if (!agg || (!agg->hits && !agg->unevaluated))
 			continue;
-		r->hits += agg->hits;
-		r->gate_hits += agg->gate_hits;
-		r->unevaluated += agg->unevaluated;
+		count_add(m, name, "a rule's hits", &r->hits, agg->hits);
+		count_add(m, name, "a rule's hits", &r->gate_hits, agg->gate_hits);
+		count_add(m, name, "the sections a rule could not be evaluated on",
+			  &r->unevaluated, agg->unevaluated);
 		if (agg->worst_us > r->worst_us)
 			r->worst_us = agg->worst_us;
 		if (agg->hits)
@@ -384,7 +415,7 @@ int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *r
 	m->reports++;
 	for (t = 0; t < LH_TRACER_NR; t++)
 		fold_tracer(m, name, rep, t, host);
-	fold_offenders(m, rep, host);
+	fold_offenders(m, name, rep, host);
 	fold_rules(m, name, rep, host);
 	fold_khists(m, name, rep);
 	return m->nr_errors > errors ? -1 : 0;

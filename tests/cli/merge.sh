@@ -147,6 +147,28 @@ expect_in "... summed" "$out" "  kernel irqsoff   all           2"
 run merge --fail-on none "$TMP/h1.json" "$TMP/h2.json"
 expect_rc "kernel histograms whose buckets do not fit are an error" 1
 expect_in "... saying the layouts must agree" "$out" "their layouts must agree"
+# Counts from reports are untrusted: a sum that would wrap round 2^64 is an error, not a
+# fleet that measured nothing (which 'all' does not judge) and passes.
+MAXI=9223372036854775807
+for n in 1 2; do
+	jq --argjson c $MAXI --arg b big$n '.tracers.irqsoff.count = $c | .board = $b' \
+		"$TMP/a.json" >"$TMP/big$n.json"
+done
+jq '.tracers.irqsoff.count = 2 | .board = "two"' "$TMP/a.json" >"$TMP/two.json"
+for f in text json junit; do
+	run merge --fail-on none --max all=1ms -f $f "$TMP/big1.json" "$TMP/big2.json" "$TMP/two.json"
+	expect_rc "$f: irqsoff sections that add up past 2^64 are an error" 1
+	expect_in "$f: ... saying so" "$(sed 's/&#39;/'"'"'/g' <<<"$out")" \
+		"report '$TMP/two.json': the irqsoff sections add up past 2^64"
+done
+for n in 1 2 3; do
+	jq --argjson c $MAXI '.histograms[0].count = $c | .histograms[0].buckets[0].count = $c' \
+		"$TMP/h1.json" >"$TMP/hmax$n.json"
+done
+run merge --fail-on none -f json "$TMP/hmax1.json" "$TMP/hmax2.json" "$TMP/hmax3.json"
+expect_rc "kernel histogram counts that add up past 2^64 are an error" 1
+expect_in "... saying so" "$out" "the counts of the kernel histogram 'irqsoff' add up past 2^64"
+
 printf '%s\n' "$TMP/a.json" "$TMP/b.json" >"$TMP/list"
 run merge --fail-on none --from "$TMP/list" "$TMP/c.json"
 expect_rc "--from LIST with operands" 0
