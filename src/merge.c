@@ -421,13 +421,36 @@ int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *r
 	return m->nr_errors > errors ? -1 : 0;
 }
 
-/* Return: a host as people name it: "board (host)", "board", "host", or "-" (buf). */
+/* s cut to at most w bytes, "..." ending it when cut. Return: buf (w + 1 bytes at least). */
+static char *fit(const char *s, size_t w, char *buf)
+{
+	size_t n = strlen(s);
+
+	if (n <= w)
+		return strcpy(buf, s);
+	n = w > 3 ? w - 3 : 0;
+	/* never cut a UTF-8 sequence */
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(buf, s, n);
+	strcpy(buf + n, "...");
+	return buf;
+}
+
+/*
+ * Return: a host as people name it: "board (host)", "board", "host", or "-", cut to fit buf
+ * (len bytes) as fit() does, never within a UTF-8 character. Return: buf.
+ */
 static char *host_name(const struct lh_merge_host *h, char *buf, size_t len)
 {
+	char *full;
+
 	if (h->board && h->host)
-		snprintf(buf, len, "%s (%s)", h->board, h->host);
+		full = lh_xasprintf("%s (%s)", h->board, h->host);
 	else
-		snprintf(buf, len, "%s", h->board ? h->board : h->host ? h->host : "-");
+		full = lh_xstrdup(h->board ? h->board : h->host ? h->host : "-");
+	fit(full, len - 1, buf);
+	free(full);
 	return buf;
 }
 
@@ -560,22 +583,6 @@ static uint32_t *sorted(const struct lh_merge *m, size_t n,
 	return v;
 }
 
-/* s cut to at most w bytes, "..." ending it when cut. Return: buf (w + 1 bytes at least). */
-static char *fit(const char *s, size_t w, char *buf)
-{
-	size_t n = strlen(s);
-
-	if (n <= w)
-		return strcpy(buf, s);
-	n = w > 3 ? w - 3 : 0;
-	/* never cut a UTF-8 sequence */
-	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	memcpy(buf, s, n);
-	strcpy(buf + n, "...");
-	return buf;
-}
-
 static char *fmt_pct(const struct lh_histogram *h, unsigned int i, char *buf, size_t len)
 {
 	uint64_t lo, hi;
@@ -595,9 +602,9 @@ static char *fmt_worst(bool seen, uint64_t us, char *buf, size_t len)
 /* One histogram row: what, CPU, count, p50, p99, p99.9, max (78 columns). */
 static void hist_row(FILE *out, const char *what, const char *cpu, const struct lh_histogram *h)
 {
-	char p50[32], p99[32], p999[32], w[32];
+	char p50[32], p99[32], p999[32], w[32], cut[20];
 
-	fprintf(out, "  %-16.16s %-4.4s %10llu %10s %10s %10s %10s\n", what, cpu,
+	fprintf(out, "  %-16s %-4.4s %10llu %10s %10s %10s %10s\n", fit(what, 16, cut), cpu,
 		(unsigned long long)h->count, fmt_pct(h, 0, p50, sizeof(p50)),
 		fmt_pct(h, 1, p99, sizeof(p99)), fmt_pct(h, 2, p999, sizeof(p999)),
 		h->count ? lh_report_fmt_us(h->max_ns, w, sizeof(w)) : "-");

@@ -169,6 +169,16 @@ run merge --fail-on none -f json "$TMP/hmax1.json" "$TMP/hmax2.json" "$TMP/hmax3
 expect_rc "kernel histogram counts that add up past 2^64 are an error" 1
 expect_in "... saying so" "$out" "the counts of the kernel histogram 'irqsoff' add up past 2^64"
 
+# Names are cut to their column or sentence between UTF-8 characters, never within one.
+jq --arg b "$(printf 'é%.0s' {1..100})" '.board = $b' "$TMP/a.json" >"$TMP/utf8.json"
+jq '.histograms[0].kind = "ééééééééé"' "$TMP/h1.json" >"$TMP/utf8-h.json"
+for f in text json junit; do
+	run merge --fail-on none --max all=1ms -f $f "$TMP/utf8.json" "$TMP/utf8-h.json"
+	expect_rc "$f: a board of 100 two-byte characters over --max" 2
+	check "$f: the output is valid UTF-8" iconv -f UTF-8 -t UTF-8 "$TMP/out" -o /dev/null
+done
+expect_in "... the violation names it, cut" "$out" "on éééééééééé"
+
 printf '%s\n' "$TMP/a.json" "$TMP/b.json" >"$TMP/list"
 run merge --fail-on none --from "$TMP/list" "$TMP/c.json"
 expect_rc "--from LIST with operands" 0
