@@ -76,29 +76,45 @@ static void fold(struct lh_merge *m, const char *path)
 	free(shown);
 }
 
-/* Folds every report the list at path ('-': standard input) names, one per line. */
-static int fold_list(struct lh_merge *m, const char *path)
+/*
+ * Folds every report the list at path ('-': standard input) names, one per line. A list that
+ * cannot be read (or not to its end) leaves reports unread: an error of the fleet report.
+ */
+static void fold_list(struct lh_merge *m, const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
-	char *line = NULL;
+	const char *failed = NULL;	/* "open", "read" */
+	char *line = NULL, *shown, *why;
 	size_t alloc = 0;
 	ssize_t n;
-	int ret = 0;
+	int e = 0;
 
-	if (!f)
-		return lh_error("cannot open list '%s': %s", path, strerror(errno));
+	if (!f) {
+		failed = "open";
+		e = errno;
+		goto out;
+	}
 	while ((n = getline(&line, &alloc, f)) > 0) {
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
 		if (n)
 			fold(m, line);
 	}
-	if (ferror(f))
-		ret = lh_error("cannot read list '%s': %s", path, strerror(errno));
+	if (ferror(f)) {
+		failed = "read";
+		e = errno;
+	}
 	free(line);
 	if (f != stdin)
 		fclose(f);
-	return ret;
+out:
+	if (failed) {
+		shown = lh_record_escape_dup(path);
+		why = lh_xasprintf("cannot %s list '%s': %s", failed, shown, strerror(e));
+		lh_merge_error(m, why);
+		free(why);
+		free(shown);
+	}
 }
 
 static int write_merge(FILE *f, void *m)
@@ -156,8 +172,8 @@ int lh_cmd_merge(int argc, char **argv)
 	m = lh_merge_alloc(&a.o);
 	for (i = first; i < argc; i++)
 		fold(m, argv[i]);
-	if (a.from && fold_list(m, a.from))
-		goto out;
+	if (a.from)
+		fold_list(m, a.from);
 	lh_merge_finish(m);
 	if (lh_output_write(a.output, "merge", write_merge, m))
 		goto out;

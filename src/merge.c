@@ -104,6 +104,11 @@ static void error(struct lh_merge *m, char *what)
 	problem(m, what);
 }
 
+void lh_merge_error(struct lh_merge *m, const char *why)
+{
+	error(m, lh_xstrdup(why));
+}
+
 void lh_merge_unreadable(struct lh_merge *m, const char *why)
 {
 	m->unread++;

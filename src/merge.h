@@ -144,6 +144,11 @@ int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *r
  * allowed, listed either way.
  */
 void lh_merge_unreadable(struct lh_merge *m, const char *why);
+/*
+ * Notes an error that is no one report's, why (a sentence): e.g. a list of reports that could
+ * not be read. The verdict is error, whatever is allowed.
+ */
+void lh_merge_error(struct lh_merge *m, const char *why);
 /* Evaluates the gate once every report is folded; call before writing. */
 void lh_merge_finish(struct lh_merge *m);
 

@@ -185,6 +185,19 @@ expect_rc "--from LIST with operands" 0
 expect_in "... reads all three" "$out" "3 reports folded"
 run merge
 expect_rc "no report given" 1
+# A list that cannot be read leaves reports unread: the fleet report says so, in every format.
+for f in text json junit; do
+	run merge --fail-on none -f $f -o "$TMP/fleet-nolist.$f" --from "$TMP/no-list" "$TMP/c.json"
+	expect_rc "$f: a --from list that does not exist is an error" 1
+	expect_in "$f: ... and the fleet report is written, saying so" \
+		"$(sed 's/&#39;/'"'"'/g' "$TMP/fleet-nolist.$f" 2>&1)" "cannot open list '$TMP/no-list'"
+done
+run merge --fail-on none -f json --from "$TMP" "$TMP/c.json"
+echo "$out" >"$TMP/fleet-dir.json"
+expect_jq "a --from list that cannot be read (a directory): the verdict is error" \
+	"$TMP/fleet-dir.json" ".verdict == \"error\" and .error == \"cannot read list '$TMP': Is a directory\""
+run merge --fail-on none --allow-unreadable --from "$TMP/no-list" "$TMP/c.json"
+expect_rc "--allow-unreadable does not allow a list that cannot be read" 1
 
 # ---- record reports: --board, hosts, the same run twice ----
 mkfake irqsoff
