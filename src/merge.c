@@ -1056,17 +1056,54 @@ static int write_json(const struct lh_merge *m, FILE *out)
 	return lh_escape_json_write(root, out);
 }
 
-/* One testcase for the merge itself (an error when it could not be judged), one per tracer. */
+/* Return: the violation of tracer tn's testcase ("TRACER: ..."), or NULL. */
+static const char *tracer_violation(const struct lh_merge *m, const char *tn)
+{
+	size_t i, n = strlen(tn);
+
+	for (i = 0; i < m->nr_violations; i++)
+		if (!strncmp(m->violations[i], tn, n) && m->violations[i][n] == ':')
+			return m->violations[i];
+	return NULL;
+}
+
+/* Return: every rule's violation ("rule ..."), "; " between them, or NULL (free it). */
+static char *rule_violations(const struct lh_merge *m)
+{
+	char *all = NULL, *s;
+	size_t i;
+
+	for (i = 0; i < m->nr_violations; i++) {
+		if (strncmp(m->violations[i], "rule ", 5))
+			continue;
+		s = all ? lh_xasprintf("%s; %s", all, m->violations[i]) :
+			  lh_xstrdup(m->violations[i]);
+		free(all);
+		all = s;
+	}
+	return all;
+}
+
+/*
+ * One testcase for the merge itself (an error when it could not be judged), one per tracer,
+ * one for the rules under --fail-on (every rule that failed it in its failure).
+ */
 static int write_junit(const struct lh_merge *m, FILE *out)
 {
-	size_t cases = 1, failures = m->nr_violations, i;
+	bool rules = m->o.gate.fail_on != LH_GATE_FAIL_NONE;
+	char *rule_fail = rules ? rule_violations(m) : NULL;
+	size_t cases = 1, failures = !!rule_fail, i;
 	char name[64], a[32], hn[160];
 	int t, ret = 0;
 	char *s;
 
-	for (t = 0; t < LH_TRACER_NR; t++)
-		cases += m->tracers[t].sections > 0;
-	cases += m->o.gate.fail_on != LH_GATE_FAIL_NONE;
+	for (t = 0; t < LH_TRACER_NR; t++) {
+		if (!m->tracers[t].sections)
+			continue;
+		cases++;
+		failures += tracer_violation(m, lh_tracer_name(t)) != NULL;
+	}
+	cases += rules;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
 	fprintf(out, "  <testsuite name=\"lathound merge\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
 		cases, failures, m->error ? 1 : 0);
@@ -1077,36 +1114,30 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 	free(s);
 	for (t = 0; t < LH_TRACER_NR; t++) {
 		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(t)];
-		const char *tn = lh_tracer_name(tracer_at(t)), *fail = NULL;
+		const char *tn = lh_tracer_name(tracer_at(t));
 
 		if (!mt->sections)
 			continue;
-		for (i = 0; i < m->nr_violations && !fail; i++)
-			if (!strncmp(m->violations[i], tn, strlen(tn)) &&
-			    m->violations[i][strlen(tn)] == ':')
-				fail = m->violations[i];
 		snprintf(name, sizeof(name), "%s fleet worst", tn);
 		s = lh_xasprintf("worst %s on %s, %lu sections", fmt_worst(mt->seen, mt->worst_us,
 									  a, sizeof(a)),
 				 mt->seen ? host_name(&m->hosts[mt->worst_host], hn, sizeof(hn)) :
 				 "-", mt->sections);
-		ret |= lh_escape_junit_case(out, "lathound.merge", name, fail, NULL, s);
+		ret |= lh_escape_junit_case(out, "lathound.merge", name, tracer_violation(m, tn),
+					    NULL, s);
 		free(s);
 	}
-	if (m->o.gate.fail_on != LH_GATE_FAIL_NONE) {
-		const char *fail = NULL;
+	if (rules) {
 		unsigned long hits = 0;
 
-		for (i = 0; i < m->nr_violations && !fail; i++)
-			if (!strncmp(m->violations[i], "rule ", 5))
-				fail = m->violations[i];
 		for (i = 0; i < m->nr_rules; i++)
 			hits += m->rules[i].hits;
 		snprintf(name, sizeof(name), "rules --fail-on %s", lh_gate_fail_on_name(&m->o.gate));
 		s = lh_xasprintf("%lu rule hits across the fleet", hits);
-		ret |= lh_escape_junit_case(out, "lathound.merge", name, fail, NULL, s);
+		ret |= lh_escape_junit_case(out, "lathound.merge", name, rule_fail, NULL, s);
 		free(s);
 	}
+	free(rule_fail);
 	fputs("  </testsuite>\n</testsuites>\n", out);
 	return ret ? -1 : 0;
 }

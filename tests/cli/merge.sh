@@ -53,6 +53,14 @@ run merge --max all=3ms -f junit "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
 expect_rc "--max all=3ms and the rule gate, JUnit" 2
 expect_in "... a rules testcase that fails" "$out" \
 	'<testcase classname="lathound.merge" name="rules --fail-on critical"'
+jq '(.rules[] | select(.id == "console-serial8250")) |= (.hits = 1 | .worst_us = 2005
+	| .gate_worst_us = 2005)' "$TMP/a.json" >"$TMP/two-rules.json"
+run merge -f junit "$TMP/two-rules.json"
+expect_rc "JUnit: two critical rules hit" 2
+expect_in "... the suite counts the testcases that failed" "$out" \
+	'<testsuite name="lathound merge" tests="3" failures="1" errors="0">'
+expect_in "... the rules testcase names both" "$out" \
+	'rule console-serial8250 (critical) hit 1 time on 1 host, worst 2005us; rule raid-irq-held'
 run merge -f json "$TMP/c.json"
 expect_rc "a board without a critical hit passes the rule gate" 0
 expect_jq "... JSON: the gate says fail_on" <(echo "$out") '.gate.fail_on == "critical" and .verdict == "pass"'
