@@ -1044,20 +1044,6 @@ int lh_hist_destroy(struct lh_hist *h, struct lh_diag *diag)
 
 /* ---- leftovers of a killed run -------------------------------------------------------- */
 
-/* Return: the pid that follows prefix in name (digits up to end or '_'), or 0. */
-static int name_pid(const char *name, const char *prefix, char term)
-{
-	const char *d = name + strlen(prefix);
-	size_t n;
-
-	if (strncmp(name, prefix, strlen(prefix)))
-		return 0;
-	n = strspn(d, "0123456789");
-	if (!n || n > 9 || d[n] != term)
-		return 0;
-	return atoi(d);
-}
-
 /*
  * Removes every trigger of one event in inst, as the kernel lists them (each line, less its
  * " [active]" or " [paused]", written back with '!'). Return: triggers left.
@@ -1122,37 +1108,19 @@ static int remove_stale_instance(const char *name)
 
 int lh_hist_remove_stale(struct lh_diag *diag)
 {
-	const char *top = tracefs_tracing_dir();
-	int removed = 0, failed = 0, pid;
-	char path[PATH_MAX], *buf, *line, *save;
-	struct dirent *de;
-	DIR *dir;
+	int removed, failed = 0, pid;
+	char *buf, *line, *save;
 
-	if (!top)
-		return 0;
-	/* Listed by hand: tracefs_instances() of libtracefs 1.6 leaks its regex. */
-	snprintf(path, sizeof(path), "%s/instances", top);
-	dir = opendir(path);
-	while (dir && (de = readdir(dir))) {
-		pid = name_pid(de->d_name, LH_HIST_PREFIX, '\0');
-		if (!pid || lh_pid_is_lathound(pid))
-			continue;
-		if (remove_stale_instance(de->d_name)) {
-			lh_diag_add(diag, LH_DIAG_WARNING,
-				    "cannot remove tracefs instance '%s' left by a killed run: %s",
-				    de->d_name, strerror(errno));
-			failed++;
-		} else {
-			removed++;
-		}
+	removed = lh_state_remove_stale_instances(LH_HIST_PREFIX, remove_stale_instance, diag);
+	if (removed < 0) {
+		removed = 0;
+		failed++;
 	}
-	if (dir)
-		closedir(dir);
 	buf = tracefs_instance_file_read(NULL, "synthetic_events", NULL);
 	for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		line[strcspn(line, " \t")] = '\0';
-		pid = name_pid(line, LH_HIST_SYNTH_PREFIX, '_');
+		pid = lh_state_name_pid(line, LH_HIST_SYNTH_PREFIX, '_');
 		if (!pid || lh_pid_is_lathound(pid))
 			continue;
 		if (remove_synth(line)) {
