@@ -43,8 +43,8 @@ void lh_report_loader_free(struct lh_report_loader *l);
 
 /*
  * Reads the JSON report buf[0..len) named name (for messages and merged_from; made inert
- * there, as lh_record_escape() does) into the report being built. Return: 0, or -1 with every problem found in diag (the report being
- * built must then be given up).
+ * there, as lh_record_escape() does) into the report being built. Return: 0, or -1 with
+ * every problem found in diag (the report being built must then be given up).
  */
 int lh_report_loader_add(struct lh_report_loader *l, const char *name, const char *buf,
 			 size_t len, struct lh_diag *diag);
