@@ -11,6 +11,7 @@
 #include "cmds.h"
 #include "diff.h"
 #include "opts.h"
+#include "record.h"
 #include "report-load.h"
 #include "util.h"
 
@@ -85,32 +86,8 @@ static int opt_fail_on_new(const struct lh_option *opt, const char *arg)
 }
 
 /*
- * Reads one report alone: every report is judged by its own gates, and may be of any board.
- * Return: the report, or NULL with why in *why (the first error; free it) when none is set.
- */
-static struct lh_report *load(const char *path, char **why)
-{
-	struct lh_report_loader *l = lh_report_loader_alloc(NULL);
-	struct lh_report *rep = NULL;
-	struct lh_diag diag = { 0 };
-	size_t i;
-
-	if (!lh_report_loader_add_file(l, path, &diag))
-		rep = lh_report_loader_finish(l, &diag);
-	lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
-	for (i = 0; !rep && !*why && i < diag.nr; i++)
-		if (diag.msgs[i].level == LH_DIAG_ERROR)
-			*why = lh_xstrdup(diag.msgs[i].text);
-	if (!rep && !*why)
-		*why = lh_xasprintf("cannot read report '%s'", path);
-	lh_diag_release(&diag);
-	lh_report_loader_free(l);
-	return rep;
-}
-
-/*
  * Reads the reports of one side; those that cannot be read are left out, and side->unread
- * (*why, to free) says why the first could not.
+ * (*why, to free) says why the first could not. names[]: the paths made inert (to free).
  */
 static void load_side(const struct lh_strlist *paths, struct lh_report **reps,
 			const char **names, char **why, struct lh_diff_side *side)
@@ -119,9 +96,18 @@ static void load_side(const struct lh_strlist *paths, struct lh_report **reps,
 
 	side->nr = 0;
 	for (i = 0; i < paths->nr; i++) {
-		reps[side->nr] = load(paths->v[i], why);
+		struct lh_diag diag = { 0 };
+		char *w;
+
+		reps[side->nr] = lh_report_load_file(paths->v[i], &diag, &w);
+		lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
+		lh_diag_release(&diag);
 		if (reps[side->nr])
-			names[side->nr++] = paths->v[i];
+			names[side->nr++] = lh_record_escape_dup(paths->v[i]);
+		else if (!*why)
+			*why = w;
+		else
+			free(w);
 	}
 	side->reps = reps;
 	side->names = names;
@@ -218,10 +204,14 @@ int lh_cmd_diff(int argc, char **argv)
 			    !a.output && a.format == LH_FORMAT_TEXT);
 out:
 	lh_diff_free(d);
-	for (i = 0; base && i < a.base.nr; i++)
+	for (i = 0; base && i < a.base.nr; i++) {
 		lh_report_free(base[i]);
-	for (i = 0; new && i < a.new.nr; i++)
+		free((char *)base_names[i]);
+	}
+	for (i = 0; new && i < a.new.nr; i++) {
 		lh_report_free(new[i]);
+		free((char *)new_names[i]);
+	}
 	free(base);
 	free(new);
 	free(base_names);

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "merge.h"
 #include "opts.h"
+#include "record.h"
 #include "report-load.h"
 #include "util.h"
 
@@ -53,59 +54,67 @@ static struct merge_args *args;
 /* Reads the report at path alone (judged by its own gates) and folds it into m. */
 static void fold(struct lh_merge *m, const char *path)
 {
-	struct lh_report_loader *l = lh_report_loader_alloc(NULL);
-	struct lh_report *rep = NULL;
+	char *shown = lh_record_escape_dup(path);	/* a file name may hold any byte */
 	struct lh_diag diag = { 0 };
-	size_t i;
+	struct lh_report *rep;
+	char *why;
 
-	if (!lh_report_loader_add_file(l, path, &diag))
-		rep = lh_report_loader_finish(l, &diag);
+	rep = lh_report_load_file(path, &diag, &why);
 	/* a report given up under --allow-unreadable is a warning, listed in the output */
 	if (rep || !args->allow_unreadable)
 		lh_print_diag(&diag, LH_DIAG_KEEP, !args->quiet);
 	if (rep) {
-		lh_merge_add(m, path, rep);
+		lh_merge_add(m, shown, rep);
 	} else {
-		const char *why = NULL;
-		char *s;
-
-		for (i = 0; !why && i < diag.nr; i++)
-			if (diag.msgs[i].level == LH_DIAG_ERROR)
-				why = diag.msgs[i].text;
-		s = why ? lh_xstrdup(why) : lh_xasprintf("cannot read report '%s'", path);
 		if (args->allow_unreadable && !args->quiet)
-			lh_warn("%s (accepted: --allow-unreadable)", s);
-		lh_merge_unreadable(m, s);
-		free(s);
+			lh_warn("%s (accepted: --allow-unreadable)", why);
+		lh_merge_unreadable(m, why);
 	}
 	lh_report_free(rep);
 	lh_diag_release(&diag);
-	lh_report_loader_free(l);
+	free(why);
+	free(shown);
 }
 
-/* Folds every report the list at path ('-': standard input) names, one per line. */
-static int fold_list(struct lh_merge *m, const char *path)
+/*
+ * Folds every report the list at path ('-': standard input) names, one per line. A list that
+ * cannot be read (or not to its end) leaves reports unread: an error of the fleet report.
+ */
+static void fold_list(struct lh_merge *m, const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
-	char *line = NULL;
+	const char *failed = NULL;	/* "open", "read" */
+	char *line = NULL, *shown, *why;
 	size_t alloc = 0;
 	ssize_t n;
-	int ret = 0;
+	int e = 0;
 
-	if (!f)
-		return lh_error("cannot open list '%s': %s", path, strerror(errno));
+	if (!f) {
+		failed = "open";
+		e = errno;
+		goto out;
+	}
 	while ((n = getline(&line, &alloc, f)) > 0) {
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
 		if (n)
 			fold(m, line);
 	}
-	if (ferror(f))
-		ret = lh_error("cannot read list '%s': %s", path, strerror(errno));
+	if (ferror(f)) {
+		failed = "read";
+		e = errno;
+	}
 	free(line);
 	if (f != stdin)
 		fclose(f);
-	return ret;
+out:
+	if (failed) {
+		shown = lh_record_escape_dup(path);
+		why = lh_xasprintf("cannot %s list '%s': %s", failed, shown, strerror(e));
+		lh_merge_error(m, why);
+		free(why);
+		free(shown);
+	}
 }
 
 static int write_merge(FILE *f, void *m)
@@ -163,8 +172,8 @@ int lh_cmd_merge(int argc, char **argv)
 	m = lh_merge_alloc(&a.o);
 	for (i = first; i < argc; i++)
 		fold(m, argv[i]);
-	if (a.from && fold_list(m, a.from))
-		goto out;
+	if (a.from)
+		fold_list(m, a.from);
 	lh_merge_finish(m);
 	if (lh_output_write(a.output, "merge", write_merge, m))
 		goto out;

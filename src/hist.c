@@ -23,6 +23,7 @@
 #include <tracefs.h>
 
 #include "hist.h"
+#include "record.h"
 #include "state.h"
 
 /* ---- buckets and the pure core ------------------------------------------------------- */
@@ -441,6 +442,7 @@ struct lh_ksyms {
 	struct ksym	*syms;		/* by address */
 	size_t		nr;
 	uint64_t	stext;
+	struct lh_arena	names;		/* every ksym's name: one allocation per block */
 };
 
 static int cmp_ksym(const void *a, const void *b)
@@ -452,32 +454,42 @@ static int cmp_ksym(const void *a, const void *b)
 
 void lh_ksyms_free(struct lh_ksyms *ks)
 {
-	size_t i;
-
 	if (!ks)
 		return;
-	for (i = 0; i < ks->nr; i++)
-		free(ks->syms[i].name);
+	lh_arena_release(&ks->names);
 	free(ks->syms);
 	free(ks);
 }
 
-/* Makes s printable ASCII: names reach terminals and reports. */
-static void inert(char *s)
+/*
+ * A symbol's name (whole: the kernel's may have 512 bytes) and its module, untrusted (a
+ * module names its own symbols): each made inert by lh_record_escape(), in ks's arena.
+ * Return: "name" or "name [module]".
+ */
+static char *ksym_name(struct lh_ksyms *ks, const char *name, size_t nlen, const char *mod,
+		       size_t mlen, char **buf, size_t *alloc)
 {
-	for (; *s; s++)
-		if (*s < 0x21 || *s > 0x7e)
-			*s = '?';
+	size_t n;
+
+	LH_GROW(*buf, lh_record_escape_len(nlen) + lh_record_escape_len(mlen) + 1, *alloc);
+	n = lh_record_escape(*buf, lh_record_escape_len(nlen), name, nlen);
+	if (mlen) {
+		(*buf)[n++] = ' ';
+		lh_record_escape(*buf + n, lh_record_escape_len(mlen), mod, mlen);
+	}
+	return lh_arena_strdup(&ks->names, *buf);
 }
 
 struct lh_ksyms *lh_ksyms_load(const char *path, const char **why)
 {
 	struct lh_ksyms *ks;
-	char *line = NULL, name[128], mod[64];
-	size_t cap = 0, alloc = 0;
+	char *line = NULL, *buf = NULL;
+	size_t cap = 0, alloc = 0, balloc = 0, nlen, mlen;
 	bool stext = false, nonzero = false;
 	unsigned long long addr;
+	const char *name, *mod;
 	char type;
+	int off;
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
@@ -486,23 +498,27 @@ struct lh_ksyms *lh_ksyms_load(const char *path, const char **why)
 	}
 	ks = lh_xcalloc(1, sizeof(*ks));
 	while (getline(&line, &cap, f) > 0) {
-		int n = sscanf(line, "%llx %c %127s %63s", &addr, &type, name, mod);
-
-		if (n < 3 || (type != 't' && type != 'T'))
+		/* "ADDRESS TYPE NAME" and, for a module's, "\t[MODULE]" */
+		off = -1;
+		if (sscanf(line, "%llx %c %n", &addr, &type, &off) < 2 || off < 0 ||
+		    (type != 't' && type != 'T'))
 			continue;
-		inert(name);
-		if (n == 4)
-			inert(mod);
+		name = line + off;
+		nlen = strcspn(name, " \t\n");
+		if (!nlen)
+			continue;
+		mod = name + nlen + strspn(name + nlen, " \t");
+		mlen = strcspn(mod, "\n");
 		nonzero |= addr != 0;
-		if (!strcmp(name, "_stext") && n == 3) {
+		if (nlen == 6 && !memcmp(name, "_stext", 6) && !mlen) {
 			ks->stext = addr;
 			stext = true;
 		}
 		LH_GROW(ks->syms, ks->nr + 1, alloc);
 		ks->syms[ks->nr].addr = addr;
-		ks->syms[ks->nr++].name = n == 4 ? lh_xasprintf("%s %s", name, mod) :
-						   lh_xstrdup(name);
+		ks->syms[ks->nr++].name = ksym_name(ks, name, nlen, mod, mlen, &buf, &balloc);
 	}
+	free(buf);
 	free(line);
 	fclose(f);
 	if (!nonzero || !stext) {
@@ -1010,15 +1026,8 @@ int lh_hist_destroy(struct lh_hist *h, struct lh_diag *diag)
 			tracefs_hist_free(h->hists[k][t]);
 		}
 	}
-	if (h->inst) {
-		if (tracefs_instance_destroy(h->inst) && tracefs_instance_exists(h->inst_name)) {
-			lh_diag_add(diag, LH_DIAG_ERROR,
-				    "cannot remove tracefs instance '%s': %s (remove it with 'lathound reset')",
-				    h->inst_name, strerror(errno));
-			ret = -1;
-		}
-		tracefs_instance_free(h->inst);
-	}
+	if (lh_state_instance_destroy(h->inst, h->inst_name, diag))
+		ret = -1;
 	for (k = 0; k < LH_HIST_NR; k++) {
 		if (h->synth_made[k] && remove_synth(h->synth[k])) {
 			lh_diag_add(diag, LH_DIAG_ERROR,
@@ -1034,20 +1043,6 @@ int lh_hist_destroy(struct lh_hist *h, struct lh_diag *diag)
 }
 
 /* ---- leftovers of a killed run -------------------------------------------------------- */
-
-/* Return: the pid that follows prefix in name (digits up to end or '_'), or 0. */
-static int name_pid(const char *name, const char *prefix, char term)
-{
-	const char *d = name + strlen(prefix);
-	size_t n;
-
-	if (strncmp(name, prefix, strlen(prefix)))
-		return 0;
-	n = strspn(d, "0123456789");
-	if (!n || n > 9 || d[n] != term)
-		return 0;
-	return atoi(d);
-}
 
 /*
  * Removes every trigger of one event in inst, as the kernel lists them (each line, less its
@@ -1106,44 +1101,26 @@ static int remove_stale_instance(const char *name)
 		if (dir)
 			closedir(dir);
 	}
-	ret = tracefs_instance_destroy(inst) && tracefs_instance_exists(name) ? -1 : 0;
+	ret = lh_state_instance_remove(inst, name);
 	tracefs_instance_free(inst);
 	return ret;
 }
 
 int lh_hist_remove_stale(struct lh_diag *diag)
 {
-	const char *top = tracefs_tracing_dir();
-	int removed = 0, failed = 0, pid;
-	char path[PATH_MAX], *buf, *line, *save;
-	struct dirent *de;
-	DIR *dir;
+	int removed, failed = 0, pid;
+	char *buf, *line, *save;
 
-	if (!top)
-		return 0;
-	/* Listed by hand: tracefs_instances() of libtracefs 1.6 leaks its regex. */
-	snprintf(path, sizeof(path), "%s/instances", top);
-	dir = opendir(path);
-	while (dir && (de = readdir(dir))) {
-		pid = name_pid(de->d_name, LH_HIST_PREFIX, '\0');
-		if (!pid || lh_pid_is_lathound(pid))
-			continue;
-		if (remove_stale_instance(de->d_name)) {
-			lh_diag_add(diag, LH_DIAG_WARNING,
-				    "cannot remove tracefs instance '%s' left by a killed run: %s",
-				    de->d_name, strerror(errno));
-			failed++;
-		} else {
-			removed++;
-		}
+	removed = lh_state_remove_stale_instances(LH_HIST_PREFIX, remove_stale_instance, diag);
+	if (removed < 0) {
+		removed = 0;
+		failed++;
 	}
-	if (dir)
-		closedir(dir);
 	buf = tracefs_instance_file_read(NULL, "synthetic_events", NULL);
 	for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		line[strcspn(line, " \t")] = '\0';
-		pid = name_pid(line, LH_HIST_SYNTH_PREFIX, '_');
+		pid = lh_state_name_pid(line, LH_HIST_SYNTH_PREFIX, '_');
 		if (!pid || lh_pid_is_lathound(pid))
 			continue;
 		if (remove_synth(line)) {

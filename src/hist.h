@@ -153,7 +153,8 @@ void lh_hist_top_callers(struct lh_hist_data *d, size_t n);
 struct lh_ksyms;
 
 /*
- * Reads the text symbols (types t and T) of path. Return: the table (lh_ksyms_free()), or
+ * Reads the text symbols (types t and T) of path, names whole and made inert
+ * (lh_record_escape(): a module names its own). Return: the table (lh_ksyms_free()), or
  * NULL with *why a static reason: cannot be read, no _stext, or addresses hidden (all zero,
  * kptr_restrict).
  */

@@ -16,6 +16,7 @@
 #include <tracefs.h>
 
 #include "irqtrace.h"
+#include "state.h"
 
 struct lh_irqtrace {
 	char			name[32];
@@ -207,15 +208,8 @@ int lh_irqtrace_destroy(struct lh_irqtrace *t, struct lh_diag *diag)
 	for (cpu = 0; t->cpus && cpu < t->nr_cpus; cpu++)
 		tracefs_cpu_close(t->cpus[cpu]);
 	free(t->cpus);
-	if (t->inst) {
-		if (tracefs_instance_destroy(t->inst) && tracefs_instance_exists(t->name)) {
-			lh_diag_add(diag, LH_DIAG_ERROR,
-				    "cannot remove tracefs instance '%s': %s (remove it with 'lathound reset')",
-				    t->name, strerror(errno));
-			ret = -1;
-		}
-		tracefs_instance_free(t->inst);
-	}
+	if (lh_state_instance_destroy(t->inst, t->name, diag))
+		ret = -1;
 	if (t->kbuf)
 		kbuffer_free(t->kbuf);
 	tep_free(t->tep);
@@ -381,50 +375,20 @@ uint64_t lh_irqtrace_interval(const struct lh_irqtrace *t, uint64_t min_ns, uint
 	return (uint64_t)ns;
 }
 
-/* Return: the pid in an instance name LH_IRQTRACE_PREFIX<pid>, or 0 for any other name. */
-static int instance_pid(const char *name)
+/* Removes a killed run's instance: its events only fed the ring buffer. */
+static int remove_stale_instance(const char *name)
 {
-	const char *digits = name + strlen(LH_IRQTRACE_PREFIX);
+	struct tracefs_instance *inst = tracefs_instance_alloc(NULL, name);
+	int ret;
 
-	if (strncmp(name, LH_IRQTRACE_PREFIX, strlen(LH_IRQTRACE_PREFIX)) || !*digits ||
-	    digits[strspn(digits, "0123456789")] || strlen(digits) > 9)
-		return 0;
-	return atoi(digits);
+	if (!inst)
+		return -1;
+	ret = lh_state_instance_remove(inst, name);
+	tracefs_instance_free(inst);
+	return ret;
 }
 
 int lh_irqtrace_remove_stale(struct lh_diag *diag)
 {
-	const char *top = tracefs_tracing_dir();
-	int removed = 0, failed = 0, pid;
-	struct dirent *de;
-	char path[PATH_MAX];
-	DIR *dir;
-
-	/* Listed by hand: tracefs_instances() of libtracefs 1.6 leaks its regex. */
-	if (!top)
-		return 0;
-	snprintf(path, sizeof(path), "%s/instances", top);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while ((de = readdir(dir))) {
-		struct tracefs_instance *inst;
-
-		pid = instance_pid(de->d_name);
-		if (!pid || lh_pid_is_lathound(pid))
-			continue;
-		inst = tracefs_instance_alloc(NULL, de->d_name);
-		if (!inst ||
-		    (tracefs_instance_destroy(inst) && tracefs_instance_exists(de->d_name))) {
-			lh_diag_add(diag, LH_DIAG_WARNING,
-				    "cannot remove tracefs instance '%s' left by a killed run: %s",
-				    de->d_name, strerror(errno));
-			failed++;
-		} else {
-			removed++;
-		}
-		tracefs_instance_free(inst);
-	}
-	closedir(dir);
-	return failed ? -1 : removed;
+	return lh_state_remove_stale_instances(LH_IRQTRACE_PREFIX, remove_stale_instance, diag);
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,11 @@ static void error(struct lh_merge *m, char *what)
 	problem(m, what);
 }
 
+void lh_merge_error(struct lh_merge *m, const char *why)
+{
+	error(m, lh_xstrdup(why));
+}
+
 void lh_merge_unreadable(struct lh_merge *m, const char *why)
 {
 	m->unread++;
@@ -173,10 +179,34 @@ static size_t host_of(struct lh_merge *m, const struct lh_report *rep)
 	return m->nr_hosts++;
 }
 
+/*
+ * Adds n to *sum, or says that report name makes the count of what wrap (a PASS must not
+ * rest on a sum that went round: *sum stays at its largest). Return: 0, or -1.
+ */
+static int count_add(struct lh_merge *m, const char *name, const char *what,
+		     unsigned long *sum, uint64_t n)
+{
+	if (!__builtin_add_overflow(*sum, n, sum))
+		return 0;
+	*sum = ULONG_MAX;
+	error(m, lh_xasprintf("report '%s': %s add up past 2^64", name, what));
+	return -1;
+}
+
 /* Adds src to dst, or says that its buckets do not fit (what names it). Return: 0 or -1. */
 static int hist_add(struct lh_merge *m, const char *name, const char *what,
 		    struct lh_histogram *dst, const struct lh_histogram *src)
 {
+	uint64_t x;
+
+	/* lh_histogram_merge() saturates: a sum that would wrap is said, not kept */
+	if (__builtin_add_overflow(dst->count, src->count, &x) ||
+	    __builtin_add_overflow(dst->dropped, src->dropped, &x) ||
+	    __builtin_add_overflow(dst->sum_ns, src->sum_ns, &x)) {
+		error(m, lh_xasprintf("report '%s': the counts of %s add up past 2^64", name,
+				      what));
+		return -1;
+	}
 	if (!lh_histogram_merge(dst, src))
 		return 0;
 	error(m, lh_xasprintf("report '%s': the buckets of %s do not fit those of the reports folded before: histograms are summed bucket by bucket, and their layouts must agree",
@@ -198,8 +228,10 @@ static void fold_tracer(struct lh_merge *m, const char *name, const struct lh_re
 		mt->not_measured = lh_xasprintf("'%s': %s", name, why);
 	if (!tr->count)
 		return;
-	mt->sections += tr->count;
-	h->sections[t] += tr->count;
+	what = lh_xasprintf("the %s sections", lh_tracer_name(t));
+	if (!count_add(m, name, what, &mt->sections, tr->count))
+		count_add(m, name, what, &h->sections[t], tr->count);
+	free(what);
 	if (tr->worst.set) {
 		if (!mt->seen || tr->worst.latency_us > mt->worst_us) {
 			mt->worst_us = tr->worst.latency_us;
@@ -230,7 +262,7 @@ static void fold_tracer(struct lh_merge *m, const char *name, const struct lh_re
 
 		if (!c->count && !c->seen)
 			continue;
-		mc->sections += c->count;
+		count_add(m, name, "the sections of a CPU", &mc->sections, c->count);
 		if (c->max_us > mc->worst_us)
 			mc->worst_us = c->max_us;
 		what = lh_xasprintf("the %s histogram of CPU %d", lh_tracer_name(t),
@@ -240,12 +272,14 @@ static void fold_tracer(struct lh_merge *m, const char *name, const struct lh_re
 	}
 }
 
-static void fold_offenders(struct lh_merge *m, const struct lh_report *rep, size_t host)
+static void fold_offenders(struct lh_merge *m, const char *name, const struct lh_report *rep,
+			   size_t host)
 {
 	size_t i, pos;
 	uint32_t k;
 
-	m->other_sections += rep->other_count;
+	count_add(m, name, "the sections of no kept signature", &m->other_sections,
+		  rep->other_count);
 	if (rep->other_worst_us > m->other_worst_us)
 		m->other_worst_us = rep->other_worst_us;
 	for (i = 0; i < rep->nr_offenders; i++) {
@@ -257,7 +291,8 @@ static void fold_offenders(struct lh_merge *m, const struct lh_report *rep, size
 			if (!strcmp(m->sigs[k].signature, o->signature))
 				s = &m->sigs[k];
 		if (!s && m->nr_sigs >= LH_MERGE_SIGNATURES) {
-			m->other_sections += o->count;
+			count_add(m, name, "the sections of no kept signature", &m->other_sections,
+				  o->count);
 			if (o->worst_us > m->other_worst_us)
 				m->other_worst_us = o->worst_us;
 			continue;
@@ -274,7 +309,7 @@ static void fold_offenders(struct lh_merge *m, const struct lh_report *rep, size
 			s->worst_us = o->worst_us;
 			s->worst_host = host;
 		}
-		s->sections += o->count;
+		count_add(m, name, "the sections of a signature", &s->sections, o->count);
 		hosts_add(&s->hosts, (uint32_t)host);
 	}
 }
@@ -309,9 +344,10 @@ static void fold_rules(struct lh_merge *m, const char *name, const struct lh_rep
 		}
 		if (!agg || (!agg->hits && !agg->unevaluated))
 			continue;
-		r->hits += agg->hits;
-		r->gate_hits += agg->gate_hits;
-		r->unevaluated += agg->unevaluated;
+		count_add(m, name, "a rule's hits", &r->hits, agg->hits);
+		count_add(m, name, "a rule's hits", &r->gate_hits, agg->gate_hits);
+		count_add(m, name, "the sections a rule could not be evaluated on",
+			  &r->unevaluated, agg->unevaluated);
 		if (agg->worst_us > r->worst_us)
 			r->worst_us = agg->worst_us;
 		if (agg->hits)
@@ -384,19 +420,42 @@ int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *r
 	m->reports++;
 	for (t = 0; t < LH_TRACER_NR; t++)
 		fold_tracer(m, name, rep, t, host);
-	fold_offenders(m, rep, host);
+	fold_offenders(m, name, rep, host);
 	fold_rules(m, name, rep, host);
 	fold_khists(m, name, rep);
 	return m->nr_errors > errors ? -1 : 0;
 }
 
-/* Return: a host as people name it: "board (host)", "board", "host", or "-" (buf). */
+/* s cut to at most w bytes, "..." ending it when cut. Return: buf (w + 1 bytes at least). */
+static char *fit(const char *s, size_t w, char *buf)
+{
+	size_t n = strlen(s);
+
+	if (n <= w)
+		return strcpy(buf, s);
+	n = w > 3 ? w - 3 : 0;
+	/* never cut a UTF-8 sequence */
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(buf, s, n);
+	strcpy(buf + n, "...");
+	return buf;
+}
+
+/*
+ * Return: a host as people name it: "board (host)", "board", "host", or "-", cut to fit buf
+ * (len bytes) as fit() does, never within a UTF-8 character. Return: buf.
+ */
 static char *host_name(const struct lh_merge_host *h, char *buf, size_t len)
 {
+	char *full;
+
 	if (h->board && h->host)
-		snprintf(buf, len, "%s (%s)", h->board, h->host);
+		full = lh_xasprintf("%s (%s)", h->board, h->host);
 	else
-		snprintf(buf, len, "%s", h->board ? h->board : h->host ? h->host : "-");
+		full = lh_xstrdup(h->board ? h->board : h->host ? h->host : "-");
+	fit(full, len - 1, buf);
+	free(full);
 	return buf;
 }
 
@@ -529,22 +588,6 @@ static uint32_t *sorted(const struct lh_merge *m, size_t n,
 	return v;
 }
 
-/* s cut to at most w bytes, "..." ending it when cut. Return: buf (w + 1 bytes at least). */
-static char *fit(const char *s, size_t w, char *buf)
-{
-	size_t n = strlen(s);
-
-	if (n <= w)
-		return strcpy(buf, s);
-	n = w > 3 ? w - 3 : 0;
-	/* never cut a UTF-8 sequence */
-	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	memcpy(buf, s, n);
-	strcpy(buf + n, "...");
-	return buf;
-}
-
 static char *fmt_pct(const struct lh_histogram *h, unsigned int i, char *buf, size_t len)
 {
 	uint64_t lo, hi;
@@ -564,9 +607,9 @@ static char *fmt_worst(bool seen, uint64_t us, char *buf, size_t len)
 /* One histogram row: what, CPU, count, p50, p99, p99.9, max (78 columns). */
 static void hist_row(FILE *out, const char *what, const char *cpu, const struct lh_histogram *h)
 {
-	char p50[32], p99[32], p999[32], w[32];
+	char p50[32], p99[32], p999[32], w[32], cut[20];
 
-	fprintf(out, "  %-16.16s %-4.4s %10llu %10s %10s %10s %10s\n", what, cpu,
+	fprintf(out, "  %-16s %-4.4s %10llu %10s %10s %10s %10s\n", fit(what, 16, cut), cpu,
 		(unsigned long long)h->count, fmt_pct(h, 0, p50, sizeof(p50)),
 		fmt_pct(h, 1, p99, sizeof(p99)), fmt_pct(h, 2, p999, sizeof(p999)),
 		h->count ? lh_report_fmt_us(h->max_ns, w, sizeof(w)) : "-");
@@ -1014,17 +1057,54 @@ static int write_json(const struct lh_merge *m, FILE *out)
 	return lh_escape_json_write(root, out);
 }
 
-/* One testcase for the merge itself (an error when it could not be judged), one per tracer. */
+/* Return: the violation of tracer tn's testcase ("TRACER: ..."), or NULL. */
+static const char *tracer_violation(const struct lh_merge *m, const char *tn)
+{
+	size_t i, n = strlen(tn);
+
+	for (i = 0; i < m->nr_violations; i++)
+		if (!strncmp(m->violations[i], tn, n) && m->violations[i][n] == ':')
+			return m->violations[i];
+	return NULL;
+}
+
+/* Return: every rule's violation ("rule ..."), "; " between them, or NULL (free it). */
+static char *rule_violations(const struct lh_merge *m)
+{
+	char *all = NULL, *s;
+	size_t i;
+
+	for (i = 0; i < m->nr_violations; i++) {
+		if (strncmp(m->violations[i], "rule ", 5))
+			continue;
+		s = all ? lh_xasprintf("%s; %s", all, m->violations[i]) :
+			  lh_xstrdup(m->violations[i]);
+		free(all);
+		all = s;
+	}
+	return all;
+}
+
+/*
+ * One testcase for the merge itself (an error when it could not be judged), one per tracer,
+ * one for the rules under --fail-on (every rule that failed it in its failure).
+ */
 static int write_junit(const struct lh_merge *m, FILE *out)
 {
-	size_t cases = 1, failures = m->nr_violations, i;
+	bool rules = m->o.gate.fail_on != LH_GATE_FAIL_NONE;
+	char *rule_fail = rules ? rule_violations(m) : NULL;
+	size_t cases = 1, failures = !!rule_fail, i;
 	char name[64], a[32], hn[160];
 	int t, ret = 0;
 	char *s;
 
-	for (t = 0; t < LH_TRACER_NR; t++)
-		cases += m->tracers[t].sections > 0;
-	cases += m->o.gate.fail_on != LH_GATE_FAIL_NONE;
+	for (t = 0; t < LH_TRACER_NR; t++) {
+		if (!m->tracers[t].sections)
+			continue;
+		cases++;
+		failures += tracer_violation(m, lh_tracer_name(t)) != NULL;
+	}
+	cases += rules;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
 	fprintf(out, "  <testsuite name=\"lathound merge\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
 		cases, failures, m->error ? 1 : 0);
@@ -1035,36 +1115,30 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 	free(s);
 	for (t = 0; t < LH_TRACER_NR; t++) {
 		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(t)];
-		const char *tn = lh_tracer_name(tracer_at(t)), *fail = NULL;
+		const char *tn = lh_tracer_name(tracer_at(t));
 
 		if (!mt->sections)
 			continue;
-		for (i = 0; i < m->nr_violations && !fail; i++)
-			if (!strncmp(m->violations[i], tn, strlen(tn)) &&
-			    m->violations[i][strlen(tn)] == ':')
-				fail = m->violations[i];
 		snprintf(name, sizeof(name), "%s fleet worst", tn);
 		s = lh_xasprintf("worst %s on %s, %lu sections", fmt_worst(mt->seen, mt->worst_us,
 									  a, sizeof(a)),
 				 mt->seen ? host_name(&m->hosts[mt->worst_host], hn, sizeof(hn)) :
 				 "-", mt->sections);
-		ret |= lh_escape_junit_case(out, "lathound.merge", name, fail, NULL, s);
+		ret |= lh_escape_junit_case(out, "lathound.merge", name, tracer_violation(m, tn),
+					    NULL, s);
 		free(s);
 	}
-	if (m->o.gate.fail_on != LH_GATE_FAIL_NONE) {
-		const char *fail = NULL;
+	if (rules) {
 		unsigned long hits = 0;
 
-		for (i = 0; i < m->nr_violations && !fail; i++)
-			if (!strncmp(m->violations[i], "rule ", 5))
-				fail = m->violations[i];
 		for (i = 0; i < m->nr_rules; i++)
 			hits += m->rules[i].hits;
 		snprintf(name, sizeof(name), "rules --fail-on %s", lh_gate_fail_on_name(&m->o.gate));
 		s = lh_xasprintf("%lu rule hits across the fleet", hits);
-		ret |= lh_escape_junit_case(out, "lathound.merge", name, fail, NULL, s);
+		ret |= lh_escape_junit_case(out, "lathound.merge", name, rule_fail, NULL, s);
 		free(s);
 	}
+	free(rule_fail);
 	fputs("  </testsuite>\n</testsuites>\n", out);
 	return ret ? -1 : 0;
 }

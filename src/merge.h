@@ -14,9 +14,9 @@
  *
  * Fail closed: a report that cannot be read (unless allowed), whose own verdict is error
  * (unless accepted), that is the same run as one folded before, whose histograms do not fit
- * the bucket layout of those folded before, or whose rule has another severity than the
- * same rule elsewhere, makes the verdict error; so does a gated tracer that no report
- * measured or that a report says it could not measure.
+ * the bucket layout of those folded before, whose counts would make a sum wrap past 2^64, or
+ * whose rule has another severity than the same rule elsewhere, makes the verdict error; so
+ * does a gated tracer that no report measured or that a report says it could not measure.
  */
 #ifndef LH_MERGE_H
 #define LH_MERGE_H
@@ -144,6 +144,11 @@ int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *r
  * allowed, listed either way.
  */
 void lh_merge_unreadable(struct lh_merge *m, const char *why);
+/*
+ * Notes an error that is no one report's, why (a sentence): e.g. a list of reports that could
+ * not be read. The verdict is error, whatever is allowed.
+ */
+void lh_merge_error(struct lh_merge *m, const char *why);
 /* Evaluates the gate once every report is folded; call before writing. */
 void lh_merge_finish(struct lh_merge *m);
 

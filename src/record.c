@@ -269,6 +269,15 @@ size_t lh_record_escape(char *dst, size_t size, const char *src, size_t len)
 	return o;
 }
 
+char *lh_record_escape_dup(const char *s)
+{
+	size_t n = strlen(s);
+	char *d = lh_xmalloc(lh_record_escape_len(n));
+
+	lh_record_escape(d, lh_record_escape_len(n), s, n);
+	return d;
+}
+
 const char *lh_record_strndup(struct lh_record *r, const char *s, size_t len)
 {
 	size_t i;

@@ -169,6 +169,8 @@ static inline size_t lh_record_escape_len(size_t len)
 {
 	return 4 * len + 1;
 }
+/* Return: a copy of untrusted s (a file name) through lh_record_escape() (the caller frees). */
+char *lh_record_escape_dup(const char *s);
 /* Return: a copy of untrusted s[0..len) in r's arena, through lh_record_escape(). */
 const char *lh_record_strndup(struct lh_record *r, const char *s, size_t len);
 

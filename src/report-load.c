@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "hist.h"
+#include "record.h"
 #include "report-load.h"
 #include "report-priv.h"
 #include "rules.h"
@@ -218,28 +219,12 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/*
- * Return: s[0..len) made inert, in arena a: printable ASCII and valid UTF-8 as they are,
- * every other byte as "\xHH", as the parser does with a trace's text.
- */
+/* Return: s[0..len) made inert (lh_record_escape()), in arena a. */
 static char *inert(struct lh_arena *a, const char *s, size_t len)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	char *out = lh_arena_alloc(a, 4 * len + 1), *p = out;
-	size_t i = 0, n;
+	char *out = lh_arena_alloc(a, lh_record_escape_len(len));
 
-	while (i < len) {
-		if (u[i] >= 0x20 && u[i] < 0x7f) {
-			*p++ = (char)u[i++];
-		} else if ((n = lh_utf8_printable(u + i))) {	/* json-c ends it with a NUL */
-			memcpy(p, u + i, n);
-			p += n;
-			i += n;
-		} else {
-			p += sprintf(p, "\\x%02x", u[i++]);
-		}
-	}
-	*p = '\0';
+	lh_record_escape(out, lh_record_escape_len(len), s, len);
 	return out;
 }
 
@@ -518,7 +503,8 @@ static void load_tracers(struct ctx *c, json_object *root)
 
 		t = tracer_of(key, &known);
 		if (!known || !json_object_is_type(v, json_type_object)) {
-			bad(c, key, known ? "expected an object" : "unknown tracer");
+			bad(c, inert(&rep->arena, key, strlen(key)),
+			    known ? "expected an object" : "unknown tracer");
 			pop(c, p);
 			continue;
 		}
@@ -1107,8 +1093,11 @@ static void load_irq_stats(struct ctx *c, json_object *root)
 			}
 			le = get_ns(c, b, "le_us", 1000);
 			if (le < 2 || (le & (le - 1)) || __builtin_ctzll(le) > LH_IRQSTAT_BUCKETS) {
-				bad(c, "histogram", "le_us %s is not a power of two of ns",
-				    json_object_get_string(json_object_object_get(b, "le_us")));
+				/* (a le_us that is no number is said by get_ns()) */
+				if (!c->failed)
+					bad(c, "histogram", "le_us %s is not a power of two of ns",
+					    json_object_get_string(json_object_object_get(b,
+											  "le_us")));
 				break;
 			}
 			ent.hist[__builtin_ctzll(le) - 1] += get_u64(c, b, "count");
@@ -1463,13 +1452,15 @@ void lh_report_loader_free(struct lh_report_loader *l)
 int lh_report_loader_add(struct lh_report_loader *l, const char *name, const char *buf,
 			 size_t len, struct lh_diag *diag)
 {
-	struct ctx c = { .l = l, .rep = l->rep, .name = name, .diag = diag };
+	char *shown = lh_record_escape_dup(name);
+	struct ctx c = { .l = l, .rep = l->rep, .name = shown, .diag = diag };
 	struct json_tokener *tok;
 	json_object *root;
 	int ret;
 
 	if (!l->rep) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "report '%s': the reading already ended", name);
+		lh_diag_add(diag, LH_DIAG_ERROR, "report '%s': the reading already ended", shown);
+		free(shown);
 		return -1;
 	}
 	tok = json_tokener_new();
@@ -1488,17 +1479,19 @@ int lh_report_loader_add(struct lh_report_loader *l, const char *name, const cha
 			end++;
 		if (!root || e != json_tokener_success || end < len) {
 			lh_diag_add(diag, LH_DIAG_ERROR, "report '%s': not JSON: %s at byte %zu",
-				    name, root && e == json_tokener_success ?
+				    shown, root && e == json_tokener_success ?
 				    "data after the report" : len ? json_tokener_error_desc(e) :
 				    "the file is empty", end);
 			json_object_put(root);
 			json_tokener_free(tok);
+			free(shown);
 			return -1;
 		}
 	}
 	json_tokener_free(tok);
 	ret = load(&c, root);
 	json_object_put(root);
+	free(shown);
 	return ret;
 }
 
@@ -1513,8 +1506,11 @@ int lh_report_loader_add_file(struct lh_report_loader *l, const char *path,
 
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot open report '%s': %s", path,
+		char *shown = lh_record_escape_dup(path);
+
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot open report '%s': %s", shown,
 			    strerror(errno));
+		free(shown);
 		return -1;
 	}
 	if (!is_stdin) {
@@ -1525,15 +1521,41 @@ int lh_report_loader_add_file(struct lh_report_loader *l, const char *path,
 			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	}
 	ret = lh_read_fd(fd, &buf, &alloc, &len, MAX_REPORT_BYTES);
-	if (ret)
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot read report '%s': %s", path,
+	if (ret) {
+		char *shown = lh_record_escape_dup(path);
+
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot read report '%s': %s", shown,
 			    errno == EFBIG ? "larger than 1 GiB" : strerror(errno));
+		free(shown);
+	}
 	if (!is_stdin)
 		close(fd);
 	if (!ret)
 		ret = lh_report_loader_add(l, name, buf ? buf : "", len, diag);
 	free(buf);
 	return ret;
+}
+
+struct lh_report *lh_report_load_file(const char *path, struct lh_diag *diag, char **why)
+{
+	struct lh_report_loader *l = lh_report_loader_alloc(NULL);
+	struct lh_report *rep = NULL;
+	size_t i, first = diag->nr;
+
+	*why = NULL;
+	if (!lh_report_loader_add_file(l, path, diag))
+		rep = lh_report_loader_finish(l, diag);
+	lh_report_loader_free(l);
+	for (i = first; !rep && !*why && i < diag->nr; i++)
+		if (diag->msgs[i].level == LH_DIAG_ERROR)
+			*why = lh_xstrdup(diag->msgs[i].text);
+	if (!rep && !*why) {
+		char *shown = lh_record_escape_dup(path);
+
+		*why = lh_xasprintf("cannot read report '%s'", shown);
+		free(shown);
+	}
+	return rep;
 }
 
 static int cmp_step(const void *a, const void *b)

@@ -42,15 +42,21 @@ struct lh_report_loader *lh_report_loader_alloc(const struct lh_report_load_opts
 void lh_report_loader_free(struct lh_report_loader *l);
 
 /*
- * Reads the JSON report buf[0..len) named name (for messages and merged_from) into the
- * report being built. Return: 0, or -1 with every problem found in diag (the report being
- * built must then be given up).
+ * Reads the JSON report buf[0..len) named name (for messages and merged_from; made inert
+ * there, as lh_record_escape() does) into the report being built. Return: 0, or -1 with
+ * every problem found in diag (the report being built must then be given up).
  */
 int lh_report_loader_add(struct lh_report_loader *l, const char *name, const char *buf,
 			 size_t len, struct lh_diag *diag);
 /* lh_report_loader_add() of the file at path ("-": standard input). Return: the same. */
 int lh_report_loader_add_file(struct lh_report_loader *l, const char *path,
 			      struct lh_diag *diag);
+/*
+ * Reads the report at path alone, judged by its own gates (diff and merge read each one so),
+ * every problem in diag. Return: the report (free it with lh_report_free()), or NULL with
+ * why in *why (the first error, or "cannot read report 'PATH'"; the caller frees it).
+ */
+struct lh_report *lh_report_load_file(const char *path, struct lh_diag *diag, char **why);
 
 /*
  * Return: whether rep's section histograms count every section: an 'analyze' report, or a

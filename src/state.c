@@ -3,6 +3,7 @@
  * Saved tracefs knobs: the list, its state-file text (format and parse are pure), the
  * atomic state-file write, and the ordered restore through libtracefs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -274,6 +275,84 @@ bool lh_state_knob_exists(const char *path)
 
 	tracefs_put_tracing_file(file);
 	return ret;
+}
+
+int lh_state_instance_remove(struct tracefs_instance *inst, const char *name)
+{
+	char path[PATH_MAX];
+	int e;
+
+	if (!tracefs_instance_destroy(inst))
+		return 0;
+	e = errno;
+	snprintf(path, sizeof(path), "instances/%s", name);
+	if (!lh_state_knob_exists(path))
+		return 0;
+	errno = e;
+	return -1;
+}
+
+int lh_state_instance_destroy(struct tracefs_instance *inst, const char *name,
+			      struct lh_diag *diag)
+{
+	int ret = 0;
+
+	if (!inst)
+		return 0;
+	if (lh_state_instance_remove(inst, name)) {
+		lh_diag_add(diag, LH_DIAG_ERROR,
+			    "cannot remove tracefs instance '%s': %s (remove it with 'lathound reset')",
+			    name, strerror(errno));
+		ret = -1;
+	}
+	tracefs_instance_free(inst);
+	return ret;
+}
+
+int lh_state_name_pid(const char *name, const char *prefix, char term)
+{
+	const char *d = name + strlen(prefix);
+	size_t n;
+
+	if (strncmp(name, prefix, strlen(prefix)))
+		return 0;
+	n = strspn(d, "0123456789");
+	if (!n || n > 9 || d[n] != term)
+		return 0;
+	return atoi(d);
+}
+
+int lh_state_remove_stale_instances(const char *prefix, int (*remove)(const char *name),
+				    struct lh_diag *diag)
+{
+	const char *top = tracefs_tracing_dir();
+	int removed = 0, failed = 0, pid;
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *dir;
+
+	if (!top)
+		return 0;
+	/* Listed by hand: tracefs_instances() of libtracefs 1.6 leaks its regex. */
+	snprintf(path, sizeof(path), "%s/instances", top);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		pid = lh_state_name_pid(de->d_name, prefix, '\0');
+		if (!pid || lh_pid_is_lathound(pid))
+			continue;
+		if (remove(de->d_name)) {
+			lh_diag_add(diag, LH_DIAG_WARNING,
+				    "cannot remove tracefs instance '%s' left by a killed run: %s",
+				    de->d_name, strerror(errno));
+			failed++;
+		} else {
+			removed++;
+		}
+	}
+	closedir(dir);
+	return failed ? -1 : removed;
 }
 
 int lh_state_kprobe_find(const char *path, char *addr, size_t len)

@@ -140,6 +140,32 @@ int lh_state_read_knob(const char *path, char *buf, size_t len);
 bool lh_state_knob_exists(const char *path);
 
 /*
+ * Removes the tracefs instance inst, named name (tracefs_instance_destroy()); one that is
+ * gone afterwards (lh_state_knob_exists()) counts as removed. inst stays allocated.
+ * Return: 0, or -1 with errno.
+ */
+struct tracefs_instance;
+int lh_state_instance_remove(struct tracefs_instance *inst, const char *name);
+/*
+ * Removes the instance lathound created for this run (lh_state_instance_remove()) and frees
+ * inst; NULL: nothing to do. Return: 0, or -1 with "cannot remove tracefs instance 'NAME':
+ * ... (remove it with 'lathound reset')" in diag.
+ */
+int lh_state_instance_destroy(struct tracefs_instance *inst, const char *name,
+			      struct lh_diag *diag);
+
+/* Return: the pid that follows prefix in name (1 to 9 digits, then term), or 0. */
+int lh_state_name_pid(const char *name, const char *prefix, char term);
+/*
+ * Removes each instance PREFIX<pid> of the tracing dir whose lathound no longer runs (a run
+ * killed with SIGKILL) with remove(name) (0, or -1 with errno). Call with the session lock
+ * held. Return: instances removed, or -1 when one could not be ("cannot remove tracefs
+ * instance 'NAME' left by a killed run: ...", a warning in diag).
+ */
+int lh_state_remove_stale_instances(const char *prefix, int (*remove)(const char *name),
+				    struct lh_diag *diag);
+
+/*
  * Looks "group/event" up in kprobe_events. Return: 1 and its probe address in addr,
  * 0 when it is not defined (or there are no kprobe events), -1 when kprobe_events
  * cannot be read (errno).

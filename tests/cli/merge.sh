@@ -53,6 +53,14 @@ run merge --max all=3ms -f junit "$TMP/a.json" "$TMP/b.json" "$TMP/c.json"
 expect_rc "--max all=3ms and the rule gate, JUnit" 2
 expect_in "... a rules testcase that fails" "$out" \
 	'<testcase classname="lathound.merge" name="rules --fail-on critical"'
+jq '(.rules[] | select(.id == "console-serial8250")) |= (.hits = 1 | .worst_us = 2005
+	| .gate_worst_us = 2005)' "$TMP/a.json" >"$TMP/two-rules.json"
+run merge -f junit "$TMP/two-rules.json"
+expect_rc "JUnit: two critical rules hit" 2
+expect_in "... the suite counts the testcases that failed" "$out" \
+	'<testsuite name="lathound merge" tests="3" failures="1" errors="0">'
+expect_in "... the rules testcase names both" "$out" \
+	'rule console-serial8250 (critical) hit 1 time on 1 host, worst 2005us; rule raid-irq-held'
 run merge -f json "$TMP/c.json"
 expect_rc "a board without a critical hit passes the rule gate" 0
 expect_jq "... JSON: the gate says fail_on" <(echo "$out") '.gate.fail_on == "critical" and .verdict == "pass"'
@@ -108,6 +116,34 @@ expect_rc "a report whose own verdict is error is an error" 1
 expect_in "... saying why" "$out" "its verdict is error"
 run merge --fail-on none --accept-error "$TMP/a.json" "$TMP/broken.json"
 expect_rc "--accept-error merges it" 0
+# A file name or a JSON key is untrusted too: never raw on a terminal, in any format.
+EVIL=$TMP/$'ev\e]0;x\ail'
+cp "$TMP/a.json" "$EVIL.json"
+echo '{}' >"$EVIL-cut.json"
+jq '.tracers["x\u001b[2J"] = {}' "$TMP/c.json" >"$TMP/key.json"
+for f in text json junit; do
+	run merge --fail-on none -f $f "$EVIL.json" "$EVIL-cut.json" "$EVIL-missing.json" \
+		"$TMP/key.json"
+	expect_rc "$f: reports named with control bytes, unreadable: an error" 1
+	expect_not_in "$f: no control byte reaches the output raw" "$out$err" $'\e'
+	expect_not_in "$f: ... nor a BEL" "$out$err" $'\a'
+done
+expect_in "JUnit: the file name shown inert" "$out" "report &#39;$TMP/ev\x1b]0;x\x07il-cut.json&#39;"
+echo "$out" >"$TMP/evil.xml"
+check "JUnit: well-formed XML" xmllint --noout "$TMP/evil.xml"
+run merge --fail-on none "$EVIL-missing.json" "$TMP/key.json"
+expect_in "text: a report that does not exist, named inert" "$out" \
+	"cannot open report '$TMP/ev\x1b]0;x\x07il-missing.json'"
+expect_in "text: a tracer key, inert" "$out" "tracers.x\x1b[2J: unknown tracer"
+cp "$TMP/broken.json" "$EVIL-error.json"
+run merge --fail-on none -f json "$TMP/a.json" "$EVIL-error.json"
+echo "$out" >"$TMP/evil-name.json"
+expect_jq "JSON: a report whose verdict is error, named inert" "$TMP/evil-name.json" \
+	".error | startswith(\"report '$TMP/ev\\\\x1b]0;x\\\\x07il-error.json': its verdict is error\")"
+run diff "$TMP/c.json" "$EVIL.json"
+expect_not_in "diff: a report's file name never reaches the terminal raw" "$out$err" $'\e'
+expect_in "diff: ... shown inert" "$out" "New:  1 report: $TMP/ev\x1b]0;x\x07il.json"
+
 jq '.histograms = [{"source": "kernel", "kind": "irqsoff", "cpu": null, "unit": "us",
 	"count": 1, "min": 1, "max": 3, "mean": 2, "buckets": [{"lo": 1, "hi": 3, "count": 1}],
 	"dropped": 0}]' "$TMP/a.json" >"$TMP/h1.json"
@@ -119,12 +155,57 @@ expect_in "... summed" "$out" "  kernel irqsoff   all           2"
 run merge --fail-on none "$TMP/h1.json" "$TMP/h2.json"
 expect_rc "kernel histograms whose buckets do not fit are an error" 1
 expect_in "... saying the layouts must agree" "$out" "their layouts must agree"
+# Counts from reports are untrusted: a sum that would wrap round 2^64 is an error, not a
+# fleet that measured nothing (which 'all' does not judge) and passes.
+MAXI=9223372036854775807
+for n in 1 2; do
+	jq --argjson c $MAXI --arg b big$n '.tracers.irqsoff.count = $c | .board = $b' \
+		"$TMP/a.json" >"$TMP/big$n.json"
+done
+jq '.tracers.irqsoff.count = 2 | .board = "two"' "$TMP/a.json" >"$TMP/two.json"
+for f in text json junit; do
+	run merge --fail-on none --max all=1ms -f $f "$TMP/big1.json" "$TMP/big2.json" "$TMP/two.json"
+	expect_rc "$f: irqsoff sections that add up past 2^64 are an error" 1
+	expect_in "$f: ... saying so" "$(sed 's/&#39;/'"'"'/g' <<<"$out")" \
+		"report '$TMP/two.json': the irqsoff sections add up past 2^64"
+done
+for n in 1 2 3; do
+	jq --argjson c $MAXI '.histograms[0].count = $c | .histograms[0].buckets[0].count = $c' \
+		"$TMP/h1.json" >"$TMP/hmax$n.json"
+done
+run merge --fail-on none -f json "$TMP/hmax1.json" "$TMP/hmax2.json" "$TMP/hmax3.json"
+expect_rc "kernel histogram counts that add up past 2^64 are an error" 1
+expect_in "... saying so" "$out" "the counts of the kernel histogram 'irqsoff' add up past 2^64"
+
+# Names are cut to their column or sentence between UTF-8 characters, never within one.
+jq --arg b "$(printf 'é%.0s' {1..100})" '.board = $b' "$TMP/a.json" >"$TMP/utf8.json"
+jq '.histograms[0].kind = "ééééééééé"' "$TMP/h1.json" >"$TMP/utf8-h.json"
+for f in text json junit; do
+	run merge --fail-on none --max all=1ms -f $f "$TMP/utf8.json" "$TMP/utf8-h.json"
+	expect_rc "$f: a board of 100 two-byte characters over --max" 2
+	check "$f: the output is valid UTF-8" iconv -f UTF-8 -t UTF-8 "$TMP/out" -o /dev/null
+done
+expect_in "... the violation names it, cut" "$out" "on éééééééééé"
+
 printf '%s\n' "$TMP/a.json" "$TMP/b.json" >"$TMP/list"
 run merge --fail-on none --from "$TMP/list" "$TMP/c.json"
 expect_rc "--from LIST with operands" 0
 expect_in "... reads all three" "$out" "3 reports folded"
 run merge
 expect_rc "no report given" 1
+# A list that cannot be read leaves reports unread: the fleet report says so, in every format.
+for f in text json junit; do
+	run merge --fail-on none -f $f -o "$TMP/fleet-nolist.$f" --from "$TMP/no-list" "$TMP/c.json"
+	expect_rc "$f: a --from list that does not exist is an error" 1
+	expect_in "$f: ... and the fleet report is written, saying so" \
+		"$(sed 's/&#39;/'"'"'/g' "$TMP/fleet-nolist.$f" 2>&1)" "cannot open list '$TMP/no-list'"
+done
+run merge --fail-on none -f json --from "$TMP" "$TMP/c.json"
+echo "$out" >"$TMP/fleet-dir.json"
+expect_jq "a --from list that cannot be read (a directory): the verdict is error" \
+	"$TMP/fleet-dir.json" ".verdict == \"error\" and .error == \"cannot read list '$TMP': Is a directory\""
+run merge --fail-on none --allow-unreadable --from "$TMP/no-list" "$TMP/c.json"
+expect_rc "--allow-unreadable does not allow a list that cannot be read" 1
 
 # ---- record reports: --board, hosts, the same run twice ----
 mkfake irqsoff

@@ -362,6 +362,7 @@ static void name_is(const struct lh_ksyms *ks, int32_t offs, const char *want)
 
 START_TEST(ksyms)
 {
+	char longname[300], text[1024];
 	const char *why = NULL, *path;
 	struct lh_ksyms *ks;
 
@@ -380,6 +381,29 @@ START_TEST(ksyms)
 	name_is(ks, 0x3f00101a, "lhx_irqs_hog+0x1a/0x80 [lhx]");
 	name_is(ks, 0x3f001085, "lhx_preempt_hog+0x5 [lhx]");
 	name_is(ks, -0x10, "_stext-0x10");	/* before the first symbol */
+	lh_ksyms_free(ks);
+
+	/*
+	 * Names are untrusted (a module names its own symbols) and whole (KSYM_NAME_LEN is 512
+	 * since Rust): control bytes as \xHH, as every other text lathound quotes, and a long
+	 * name is neither cut nor split into a name and a module.
+	 */
+	memset(longname, 'r', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	snprintf(text, sizeof(text), "ffffffff81000000 T _stext\n"
+		 "ffffffff81001000 t evil\x1b]0;pwned\x07\t[m\x1b[2Jod]\n"
+		 "ffffffff81002000 t %s\n"
+		 "ffffffff81003000 t %s\t[lhx]\n"
+		 "ffffffff81004000 T end\n", longname, longname);
+	path = fake_kallsyms(text);
+	ks = lh_ksyms_load(path, &why);
+	unlink(path);
+	ck_assert_ptr_nonnull(ks);
+	name_is(ks, 0x1008, "evil\\x1b]0;pwned\\x07+0x8/0x1000 [m\\x1b[2Jod]");
+	snprintf(text, sizeof(text), "%s+0x10/0x1000", longname);
+	name_is(ks, 0x2010, text);
+	snprintf(text, sizeof(text), "%s+0x0/0x1000 [lhx]", longname);
+	name_is(ks, 0x3000, text);
 	lh_ksyms_free(ks);
 
 	/* kptr_restrict: every address zero */

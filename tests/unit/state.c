@@ -1191,6 +1191,76 @@ START_TEST(not_tracefs_at_all)
 }
 END_TEST
 
+/*
+ * The instances lathound creates (hist, irqtrace) are removed by one helper: one that will
+ * not go is an error naming it and 'lathound reset'; one that went is not.
+ */
+START_TEST(instance_destroy)
+{
+	struct tracefs_instance *inst;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/instances/lathound-x-1", tree);
+	ck_assert_int_ge(lh_mkdir_p(path, 0755), 0);
+	inst = tracefs_instance_alloc(NULL, "lathound-x-1");
+	ck_assert_ptr_nonnull(inst);
+	ck_assert_int_eq(lh_state_instance_destroy(inst, "lathound-x-1", &diag), 0);
+	ck_assert_int_eq(diag.nr, 0);
+	ck_assert(!exists(path));
+
+	/* a file the fake tree's rmdir cannot take keeps it, as an EBUSY would in tracefs */
+	put("instances/lathound-x-2/trace", "");
+	inst = tracefs_instance_alloc(NULL, "lathound-x-2");
+	ck_assert_ptr_nonnull(inst);
+	ck_assert_int_eq(lh_state_instance_destroy(inst, "lathound-x-2", &diag), -1);
+	ck_diag("cannot remove tracefs instance 'lathound-x-2': Directory not empty (remove it with 'lathound reset')");
+	ck_assert_int_eq(lh_state_instance_destroy(NULL, "none", &diag), 0);
+}
+END_TEST
+
+static int remove_one(const char *name)
+{
+	struct tracefs_instance *inst = tracefs_instance_alloc(NULL, name);
+	int ret = lh_state_instance_remove(inst, name);
+
+	tracefs_instance_free(inst);
+	return ret;
+}
+
+/* A killed run's instances (PREFIX<pid> of no running lathound) go; no other one does. */
+START_TEST(stale_instances)
+{
+	static const char *const keep[] = {
+		"instances/lathound-hist-999999", "instances/lathound-x1", "instances/lathound-",
+		"instances/lathound-1234567890", "instances/trace-cmd",
+	};
+	char path[512];
+	size_t i;
+
+	ck_assert_int_eq(lh_state_name_pid("lathound-hist-42", "lathound-hist-", '\0'), 42);
+	ck_assert_int_eq(lh_state_name_pid("lathound_42_irqsoff", "lathound_", '_'), 42);
+	ck_assert_int_eq(lh_state_name_pid("lathound-hist-42", "lathound-", '\0'), 0);
+	ck_assert_int_eq(lh_state_name_pid("lathound-42x", "lathound-", '\0'), 0);
+	for (i = 0; i < LH_ARRAY_SIZE(keep); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tree, keep[i]);
+		ck_assert_int_ge(lh_mkdir_p(path, 0755), 0);
+	}
+	snprintf(path, sizeof(path), "%s/instances/lathound-999999", tree);
+	ck_assert_int_ge(lh_mkdir_p(path, 0755), 0);
+	ck_assert_int_eq(lh_state_remove_stale_instances("lathound-", remove_one, &diag), 1);
+	ck_assert(!exists(path));
+	for (i = 0; i < LH_ARRAY_SIZE(keep); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tree, keep[i]);
+		ck_assert_msg(exists(path), "%s was removed", keep[i]);
+	}
+	ck_assert_int_eq(diag.nr, 0);
+
+	put("instances/lathound-999998/trace", "");
+	ck_assert_int_eq(lh_state_remove_stale_instances("lathound-", remove_one, &diag), -1);
+	ck_diag("cannot remove tracefs instance 'lathound-999998' left by a killed run: Directory not empty");
+}
+END_TEST
+
 START_TEST(atexit_restores)
 {
 	struct lh_session_opts o = base_opts();
@@ -1285,6 +1355,8 @@ static Suite *state_suite(void)
 	tcase_add_test(tc, kprobes);
 	tcase_add_test(tc, not_tracefs);
 	tcase_add_test(tc, not_tracefs_at_all);
+	tcase_add_test(tc, instance_destroy);
+	tcase_add_test(tc, stale_instances);
 	tcase_add_test(tc, atexit_restores);
 	tcase_add_test(tc, oom_restores);
 	suite_add_tcase(s, tc);
