@@ -402,6 +402,17 @@ expect_jq "it was stopped by SIGTERM (143)" "$TMP/o-stopped/report.json" \
 expect_tree "stopped COMMAND"
 # Ctrl-C: SIGINT to the whole process group, COMMAND included. The run ended by SIGINT.
 # (Job control on: a job of its own, whose SIGINT is not ignored as a script's '&' would.)
+# COMMAND starts once the tracers have settled: Ctrl-C before that ends the run without it
+# (command_status null), so the signal waits until COMMAND runs, however loaded the machine.
+# command_running PARENT COMM: a child of PARENT has exec'd COMM (a scan of /proc/PID/stat).
+command_running() {
+	local s pid comm state ppid rest
+	for s in /proc/[0-9]*/stat; do
+		read -r pid comm state ppid rest 2>/dev/null <"$s" || continue
+		[ "$ppid" = "$1" ] && [ "$comm" = "($2)" ] && return 0
+	done
+	return 1
+}
 mkfake
 set -m
 "$LATHOUND" record --tracefs "$F" --state-dir "$ST" -t irqsoff -o "$TMP/o-ctrlc" -q \
@@ -409,7 +420,8 @@ set -m
 BG=$!
 set +m
 wait_armed irqsoff
-sleep 0.5
+for i in $(seq 200); do command_running $BG sleep && break; sleep 0.05; done
+check "COMMAND runs under the armed tracer before Ctrl-C" command_running $BG sleep
 kill -INT -- -$BG
 wait $BG
 rc=$?
