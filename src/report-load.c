@@ -289,6 +289,26 @@ static void get_source(struct ctx *c, json_object *o, const char *key, struct lh
 	*file = lh_arena_strndup(a, s, (size_t)(colon - s));
 }
 
+/*
+ * A count the report states (key) against the values it lists ("the buckets count"): a
+ * report that contradicts itself is not one lathound wrote.
+ */
+static void same_count(struct ctx *c, const char *key, uint64_t count, const char *what,
+		       uint64_t counted)
+{
+	if (!c->failed && count != counted)
+		bad(c, key, "%llu, but %s %llu", (unsigned long long)count, what,
+		    (unsigned long long)counted);
+}
+
+/* Return: a + b, or UINT64_MAX past it (a sum of counts a report states). */
+static uint64_t sum_u64(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
 /* Return: the tracer a key or field names: a known one, "unknown", or (any) unknown. */
 static enum lh_tracer tracer_of(const char *name, bool *known)
 {
@@ -298,8 +318,11 @@ static enum lh_tracer tracer_of(const char *name, bool *known)
 	return t;
 }
 
-/* The fields of a histogram object (doc/report-json.md) in v, added to h. */
-static void get_hist_fields(struct ctx *c, json_object *v, struct lh_histogram *h)
+/*
+ * The fields of a histogram object (doc/report-json.md) in v, added to h.
+ * Return: the count it states (0 when it states none).
+ */
+static uint64_t get_hist_fields(struct ctx *c, json_object *v, struct lh_histogram *h)
 {
 	json_object *a, *b;
 	struct lh_histogram x = { 0 };
@@ -332,9 +355,7 @@ static void get_hist_fields(struct ctx *c, json_object *v, struct lh_histogram *
 		pop(c, q);
 	}
 	count = get_u64(c, v, "count");
-	if (!c->failed && count != x.count)
-		bad(c, "count", "%llu, but the buckets count %llu", (unsigned long long)count,
-		    (unsigned long long)x.count);
+	same_count(c, "count", count, "the buckets count", x.count);
 	if (count) {
 		json_object *mean = member(c, v, "mean", json_type_double, false);
 		unsigned __int128 s;
@@ -350,19 +371,22 @@ static void get_hist_fields(struct ctx *c, json_object *v, struct lh_histogram *
 	if (!c->failed && lh_histogram_merge(h, &x))
 		bad(c, NULL, "its buckets do not fit those of the same histogram read before");
 	lh_histogram_release(&x);
+	return count;
 }
 
-/* The histogram object member key of o, added to h. */
-static void get_hist(struct ctx *c, json_object *o, const char *key, struct lh_histogram *h)
+/* The histogram object member key of o, added to h. Return: the count it states. */
+static uint64_t get_hist(struct ctx *c, json_object *o, const char *key, struct lh_histogram *h)
 {
 	json_object *v = member(c, o, key, json_type_object, false);
+	uint64_t count;
 	size_t p;
 
 	if (!v)
-		return;
+		return 0;
 	p = push(c, key, 0);
-	get_hist_fields(c, v, h);
+	count = get_hist_fields(c, v, h);
 	pop(c, p);
+	return count;
 }
 
 /* Return: a where object (or null) as *w; false when null or bad. */
@@ -428,9 +452,11 @@ static json_object *element(struct ctx *c, json_object *a, size_t i)
 	return NULL;
 }
 
-static void load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer *tr)
+/* The per-CPU view of a tracer. Return: the sum of the CPUs' counts (saturated). */
+static uint64_t load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer *tr)
 {
 	json_object *a, *e;
+	uint64_t sum = 0;
 	size_t i, n, p;
 
 	a = array(c, o, "cpus", &n);
@@ -448,9 +474,13 @@ static void load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer *tr
 			bad(c, "cpu", "CPU %d is beyond the %d a report tracks", cpu,
 			    LH_REPORT_MAX_CPUS);
 		if (slot) {
-			slot->count += get_u64(c, e, "count");
+			uint64_t count = get_u64(c, e, "count");
+
+			slot->count += count;
+			sum = sum_u64(sum, count);
 			get_u64(c, e, "max_us");
-			get_hist(c, e, "histogram", &slot->dist);
+			same_count(c, "count", count, "its histogram counts",
+				   get_hist(c, e, "histogram", &slot->dist));
 			if (get_where(c, e, "worst", &w)) {
 				if (!slot->worst)
 					slot->worst = lh_xcalloc(1, sizeof(*slot->worst));
@@ -459,6 +489,7 @@ static void load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer *tr
 		}
 		pop(c, p);
 	}
+	return sum;
 }
 
 static void load_progression(struct ctx *c, json_object *o, struct lh_report_tracer *tr)
@@ -491,7 +522,7 @@ static void load_tracers(struct ctx *c, json_object *root)
 	json_object *o = member(c, root, "tracers", json_type_object, false);
 	struct lh_report *rep = c->rep;
 	struct lh_report_where w;
-	uint64_t n;
+	uint64_t n, count;
 
 	if (!o)
 		return;
@@ -510,7 +541,8 @@ static void load_tracers(struct ctx *c, json_object *root)
 		}
 		push(c, key, 0);
 		tr = &rep->tracers[t];
-		tr->count += get_u64(c, v, "count");
+		count = get_u64(c, v, "count");
+		tr->count += count;
 		n = get_u64(c, v, "accepted");
 		tr->accepted += n;
 		rep->accepted_records += n;
@@ -523,8 +555,13 @@ static void load_tracers(struct ctx *c, json_object *root)
 			merge_where(&tr->worst, &w);
 		if (get_where(c, v, "worst_gated", &w))
 			merge_where(&tr->gate, &w);
-		get_hist(c, v, "histogram", &tr->hist);
-		load_cpus(c, v, tr);
+		/* each record is counted in the histogram, and in its CPU's when it has one */
+		same_count(c, "count", count, "its histogram counts",
+			   get_hist(c, v, "histogram", &tr->hist));
+		n = load_cpus(c, v, tr);
+		if (!c->failed && n > count)
+			bad(c, "count", "%llu, but its CPUs count %llu", (unsigned long long)count,
+			    (unsigned long long)n);
 		load_progression(c, v, tr);
 		pop(c, p);
 	}
@@ -1051,7 +1088,7 @@ static void load_irq_stats(struct ctx *c, json_object *root)
 {
 	json_object *o = member(c, root, "irq_stats", json_type_object, true), *a, *e, *h;
 	struct lh_report *rep = c->rep;
-	uint64_t events, sum = 0;
+	uint64_t events, sum = 0, k;
 	size_t i, j, n, nh, p, q;
 
 	if (!o)
@@ -1070,6 +1107,7 @@ static void load_irq_stats(struct ctx *c, json_object *root)
 	a = array(c, o, "handlers", &n);
 	for (i = 0; i < n; i++) {
 		struct lh_irqstat_entry ent = { 0 };
+		uint64_t counted = 0;
 		const char *name;
 
 		q = push(c, "handlers", 0);
@@ -1100,18 +1138,22 @@ static void load_irq_stats(struct ctx *c, json_object *root)
 											  "le_us")));
 				break;
 			}
-			ent.hist[__builtin_ctzll(le) - 1] += get_u64(c, b, "count");
+			k = get_u64(c, b, "count");
+			/* no bucket wraps unless the sum saturates: then it is not the count */
+			counted = sum_u64(counted, k);
+			ent.hist[__builtin_ctzll(le) - 1] += k;
 		}
-		get_hist(c, e, "distribution", &ent.dist);
-		sum += ent.count;
+		/* each run is counted in both histograms */
+		same_count(c, "count", ent.count, "its histogram counts", counted);
+		same_count(c, "count", ent.count, "its distribution counts",
+			   get_hist(c, e, "distribution", &ent.dist));
+		sum = sum_u64(sum, ent.count);
 		if (!c->failed && lh_irqstat_merge_entry(rep->own_irqstat, &ent))
 			bad(c, NULL, "the handler does not fit the statistics read before");
 		lh_histogram_release(&ent.dist);
 		pop(c, q);
 	}
-	if (!c->failed && sum != events)
-		bad(c, "events", "%llu, but the handlers count %llu", (unsigned long long)events,
-		    (unsigned long long)sum);
+	same_count(c, "events", events, "the handlers count", sum);
 	pop(c, p);
 }
 

@@ -105,6 +105,34 @@ expect_jq "the run is described" "$J" \
 	'.mode == "record" and .run.end_reason == "duration" and .run.threshold_us == 0'
 expect_jq "no IRQ statistics without a real instance" "$J" '.irq_stats == null'
 expect_in "it says why there are no IRQ statistics" "$err" "IRQ handler statistics are not collected"
+# IRQ statistics as a real instance writes them (a handler's runs of 2 and 3 us), then with
+# a count that its histogram or distribution contradicts: refused by lathound report.
+jq '.irq_stats = {events: 2, lost: 0, dropped: 0, handlers: [{irq: 24, name: "fakeraid",
+	cpu: 0, count: 2, max_us: 3, mean_us: 2.5, p99_us: 3,
+	histogram: [{le_us: 2.048, count: 1}, {le_us: 4.096, count: 1}],
+	distribution: {unit: "us", count: 2, min: 2, max: 3, mean: 2.5,
+		buckets: [{lo: 2, hi: 3, count: 1}, {lo: 3, hi: 4, count: 1}], dropped: 0}}]}' \
+	"$J" >"$TMP/irq.json"
+run report -f json "$TMP/irq.json"
+expect_rc "a report with consistent IRQ statistics loads" 0
+expect_jq "... and says them again" "$TMP/out" \
+	'.irq_stats.events == 2 and .irq_stats.handlers[0].distribution.count == 2'
+jq '.irq_stats.handlers[0].histogram[1].count = 9223372036854775807' "$TMP/irq.json" \
+	>"$TMP/irq-hist.json"
+run report "$TMP/irq-hist.json"
+expect_rc "a handler count its histogram contradicts" 1
+expect_in "... said" "$err" \
+	"irq_stats.handlers[0].count: 2, but its histogram counts 9223372036854775808"
+jq '.irq_stats.handlers[0].histogram += [{le_us: 8.192, count: 9223372036854775807},
+	{le_us: 16.384, count: 9223372036854775807}]' "$TMP/irq.json" >"$TMP/irq-wrap.json"
+run report "$TMP/irq-wrap.json"
+expect_rc "a handler histogram whose counts wrap past 2^64" 1
+expect_in "... said" "$err" "irq_stats.handlers[0].count: 2, but its histogram counts 18446744073709551615"
+jq '.irq_stats.events = 3 | .irq_stats.handlers[0].count = 3 |
+	.irq_stats.handlers[0].histogram[0].count = 2' "$TMP/irq.json" >"$TMP/irq-dist.json"
+run report "$TMP/irq-dist.json"
+expect_rc "a handler count its distribution contradicts" 1
+expect_in "... said" "$err" "irq_stats.handlers[0].count: 3, but its distribution counts 2"
 check "raw snapshot 1 kept, byte for byte" cmp -s "$IRQSOFF" "$TMP/o1/snapshots/capture-000001-irqsoff-2002us.trace"
 check "raw snapshot 2 kept" test -s "$TMP/o1/snapshots/capture-000002-irqsoff-3000us.trace"
 check "report.txt written" grep -q "irqsoff" "$TMP/o1/report.txt"

@@ -111,6 +111,34 @@ jq '.verdict = "pass" | .violations = []' "$TMP/saved.json" >"$TMP/liar.json"
 run report "$TMP/liar.json"
 expect_rc "a verdict its own data contradict" 1
 expect_in "inconsistent: said" "$err" "the report is inconsistent"
+# A tracer's records are counted in its histogram, each CPU's in the CPU's histogram, and
+# no more in its CPUs than in all: a report that says otherwise is refused, in every format.
+run report "$TMP/saved.json"
+expect_rc "the saved report as written loads (its gate fails)" 2
+jq '.tracers.irqsoff.count = 9223372036854775807' "$TMP/saved.json" >"$TMP/count.json"
+jq '.tracers.irqsoff.cpus[0].count += 1' "$TMP/saved.json" >"$TMP/cpucount.json"
+jq '.tracers.irqsoff.cpus += [.tracers.irqsoff.cpus[0] | .cpu = 7]' "$TMP/saved.json" \
+	>"$TMP/cpusum.json"
+for f in text json junit; do
+	run report -f $f "$TMP/count.json"
+	expect_rc "-f $f: a tracer count its histogram contradicts" 1
+	expect_in "... said" "$err" \
+		"report '$TMP/count.json': tracers.irqsoff.count: 9223372036854775807, but its histogram counts 4"
+done
+run report "$TMP/cpucount.json"
+expect_rc "a CPU's count its histogram contradicts" 1
+expect_in "... said" "$err" "tracers.irqsoff.cpus[0].count: 4, but its histogram counts 3"
+run report "$TMP/cpusum.json"
+expect_rc "CPUs that count more records than the tracer" 1
+expect_in "... said" "$err" "tracers.irqsoff.count: 4, but its CPUs count 7"
+run diff "$TMP/saved.json" "$TMP/count.json"
+expect_rc "diff: an inconsistent new report is an error" 1
+expect_in "... said" "$out" "Verdict: ERROR: a new report could not be read: report '$TMP/count.json'"
+run merge --fail-on none "$TMP/saved.json" "$TMP/cpusum.json"
+expect_rc "merge: an inconsistent report is an error" 1
+run merge --fail-on none --allow-unreadable "$TMP/saved.json" "$TMP/cpusum.json"
+expect_rc "merge --allow-unreadable: listed instead" 0
+expect_in "... as accepted" "$out" "its CPUs count 7 (accepted: --allow-unreadable)"
 jq '.verdict = "error" | .error = "the workload failed"' "$TMP/saved.json" >"$TMP/err.json"
 run report "$TMP/err.json"
 expect_rc "a run that failed stays an error" 1
