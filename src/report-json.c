@@ -157,51 +157,43 @@ static void jw_null(struct jw *w, const char *key)
 	jw_put(w, "null", 4);
 }
 
-#define JW_ONES		0x0101010101010101ULL
-#define JW_HIGHS	0x8080808080808080ULL
+typedef unsigned char jw_v16 __attribute__((vector_size(16)));
 
-/* Return: non-zero when one of the 8 bytes of v is below c (c <= 128), 0 if none is. */
-static inline uint64_t jw_below(uint64_t v, unsigned char c)
+/* Return: whether json-c would escape one of the 16 bytes at s (SSE2, NEON). */
+static inline bool jw_escaped16(const char *s)
 {
-	return (v - JW_ONES * c) & ~v & JW_HIGHS;
-}
+	jw_v16 c, bad;
+	uint64_t lo, hi;
 
-/* Return: non-zero when one of the 8 bytes of v is c, 0 if none is. */
-static inline uint64_t jw_has(uint64_t v, unsigned char c)
-{
-	return jw_below(v ^ (JW_ONES * c), 1);
-}
-
-/* Return: non-zero when json-c would escape one of the 8 bytes of v. */
-static inline uint64_t jw_escaped(uint64_t v)
-{
-	return jw_below(v, ' ') | jw_has(v, '"') | jw_has(v, '\\');
+	memcpy(&c, s, sizeof(c));
+	bad = (jw_v16)((c < ' ') | (c == '"') | (c == '\\'));
+	memcpy(&lo, &bad, 8);
+	memcpy(&hi, (const char *)&bad + 8, 8);
+	return lo | hi;
 }
 
 /*
  * Write s as it is when json-c would: no control character, quote or backslash in it (most
- * strings: trace text was made inert where it was parsed); tested 8 bytes at a time.
+ * strings: trace text was made inert where it was parsed); tested 16 bytes at a time.
  * Return: whether it was written.
  */
 static bool jw_plain(struct jw *w, const char *s)
 {
 	size_t n = strlen(s), i;
-	uint64_t v, bad = 0;
+	char pad[16];
+	bool bad = false;
 	char *p;
 
 	if (n > JW_PLAIN_MAX)
 		return false;
-	if (n < 8) {
-		v = JW_ONES * 'x';	/* pads a short string to a word with a byte kept as is */
-		memcpy(&v, s, n);
-		bad = jw_escaped(v);
+	if (n < 16) {
+		memset(pad, 'x', sizeof(pad));	/* a byte kept as is */
+		memcpy(pad, s, n);
+		bad = jw_escaped16(pad);
 	} else {
-		for (i = 0; i + 8 < n; i += 8) {
-			memcpy(&v, s + i, 8);
-			bad |= jw_escaped(v);
-		}
-		memcpy(&v, s + n - 8, 8);	/* the last word, overlapping the one before */
-		bad |= jw_escaped(v);
+		for (i = 0; i + 16 < n; i += 16)
+			bad |= jw_escaped16(s + i);
+		bad |= jw_escaped16(s + n - 16);	/* the last 16, overlapping */
 	}
 	if (bad)
 		return false;
