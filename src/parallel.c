@@ -344,7 +344,7 @@ int lh_parallel_parse(struct lh_parser *p, const char *source, const char *buf, 
 		w->sh = sh;
 		w->p = lh_parser_alloc(&w->diag);
 		if (o->rules)	/* the line caches share the bound */
-			w->mt = lh_rules_matcher_alloc(o->rules, LH_RULES_CACHE_DEFAULT / jobs);
+			w->mt = lh_rules_matcher_alloc(o->rules, jobs);
 		err = pthread_create(&w->thread, NULL, work, w);
 		if (err)
 			break;

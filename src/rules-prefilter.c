@@ -3,7 +3,9 @@
  * The rules' multi-pattern prefilter: every line rule's pattern in one Vectorscan database,
  * compiled with HS_FLAG_PREFILTER | HS_FLAG_SINGLEMATCH, so that a line new to the cache
  * costs one scan that names the few rules that may match it, and PCRE2 then decides those
- * (rules.c). In prefilter mode Vectorscan may report a line that the pattern does not
+ * (rules.c). A second database of the same patterns, with HS_FLAG_MULTILINE and without
+ * SINGLEMATCH, scans a record's lines joined with '\n' at once, each match naming its line
+ * by its end offset (lh_prefilter_scan_lines()), where every pattern allows it (line_local()). In prefilter mode Vectorscan may report a line that the pattern does not
  * match (it relaxes what it cannot run: backreferences, lookarounds...), never the other
  * way round; that holds only where it reads the pattern as PCRE2 does, which
  * tests/unit/rules.c checks (PCRE2 alone against the prefilter, on every shipped and
@@ -19,7 +21,7 @@
  * Vectorscan compiles a millisecond or more per pattern (a second for a thousand rules,
  * more than matching them costs on a large trace), so the compiled database is kept in a
  * cache directory (LATHOUND_CACHE_DIR, else $XDG_CACHE_HOME/lathound, else
- * ~/.cache/lathound; LATHOUND_CACHE_DIR="" for none): one file per set of patterns, named
+ * ~/.cache/lathound; LATHOUND_CACHE_DIR="" for none): one file per database, named
  * by its hash, holding the patterns themselves (compared in full before use), the rules
  * compiled and the serialized database; the CACHE_FILES most recently used are kept. A
  * file that is not exactly what this rule set and this Vectorscan would compile, or a
@@ -415,12 +417,13 @@ static hs_database_t *compile_cached(const char **e, unsigned int *flags, unsign
 
 /*
  * The block database: the same patterns as ids[0..m), compiled for lh_prefilter_scan_lines().
- * Return: it, or NULL (and pf->no_block) when one of them may not be read a block at a time.
+ * Return: it, or NULL when one of them may not be read a block at a time (line_local()) or
+ * Vectorscan refuses one so compiled (then nothing is cached: the next run tries again).
  */
 static hs_database_t *build_block(struct lh_prefilter *pf, struct lh_rules *rs,
 				  const char **e, unsigned int *flags, unsigned int *ids, size_t m)
 {
-	const char *why = NULL;
+	const char *why = NULL;	/* compile_cached()'s, unused: all or nothing here */
 	hs_database_t *db;
 	bool cached;
 	size_t i, n = m;

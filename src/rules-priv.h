@@ -120,6 +120,7 @@ struct lh_rules_matcher {
 	size_t			alloc_joined[LH_RULES_NR_SUBJ];
 	bool			have_joined[LH_RULES_NR_SUBJ];
 	char			*block;		/* a subject's lines, for one block scan */
+	bool			block_full;	/* they would pass BLOCK_MAX */
 	size_t			block_len;
 	size_t			alloc_block;
 	uint32_t		*starts;	/* of each line in block */

@@ -264,10 +264,10 @@ static struct lh_rules_matcher *matcher_new(struct lh_rules *rs, size_t cache_li
 	return mt;
 }
 
-struct lh_rules_matcher *lh_rules_matcher_alloc(struct lh_rules *rs, size_t cache_limit)
+struct lh_rules_matcher *lh_rules_matcher_alloc(struct lh_rules *rs, unsigned int share)
 {
 	lh_rules_prepare(rs);
-	return matcher_new(rs, cache_limit);
+	return matcher_new(rs, rs->cache_limit / (share ? share : 1));
 }
 
 /* Adds the counters of from to to. */
@@ -641,12 +641,19 @@ static void feed_joined(struct feed *f, const char *s, size_t len)
 	mt->joined_len[f->subj] = n + len;
 }
 
-/* Adds a line to the block that feed_block() scans at once. */
+/* Blocks past this are scanned a line at a time: the offsets are 32-bit. */
+#define BLOCK_MAX	(1U << 30)
+
+/* Adds a line to the block that feed_block() scans at once (unless it would pass BLOCK_MAX). */
 static void feed_block_line(struct feed *f, const char *s, size_t len)
 {
 	struct lh_rules_matcher *mt = f->mt;
 	size_t n = mt->block_len + !!mt->nr_starts;
 
+	if (mt->block_full || n + len > BLOCK_MAX) {
+		mt->block_full = true;
+		return;
+	}
 	LH_GROW(mt->block, n + len + 1, mt->alloc_block);
 	LH_GROW(mt->starts, mt->nr_starts + 2, mt->alloc_starts);
 	if (mt->nr_starts)
@@ -664,9 +671,6 @@ static size_t block_line_len(const struct lh_rules_matcher *mt, size_t k)
 
 static void each_line(struct feed *f, void (*fn)(struct feed *, const char *, size_t));
 
-/* Blocks past this are scanned a line at a time: the offsets are 32-bit. */
-#define BLOCK_MAX	(1U << 30)
-
 /*
  * Subject f->subj's lines in one prefilter scan (lh_prefilter_scan_lines()), where the
  * prefilter covers every rule of the subject: a line it names no rule for is settled, the
@@ -680,10 +684,13 @@ static void feed_block(struct feed *f)
 	size_t np, p = 0, k, nc;
 
 	mt->block_len = mt->nr_starts = 0;
+	mt->block_full = false;
 	each_line(f, feed_block_line);
-	if (!mt->nr_starts)
+	if (mt->block_full) {		/* the record's own lines, one at a time */
+		each_line(f, feed_line);
 		return;
-	np = mt->nr_starts > 1 && mt->block_len < BLOCK_MAX ?
+	}
+	np = mt->nr_starts > 1 ?
 	     lh_prefilter_scan_lines(rs->pf, mt->ps, mt->block, mt->block_len, mt->starts,
 				     mt->nr_starts, &pairs) : (size_t)-1;
 	if (np == (size_t)-1) {

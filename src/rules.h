@@ -147,11 +147,12 @@ int lh_rules_match(struct lh_rules *rs, const struct lh_record *r, struct lh_mat
 
 /*
  * A thread's own matcher, so that threads match at once without taking turns: its own
- * PCRE2 match data and JIT stack, prefilter scratch and line cache (bounded by
- * cache_limit bytes). Loading and the setters below must not run while one exists.
+ * PCRE2 match data and JIT stack, prefilter scratch and line cache (bounded by 1/share of
+ * the rule set's bound, lh_rules_set_cache_limit()). Loading and the setters below must
+ * not run while one exists.
  * Return: the matcher; free it with lh_rules_matcher_free() before rs changes or is freed.
  */
-struct lh_rules_matcher *lh_rules_matcher_alloc(struct lh_rules *rs, size_t cache_limit);
+struct lh_rules_matcher *lh_rules_matcher_alloc(struct lh_rules *rs, unsigned int share);
 /* Frees mt (NULL-safe), adding its counters to lh_rules_stats(); not while rs is matching. */
 void lh_rules_matcher_free(struct lh_rules_matcher *mt);
 /*
