@@ -373,19 +373,22 @@ int lh_cmd_analyze(int argc, char **argv)
 	if (load_rules(rules, &a))
 		goto out;
 
-	ropts.keep = a.keep;
-	ropts.board = a.board;
-	ropts.diag = &diag;
-	rep = lh_report_alloc(rules, &ropts);
-	parser = lh_parser_alloc(&diag);
-	inputs = lh_xcalloc((size_t)nfiles, sizeof(*inputs));
 	/* the CPUs it may run on: none of an RT machine's isolated ones under taskset */
 	if (!a.jobs)
 		a.jobs = sched_getaffinity(0, sizeof(cpus), &cpus) ? 1 :
 			 (unsigned long)CPU_COUNT(&cpus);
+	if (a.jobs > LH_PARALLEL_MAX_JOBS)
+		a.jobs = LH_PARALLEL_MAX_JOBS;
+	ropts.keep = a.keep;
+	ropts.board = a.board;
+	ropts.diag = &diag;
+	ropts.jobs = (unsigned int)a.jobs;
+	rep = lh_report_alloc(rules, &ropts);
+	parser = lh_parser_alloc(&diag);
+	inputs = lh_xcalloc((size_t)nfiles, sizeof(*inputs));
 	rd = (struct reader){
 		.p = parser, .rep = rep, .rules = rules, .diag = &diag,
-		.jobs = a.jobs < LH_PARALLEL_MAX_JOBS ? (unsigned int)a.jobs : LH_PARALLEL_MAX_JOBS,
+		.jobs = (unsigned int)a.jobs,
 		.chunk = a.chunk ? a.chunk : LH_PARALLEL_CHUNK,
 	};
 	for (i = 0; i < nfiles; i++) {

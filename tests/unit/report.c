@@ -809,6 +809,51 @@ START_TEST(json_streamed_as_json_c_prints)
 }
 END_TEST
 
+/*
+ * Given two threads, the report's kept records are written by both (two in three by the
+ * second, into texts put in at their places): the bytes must be the one thread's, for every
+ * number of records around the split (a text per record, two texts reused), records of
+ * thousands of functions (texts past the writer's buffer) and names json-c escapes.
+ */
+START_TEST(json_two_threads_same_bytes)
+{
+	const struct lh_report_opts one = { .keep = LH_REPORT_KEEP, .jobs = 1 },
+				    two = { .keep = LH_REPORT_KEEP, .jobs = 2 };
+	struct lh_report *rep[2];
+	struct lh_record *r;
+	struct lh_func *f;
+	char name[64], *text[2];
+	size_t n, i, j;
+
+	for (n = 0; n <= 8; n++) {
+		rep[0] = lh_report_alloc(rules, &one);
+		rep[1] = lh_report_alloc(rules, &two);
+		for (i = 0; i < n; i++) {
+			r = mk(LH_TRACER_IRQSOFF, 100 + i, (int)i % 2, "t\"q", (int)i, "a", "b",
+			       irq_frames);
+			for (j = 0; j < (i % 3 == 1 ? 5000 : 3 + i); j++) {
+				snprintf(name, sizeof(name), j % 7 ? "fn_%zu_%zu" : "fn\t%zu\\%zu", i, j);
+				f = lh_record_add_func(r);
+				f->name = lh_arena_strdup(&r->arena, name);
+				f->count = (unsigned int)(j * 7919);
+			}
+			lh_report_add(rep[0], r, NULL);
+			lh_report_add(rep[1], r, NULL);
+			lh_record_free(r);
+		}
+		text[0] = render(rep[0], LH_FORMAT_JSON);
+		text[1] = render(rep[1], LH_FORMAT_JSON);
+		ck_assert_msg(!strcmp(text[0], text[1]),
+			      "%zu records: two threads wrote other bytes than one", n);
+		ck_assert_uint_eq(count_of(text[1], "\"function_counts\""), n);
+		free(text[0]);
+		free(text[1]);
+		lh_report_free(rep[0]);
+		lh_report_free(rep[1]);
+	}
+}
+END_TEST
+
 START_TEST(json_wakeup_and_unknowns)
 {
 	struct lh_report *rep = lh_report_alloc(NULL, NULL);
@@ -1407,6 +1452,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, progression_is_capped);
 	tcase_add_test(tc, json_record_fields);
 	tcase_add_test(tc, json_streamed_as_json_c_prints);
+	tcase_add_test(tc, json_two_threads_same_bytes);
 	tcase_add_test(tc, json_wakeup_and_unknowns);
 	tcase_add_test(tc, json_input_and_warnings);
 	tcase_add_test(tc, json_run_and_irq_stats);
