@@ -606,54 +606,106 @@ static void record_json(struct jw *w, const struct lh_report *rep, const struct 
 
 /*
  * The kept records are most of a report's bytes (15 of the 18 MB of a Zipf corpus's). Given
- * two threads (opts.jobs), a second one renders two records in three into texts of its own
- * while this one writes the third and puts each text in at its place (it also makes the
- * write calls, hence the share). A text is what the one writer gives there: the same depth,
- * after a member (so ",\n" first). The second thread has two texts, so that it can be a
- * record ahead; they are reused, so that their pages are faulted in once.
+ * two threads (opts.jobs), a second one renders records into texts of its own while this one
+ * puts each text in at its place and makes the write calls, which cost as much here as the
+ * rendering. Records are claimed in order by whichever thread is free: the second one while
+ * it has a free text, this one when the next record to write is not claimed yet (it then
+ * writes it itself). A text is what the one writer gives there: the same depth, after a
+ * member (so ",\n" first). The texts are reused, so that their pages are faulted in once.
  */
+#define TWIN_TEXTS	2
+
 struct twin {
 	const struct lh_report		*rep;
 	struct lh_report_kept *const	*kept;
 	size_t				n;
 	int				depth;
-	struct jw			*text[2];	/* its k-th record: text[k % 2] */
-	bool				ready[2];	/* holds its record, not yet put in */
+	size_t				next;	/* the first record nobody claimed */
+	struct jw			*text[TWIN_TEXTS];
+	size_t				rec[TWIN_TEXTS];	/* the record a text holds */
+	bool				busy[TWIN_TEXTS];	/* claimed, not put in yet */
+	bool				ready[TWIN_TEXTS];	/* its record is rendered */
 	pthread_mutex_t			lock;
 	pthread_cond_t			cond;
 };
 
-/* Return: whether record i is the second thread's. */
-static bool twin_its(size_t i)
+/* Return: a text of t not busy, or -1. */
+static int twin_free_text(const struct twin *t)
 {
-	return i % 3 != 0;
+	int k;
+
+	for (k = 0; k < TWIN_TEXTS; k++)
+		if (!t->busy[k])
+			return k;
+	return -1;
 }
 
 static void *twin_render(void *arg)
 {
 	struct twin *t = arg;
-	size_t i, k = 0;
 	struct jw *w;
+	size_t i;
+	int k;
 
-	for (i = 1; i < t->n; i++) {
-		if (!twin_its(i))
-			continue;
+	for (;;) {
 		pthread_mutex_lock(&t->lock);
-		while (t->ready[k % 2])
+		while ((k = twin_free_text(t)) < 0 && t->next < t->n)
 			pthread_cond_wait(&t->cond, &t->lock);
+		if (t->next >= t->n) {
+			pthread_mutex_unlock(&t->lock);
+			return NULL;
+		}
+		i = t->next++;
+		t->rec[k] = i;
+		t->busy[k] = true;
+		t->ready[k] = false;
 		pthread_mutex_unlock(&t->lock);
-		w = t->text[k % 2];
+
+		w = t->text[k];
 		w->mem_len = 0;
 		w->depth = t->depth;
-		w->had[w->depth] = true;
+		w->had[w->depth] = i > 0;
 		record_json(w, t->rep, t->kept[i]);
 		jw_flush(w);
+
 		pthread_mutex_lock(&t->lock);
-		t->ready[k++ % 2] = true;
+		t->ready[k] = true;
 		pthread_cond_broadcast(&t->cond);
 		pthread_mutex_unlock(&t->lock);
 	}
-	return NULL;
+}
+
+/* Puts record i in: rendered here if nobody claimed it, else the second thread's text. */
+static void twin_put(struct jw *w, struct twin *t, size_t i)
+{
+	struct jw *text;
+	int k;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->next == i) {
+		t->next++;
+		pthread_mutex_unlock(&t->lock);
+		record_json(w, t->rep, t->kept[i]);
+		return;
+	}
+	for (;;) {
+		for (k = 0; k < TWIN_TEXTS; k++)
+			if (t->busy[k] && t->rec[k] == i && t->ready[k])
+				break;
+		if (k < TWIN_TEXTS)
+			break;
+		pthread_cond_wait(&t->cond, &t->lock);
+	}
+	pthread_mutex_unlock(&t->lock);
+	text = t->text[k];
+	jw_put(w, text->mem, text->mem_len);
+	if (text->err)
+		jw_fail(w, text->err);
+	w->had[w->depth] = true;
+	pthread_mutex_lock(&t->lock);
+	t->busy[k] = false;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
 }
 
 /* Return: whether the records were written by two threads (not: write them with one). */
@@ -661,48 +713,28 @@ static bool twin_records(struct jw *w, const struct lh_report *rep,
 			 struct lh_report_kept *const *kept, size_t n)
 {
 	struct twin t = { .rep = rep, .kept = kept, .n = n, .depth = w->depth };
-	struct jw *text;
 	pthread_t thread;
-	size_t i, k = 0;
+	bool ok = true;
+	size_t i;
+	int k;
 
 	if (rep->opts.jobs < 2 || n < 2)
 		return false;
-	t.text[0] = jw_alloc(NULL);
-	t.text[1] = jw_alloc(NULL);
+	for (k = 0; k < TWIN_TEXTS; k++)
+		ok &= (t.text[k] = jw_alloc(NULL)) != NULL;
 	pthread_mutex_init(&t.lock, NULL);
 	pthread_cond_init(&t.cond, NULL);
-	if (!t.text[0] || !t.text[1] || pthread_create(&thread, NULL, twin_render, &t)) {
-		jw_free(t.text[0]);
-		jw_free(t.text[1]);
-		pthread_cond_destroy(&t.cond);
-		pthread_mutex_destroy(&t.lock);
-		return false;
+	ok = ok && !pthread_create(&thread, NULL, twin_render, &t);
+	if (ok) {
+		for (i = 0; i < n; i++)
+			twin_put(w, &t, i);
+		pthread_join(thread, NULL);
 	}
-	for (i = 0; i < n; i++) {
-		if (!twin_its(i)) {
-			record_json(w, rep, kept[i]);
-			continue;
-		}
-		pthread_mutex_lock(&t.lock);
-		while (!t.ready[k % 2])
-			pthread_cond_wait(&t.cond, &t.lock);
-		pthread_mutex_unlock(&t.lock);
-		text = t.text[k % 2];
-		jw_put(w, text->mem, text->mem_len);
-		if (text->err)
-			jw_fail(w, text->err);
-		w->had[w->depth] = true;
-		pthread_mutex_lock(&t.lock);
-		t.ready[k++ % 2] = false;
-		pthread_cond_broadcast(&t.cond);
-		pthread_mutex_unlock(&t.lock);
-	}
-	pthread_join(thread, NULL);
-	jw_free(t.text[0]);
-	jw_free(t.text[1]);
+	for (k = 0; k < TWIN_TEXTS; k++)
+		jw_free(t.text[k]);
 	pthread_cond_destroy(&t.cond);
 	pthread_mutex_destroy(&t.lock);
-	return true;
+	return ok;
 }
 
 /* The per-CPU view of a tracer: known CPUs in order, then the unknown one. */
