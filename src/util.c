@@ -209,32 +209,36 @@ void lh_diag_release(struct lh_diag *d)
 struct lh_arena_block {
 	struct lh_arena_block	*next;
 	size_t			size;
-	size_t			used;
 	char			data[];
 };
 
 #define ARENA_BLOCK (64 * 1024)
 
-void *lh_arena_alloc(struct lh_arena *a, size_t size)
+/* Makes b the block being filled, its first n bytes handed out. Return: them. */
+static void *arena_fill(struct lh_arena *a, struct lh_arena_block *b, size_t n)
 {
-	struct lh_arena_block *b = a->head;
-	void *p;
+	a->head = b;
+	a->cur = b->data + n;
+	a->end = b->data + b->size;
+	a->used += n;
+	return b->data;
+}
+
+void *lh_arena_alloc_block(struct lh_arena *a, size_t size)
+{
+	struct lh_arena_block *b;
 
 	if (size > SIZE_MAX / 2)
 		lh_oom();
 	size = (size + 7) & ~(size_t)7;
-	while (b && b->used + size > b->size) {
-		/* Blocks kept from before a reset are reused in order. */
-		b = b->next;
-		if (b)
-			b->used = 0;
-	}
+	/* Blocks kept from before a reset are reused in order (one too small is skipped). */
+	for (b = a->head ? a->head->next : NULL; b && b->size < size; b = b->next)
+		;
 	if (!b) {
 		size_t bsize = size > ARENA_BLOCK ? size : ARENA_BLOCK;
 
 		b = lh_xmalloc(sizeof(*b) + bsize);
 		b->size = bsize;
-		b->used = 0;
 		b->next = NULL;
 		if (a->head) {
 			/* Splice after the current block, keeping later free blocks. */
@@ -244,20 +248,7 @@ void *lh_arena_alloc(struct lh_arena *a, size_t size)
 			a->first = b;
 		}
 	}
-	a->head = b;
-	p = b->data + b->used;
-	b->used += size;
-	a->used += size;
-	return p;
-}
-
-char *lh_arena_strndup(struct lh_arena *a, const char *s, size_t len)
-{
-	char *p = lh_arena_alloc(a, len + 1);
-
-	memcpy(p, s, len);
-	p[len] = '\0';
-	return p;
+	return arena_fill(a, b, size);
 }
 
 char *lh_arena_strdup(struct lh_arena *a, const char *s)
@@ -267,10 +258,9 @@ char *lh_arena_strdup(struct lh_arena *a, const char *s)
 
 void lh_arena_reset(struct lh_arena *a)
 {
-	a->head = a->first;
-	if (a->head)
-		a->head->used = 0;
 	a->used = 0;
+	if (a->first)
+		arena_fill(a, a->first, 0);
 }
 
 void lh_arena_release(struct lh_arena *a)

@@ -83,16 +83,40 @@ struct lh_arena_block;
 struct lh_arena {
 	struct lh_arena_block	*head;	/* block being filled */
 	struct lh_arena_block	*first;
+	char			*cur;	/* head's free bytes: cur..end */
+	char			*end;
 	size_t			used;	/* bytes handed out since reset */
 };
+
+/* lh_arena_alloc() when the block being filled has no room: the next block, or a new one. */
+void *lh_arena_alloc_block(struct lh_arena *a, size_t size);
 
 /*
  * Return: size bytes (8-byte aligned) that stay valid until the arena is reset or
  * released; never NULL (lh_oom() on ENOMEM). Nothing handed out is freed on its own.
+ * Inline: the parser's every new function name comes here.
  */
-void *lh_arena_alloc(struct lh_arena *a, size_t size);
+static inline void *lh_arena_alloc(struct lh_arena *a, size_t size)
+{
+	size_t n = (size + 7) & ~(size_t)7;
+	char *p = a->cur;
+
+	if (__builtin_expect(n < size || n > (size_t)(a->end - a->cur), 0))
+		return lh_arena_alloc_block(a, size);
+	a->cur += n;
+	a->used += n;
+	return p;
+}
+
 /* Return: a NUL-terminated copy of s[0..len) in the arena (see lh_arena_alloc()). */
-char *lh_arena_strndup(struct lh_arena *a, const char *s, size_t len);
+static inline char *lh_arena_strndup(struct lh_arena *a, const char *s, size_t len)
+{
+	char *p = lh_arena_alloc(a, len + 1);
+
+	__builtin_memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
 /* Return: a copy of s in the arena (see lh_arena_alloc()). */
 char *lh_arena_strdup(struct lh_arena *a, const char *s);
 /* Forgets everything handed out, keeping the blocks for reuse. */
@@ -183,9 +207,19 @@ static inline uint64_t lh_hash_fast(const void *s, size_t len, uint64_t seed)
 		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
 		h ^= h >> 31;
 	}
-	/* The tail byte by byte: a memcpy() of a variable length is a call. */
-	for (w = 0, i = 0; i < len; i++)
-		w |= (uint64_t)p[i] << (8 * i);
+	/*
+	 * The tail (little-endian: its bytes in w's low ones), from the 8 bytes that end it when
+	 * s had 8 (most names), else byte by byte: a memcpy() of a variable length is a call.
+	 */
+	w = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (p != (const unsigned char *)s && len) {
+		__builtin_memcpy(&w, p + len - 8, 8);
+		w >>= 8 * (8 - len);
+	} else
+#endif
+		for (i = 0; i < len; i++)
+			w |= (uint64_t)p[i] << (8 * i);
 	h = (h ^ w) * 0x94d049bb133111ebULL;
 	return h ^ (h >> 29);
 }

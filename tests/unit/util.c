@@ -243,6 +243,38 @@ START_TEST(hashes)
 }
 END_TEST
 
+/*
+ * The fast hash reads a tail from the 8 bytes that end the text: the hash of s[0..len) is
+ * that of its bytes alone (the same text amid other bytes, at any alignment, hashes the same),
+ * and each of its bytes counts, for every length around the 8-byte steps.
+ */
+START_TEST(hash_fast_tail)
+{
+	char a[64], b[80];
+	size_t len, off, i;
+	uint64_t h;
+
+	for (len = 0; len <= 40; len++) {
+		memset(a, 'x', sizeof(a));
+		for (i = 0; i < len; i++)
+			a[8 + i] = (char)('a' + (i * 7) % 26);
+		h = lh_hash_fast(a + 8, len, 3);
+		for (off = 0; off < 16; off++) {
+			memset(b, (int)('A' + off), sizeof(b));
+			memcpy(b + 8 + off, a + 8, len);
+			ck_assert_msg(lh_hash_fast(b + 8 + off, len, 3) == h,
+				      "length %zu at offset %zu: the bytes around it count", len, off);
+		}
+		for (i = 0; i < len; i++) {
+			a[8 + i] ^= 1;
+			ck_assert_msg(lh_hash_fast(a + 8, len, 3) != h,
+				      "length %zu: byte %zu does not count", len, i);
+			a[8 + i] ^= 1;
+		}
+	}
+}
+END_TEST
+
 /* Writes n bytes of a repeating pattern into a temporary file. Return: its fd, at offset 0. */
 static int pattern_file(size_t n)
 {
@@ -309,6 +341,7 @@ static Suite *util_suite(void)
 	tcase_add_exit_test(tc, grow_overflow_exits, 1);
 	tcase_add_test(tc, xasprintf);
 	tcase_add_test(tc, hashes);
+	tcase_add_test(tc, hash_fast_tail);
 	tcase_add_test(tc, read_write_fd);
 	suite_add_tcase(s, tc);
 	return s;
