@@ -37,6 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "parse.h"
 #include "htab.h"
@@ -409,6 +412,7 @@ static void add_func(struct lh_parser *p, const char *name, size_t len)
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 typedef unsigned char v16u8 __attribute__((vector_size(16)));
+typedef signed char v16s8 __attribute__((vector_size(16)));
 
 /*
  * Return: how many of the 16 bytes at s are symbol characters (sym_char[]) before the first
@@ -416,13 +420,21 @@ typedef unsigned char v16u8 __attribute__((vector_size(16)));
  */
 static inline unsigned int sym_run16(const char *s)
 {
-	v16u8 c, l, sym;
+	v16u8 c, sym;
+	v16s8 az, d;
+#ifndef __SSE2__
 	uint64_t half;
+#endif
 
 	memcpy(&c, s, sizeof(c));
-	l = c | 0x20;
-	sym = (v16u8)(((l >= 'a') & (l <= 'z')) | ((c >= '0') & (c <= '9')) | (c == '_') |
-		      (c == '.') | (c == '$'));
+	/* x in [lo, lo + n) as x - lo - 128 < n - 128, signed: SSE2 compares signed bytes only */
+	az = (v16s8)((c | 0x20) - (unsigned char)('a' + 128));
+	d = (v16s8)(c - (unsigned char)('0' + 128));
+	sym = (v16u8)((az < (signed char)(26 - 128)) | (d < (signed char)(10 - 128)) |
+		      (v16s8)((c == '_') | (c == '.') | (c == '$')));
+#ifdef __SSE2__
+	return (unsigned int)__builtin_ctz(~(unsigned int)_mm_movemask_epi8((__m128i)sym));
+#else
 	memcpy(&half, &sym, 8);
 	if (~half)
 		return (unsigned int)__builtin_ctzll(~half) / 8;
@@ -430,6 +442,7 @@ static inline unsigned int sym_run16(const char *s)
 	if (~half)
 		return 8 + (unsigned int)__builtin_ctzll(~half) / 8;
 	return 16;
+#endif
 }
 #endif
 
