@@ -88,7 +88,10 @@ struct lh_arena {
 	size_t			used;	/* bytes handed out since reset */
 };
 
-/* lh_arena_alloc() when the block being filled has no room: the next block, or a new one. */
+/*
+ * lh_arena_alloc() when the block being filled has no room: the next block, or a new one.
+ * Return: as lh_arena_alloc().
+ */
 void *lh_arena_alloc_block(struct lh_arena *a, size_t size);
 
 /*
@@ -101,7 +104,8 @@ static inline void *lh_arena_alloc(struct lh_arena *a, size_t size)
 	size_t n = (size + 7) & ~(size_t)7;
 	char *p = a->cur;
 
-	if (__builtin_expect(n < size || n > (size_t)(a->end - a->cur), 0))
+	/* n - 1 wraps for 0 (a fresh arena's cur and end are NULL) and for a size that wrapped */
+	if (__builtin_expect(n - 1 >= (size_t)(a->end - a->cur), 0))
 		return lh_arena_alloc_block(a, size);
 	a->cur += n;
 	a->used += n;
