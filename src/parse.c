@@ -393,7 +393,7 @@ static void add_func(struct lh_parser *p, const char *name, size_t len)
 
 	while (lh_htab_find(&p->funcs, h, &pos, &i)) {
 		f = &r->funcs[i];
-		if (!memcmp(f->name, name, len) && !f->name[len]) {
+		if (f->len == len && !memcmp(f->name, name, len)) {
 			f->count++;
 			return;
 		}
@@ -402,8 +402,7 @@ static void add_func(struct lh_parser *p, const char *name, size_t len)
 		p->funcs_full = true;
 		return;
 	}
-	f = lh_record_add_func(r);
-	f->name = lh_arena_strndup(&r->arena, name, len);
+	f = lh_record_add_func(r, lh_arena_strndup(&r->arena, name, len), len);
 	f->count = 1;
 	lh_htab_add(&p->funcs, h, (uint32_t)(r->nr_funcs - 1));
 }

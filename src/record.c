@@ -169,8 +169,11 @@ void lh_record_copy(struct lh_record *c, const struct lh_record *r)
 	if (r->nr_funcs > c->alloc_funcs)
 		LH_GROW(c->funcs, r->nr_funcs, c->alloc_funcs);
 	for (i = 0; i < r->nr_funcs; i++) {
-		c->funcs[i].name = dup_str(c, r->funcs[i].name);
-		c->funcs[i].count = r->funcs[i].count;
+		const struct lh_func *f = &r->funcs[i];
+
+		c->funcs[i].name = f->name ? lh_arena_strndup(&c->arena, f->name, f->len) : NULL;
+		c->funcs[i].len = f->len;
+		c->funcs[i].count = f->count;
 	}
 	c->nr_funcs = r->nr_funcs;
 	if (r->nr_irqs > c->alloc_irqs)
@@ -326,13 +329,14 @@ struct lh_irq *lh_record_add_irq(struct lh_record *r)
 	return q;
 }
 
-struct lh_func *lh_record_add_func(struct lh_record *r)
+struct lh_func *lh_record_add_func(struct lh_record *r, const char *name, size_t len)
 {
 	struct lh_func *f;
 
 	LH_GROW(r->funcs, r->nr_funcs + 1, r->alloc_funcs);
 	f = &r->funcs[r->nr_funcs++];
-	f->name = NULL;
+	f->name = name;
+	f->len = name ? (unsigned int)len : 0;
 	f->count = 0;
 	return f;
 }

@@ -50,8 +50,9 @@ struct lh_task {
 
 /* A function that ran inside the section, in first-seen order. */
 struct lh_func {
-	const char	*name;
+	const char	*name;	/* NULL: unknown (a saved report's null) */
 	unsigned int	count;
+	unsigned int	len;	/* strlen(name) (0 for NULL): no writer needs strlen() */
 };
 
 /* An interrupt handler that ran inside the section (irq_handler_entry/exit events). */
@@ -183,8 +184,12 @@ const char *lh_body_name(enum lh_body b);
  * lh_record_add_irq()) whose strings the caller sets from r's arena.
  */
 struct lh_irq *lh_record_add_irq(struct lh_record *r);
-/* Return: a new function slot, count 0 (valid until the next lh_record_add_func()). */
-struct lh_func *lh_record_add_func(struct lh_record *r);
+/*
+ * Return: a new function slot named name (NUL-terminated at len; NULL, 0: unknown), which
+ * lives as long as r (in r's arena, or a constant), count 0. Valid until the next
+ * lh_record_add_func().
+ */
+struct lh_func *lh_record_add_func(struct lh_record *r, const char *name, size_t len);
 
 /*
  * The frames that name the culprit: of the first stack (for a wakeup tracer, the last one:

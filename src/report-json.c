@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The JSON report (doc/report-json.md), streamed to the file as it is walked: no tree of it
- * is built, so memory stays what the report holds however many functions its records name
- * (a json-c tree of the 100 records kept of a Zipf corpus took 190 MB, bench/README.md).
+ * is built, so memory stays what the report holds (and, -j 2 and up, two texts of a kept
+ * record) however many functions its records name (a json-c tree of the 100 records kept of
+ * a Zipf corpus took 190 MB, bench/README.md).
  * json-c escapes every string that needs it (one string object, reused), and the layout is
  * json-c's JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED: the output is byte for byte
  * what json_object_to_json_string_ext() prints of the same document (tests/unit/report.c
@@ -10,6 +11,7 @@
  * Unknown numbers (-1 in a record) and absent strings are written as null.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,10 +238,9 @@ static bool jw_is_plain(const char *s, size_t n)
 	return !bad;
 }
 
-/* Write s as it is when json-c would. Return: whether it was written. */
-static bool jw_plain(struct jw *w, const char *s)
+/* Write s[0..n) as it is when json-c would. Return: whether it was written. */
+static bool jw_plain(struct jw *w, const char *s, size_t n)
 {
-	size_t n = strlen(s);
 	char *p;
 
 	if (!jw_is_plain(s, n))
@@ -252,7 +253,8 @@ static bool jw_plain(struct jw *w, const char *s)
 	return true;
 }
 
-static void jw_str(struct jw *w, const char *key, const char *s)
+/* A string s (NULL: null) of length len. */
+static void jw_strn(struct jw *w, const char *key, const char *s, size_t len)
 {
 	const char *text;
 	size_t n;
@@ -262,9 +264,9 @@ static void jw_str(struct jw *w, const char *key, const char *s)
 		return;
 	}
 	jw_next(w, key);
-	if (jw_plain(w, s))
+	if (jw_plain(w, s, len))
 		return;
-	if (!json_object_set_string(w->str, s)) {
+	if (len > INT_MAX || json_object_set_string_len(w->str, s, (int)len) != 1) {
 		jw_fail(w, ENOMEM);
 		return;
 	}
@@ -274,6 +276,11 @@ static void jw_str(struct jw *w, const char *key, const char *s)
 		return;
 	}
 	jw_put(w, text, n);
+}
+
+static void jw_str(struct jw *w, const char *key, const char *s)
+{
+	jw_strn(w, key, s, s ? strlen(s) : 0);
 }
 
 static void jw_bool(struct jw *w, const char *key, bool b)
@@ -486,19 +493,20 @@ static void rule_ids_json(struct jw *w, const char *key, const struct lh_report 
 }
 
 /*
- * A function_counts element, {"name": name, "count": count}: what jw_obj(), jw_str(),
- * jw_int() and jw_end() write, in one piece when the name is plain (these elements are most
- * of a kept record's bytes, and most of the writer's time).
+ * A function_counts element, {"name": f's name, "count": f's count}: what jw_obj(),
+ * jw_str(), jw_int() and jw_end() write, in one piece when the name is plain (these elements
+ * are most of a kept record's bytes, and most of the writer's time).
  */
-static void jw_name_count(struct jw *w, const char *name, unsigned int count)
+static void jw_name_count(struct jw *w, const struct lh_func *f)
 {
 	static const char key1[] = "\"name\": \"", key2[] = "\",\n", key3[] = "\"count\": ";
-	size_t n = strlen(name);
 	char num[16], *q = num + sizeof(num), *p;
+	unsigned int count = f->count;
+	size_t n = f->len;
 
-	if (w->depth + 2 >= JW_MAX_DEPTH || !jw_is_plain(name, n)) {
+	if (w->depth + 2 >= JW_MAX_DEPTH || !f->name || !jw_is_plain(f->name, n)) {
 		jw_obj(w, NULL);
-		jw_str(w, "name", name);
+		jw_strn(w, "name", f->name, n);
 		jw_int(w, "count", count);
 		jw_end(w);
 		return;
@@ -519,7 +527,7 @@ static void jw_name_count(struct jw *w, const char *name, unsigned int count)
 	p = jw_indent(w, p);
 	memcpy(p, key1, sizeof(key1) - 1);
 	p += sizeof(key1) - 1;
-	memcpy(p, name, n);
+	memcpy(p, f->name, n);
 	p += n;
 	memcpy(p, key2, sizeof(key2) - 1);
 	p += sizeof(key2) - 1;
@@ -569,11 +577,11 @@ static void record_json(struct jw *w, const struct lh_report *rep, const struct 
 
 	jw_arr(w, "functions");
 	for (i = 0; i < r->nr_funcs; i++)
-		jw_str(w, NULL, r->funcs[i].name);
+		jw_strn(w, NULL, r->funcs[i].name, r->funcs[i].len);
 	jw_end(w);
 	jw_arr(w, "function_counts");
 	for (i = 0; i < r->nr_funcs; i++)
-		jw_name_count(w, r->funcs[i].name, r->funcs[i].count);
+		jw_name_count(w, &r->funcs[i]);
 	jw_end(w);
 
 	jw_arr(w, "irqs");
@@ -609,9 +617,10 @@ static void record_json(struct jw *w, const struct lh_report *rep, const struct 
  * two threads (opts.jobs), a second one renders records into texts of its own while this one
  * puts each text in at its place and makes the write calls, which cost as much here as the
  * rendering. Records are claimed in order by whichever thread is free: the second one while
- * it has a free text, this one when the next record to write is not claimed yet (it then
- * writes it itself). A text is what the one writer gives there: the same depth, after a
- * member (so ",\n" first). The texts are reused, so that their pages are faulted in once.
+ * it has a free text (it always takes the first), this one when the next record to write is
+ * not claimed yet (it then writes it itself). A text is what the one writer gives there:
+ * the same depth, after a member unless it is the first (so ",\n" first). The texts are
+ * reused, so that their pages are faulted in once.
  */
 #define TWIN_TEXTS	2
 
@@ -659,6 +668,7 @@ static void *twin_render(void *arg)
 		t->rec[k] = i;
 		t->busy[k] = true;
 		t->ready[k] = false;
+		pthread_cond_broadcast(&t->cond);	/* twin_records() waits for the first */
 		pthread_mutex_unlock(&t->lock);
 
 		w = t->text[k];
@@ -726,6 +736,11 @@ static bool twin_records(struct jw *w, const struct lh_report *rep,
 	pthread_cond_init(&t.cond, NULL);
 	ok = ok && !pthread_create(&thread, NULL, twin_render, &t);
 	if (ok) {
+		/* the second thread takes the first record: it always has a part (tests see it) */
+		pthread_mutex_lock(&t.lock);
+		while (!t.next)
+			pthread_cond_wait(&t.cond, &t.lock);
+		pthread_mutex_unlock(&t.lock);
 		for (i = 0; i < n; i++)
 			twin_put(w, &t, i);
 		pthread_join(thread, NULL);

@@ -853,6 +853,7 @@ static void load_record(struct ctx *c, json_object *e, struct lh_record *r, stru
 	a = array(c, e, "function_counts", &n);
 	for (i = 0; i < n; i++) {
 		struct lh_func *f;
+		const char *name;
 
 		p = push(c, "function_counts", 0);
 		push(c, NULL, i);
@@ -860,8 +861,8 @@ static void load_record(struct ctx *c, json_object *e, struct lh_record *r, stru
 		if (x) {
 			int64_t k = (int64_t)get_u64(c, x, "count");
 
-			f = lh_record_add_func(r);
-			f->name = get_str(c, x, "name", true, &r->arena);
+			name = get_str(c, x, "name", true, &r->arena);
+			f = lh_record_add_func(r, name, name ? strlen(name) : 0);
 			f->count = k > UINT_MAX ? UINT_MAX : (unsigned int)k;
 		}
 		pop(c, p);

@@ -94,7 +94,7 @@ struct lh_report_opts {
 	struct lh_diag	*diag;		/* where lh_report_feed() puts rule-matching warnings
 					 * (borrowed); NULL: straight into the report */
 	const char	*board;		/* the board's id (--board), borrowed; NULL: none */
-	unsigned int	jobs;		/* threads a writer may use (0, 1: the caller's alone) */
+	unsigned int	jobs;		/* threads a writer may use (0, 1: the caller's) */
 };
 
 struct lh_report;

@@ -749,7 +749,8 @@ static void each_line(struct feed *f, void (*fn)(struct feed *, const char *, si
 		break;
 	case LH_SUBJ_FUNCTIONS:
 		for (i = 0; i < r->nr_funcs; i++)
-			feed_str(f, fn, r->funcs[i].name);
+			if (r->funcs[i].len)
+				fn(f, r->funcs[i].name, r->funcs[i].len);
 		break;
 	case LH_SUBJ_IRQ:
 		for (i = 0; i < r->nr_irqs; i++)

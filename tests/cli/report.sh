@@ -111,6 +111,18 @@ jq '.verdict = "pass" | .violations = []' "$TMP/saved.json" >"$TMP/liar.json"
 run report "$TMP/liar.json"
 expect_rc "a verdict its own data contradict" 1
 expect_in "inconsistent: said" "$err" "the report is inconsistent"
+# A function a saved report names null (unknown) is read back and written again in every
+# format, still null in JSON (a JSON writer once took its name's length and crashed).
+jq '(.records[] | select((.function_counts | length) > 0) | .function_counts[0].name) = null' \
+	"$TMP/saved.json" >"$TMP/nullname.json"
+for f in text json junit; do
+	run report -f $f "$TMP/nullname.json"
+	expect_rc "-f $f: a function named null, the saved gate failing again" 2
+done
+run report -f json -o "$TMP/nullname-back.json" "$TMP/nullname.json"
+expect_jq "json: the function named null stays null, its count kept" "$TMP/nullname-back.json" \
+	'[.records[] | select((.function_counts | length) > 0) | .function_counts[0]]
+	 | length > 0 and all(.name == null and .count > 0)'
 # A tracer's records are counted in its histogram, each CPU's in the CPU's histogram, and
 # no more in its CPUs than in all: a report that says otherwise is refused, in every format.
 run report "$TMP/saved.json"

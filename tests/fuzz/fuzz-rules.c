@@ -35,9 +35,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void add_func(struct lh_record *r, const char *name, size_t len)
 {
-	struct lh_func *f = lh_record_add_func(r);
+	struct lh_func *f = lh_record_add_func(r, lh_arena_strndup(&r->arena, name, len), len);
 
-	f->name = lh_arena_strndup(&r->arena, name, len);
 	f->count = 1;
 }
 

@@ -633,11 +633,9 @@ START_TEST(json_record_fields)
 	r->task.rt_prio = 0;
 	r->task.nice = 0;
 	lh_record_add_frame(r, 1, "second_stack", 12);
-	f = lh_record_add_func(r);
-	f->name = "slob_next";
+	f = lh_record_add_func(r, "slob_next", 9);
 	f->count = 1440;
-	f = lh_record_add_func(r);
-	f->name = "tracer_hardirqs_on";
+	f = lh_record_add_func(r, "tracer_hardirqs_on", 18);
 	f->count = 1;
 	q = lh_record_add_irq(r);
 	q->irq = 24;
@@ -751,8 +749,8 @@ START_TEST(json_streamed_as_json_c_prints)
 		name[len] = '\0';
 		if (len)
 			name[at] = (char)(1 + i % 255);
-		f = lh_record_add_func(r);
-		f->name = names[i] = strdup(name);
+		names[i] = strdup(name);
+		f = lh_record_add_func(r, names[i], strlen(names[i]));
 		f->count = (unsigned int)(i * 1000003);
 	}
 	memset(big, 'x', LONG);
@@ -764,8 +762,7 @@ START_TEST(json_streamed_as_json_c_prints)
 	big[4999] = 'x';
 	names[NR_FUNCS + 2] = strdup(big);
 	for (i = NR_FUNCS; i < NR_FUNCS + 3; i++) {
-		f = lh_record_add_func(r);
-		f->name = names[i];
+		f = lh_record_add_func(r, names[i], strlen(names[i]));
 		f->count = 1;
 	}
 	lh_record_add_frame(r, 1, "tab\there", 8);
@@ -810,10 +807,11 @@ START_TEST(json_streamed_as_json_c_prints)
 END_TEST
 
 /*
- * Given two threads, the report's kept records are written by both (two in three by the
- * second, into texts put in at their places): the bytes must be the one thread's, for every
- * number of records around the split (a text per record, two texts reused), records of
- * thousands of functions (texts past the writer's buffer) and names json-c escapes.
+ * Given two threads, the report's kept records are written by both (the second one takes the
+ * first record, then whichever thread is free takes the next; the second one's texts are
+ * put in at their places): the bytes must be the one thread's, for every number of records
+ * (one text, two texts reused), records of thousands of functions (texts past the writer's
+ * buffer) and names json-c escapes.
  */
 START_TEST(json_two_threads_same_bytes)
 {
@@ -832,9 +830,10 @@ START_TEST(json_two_threads_same_bytes)
 			r = mk(LH_TRACER_IRQSOFF, 100 + i, (int)i % 2, "t\"q", (int)i, "a", "b",
 			       irq_frames);
 			for (j = 0; j < (i % 3 == 1 ? 5000 : 3 + i); j++) {
-				snprintf(name, sizeof(name), j % 7 ? "fn_%zu_%zu" : "fn\t%zu\\%zu", i, j);
-				f = lh_record_add_func(r);
-				f->name = lh_arena_strdup(&r->arena, name);
+				snprintf(name, sizeof(name), j % 7 ? "fn_%zu_%zu" : "fn\t%zu\\%zu",
+					 i, j);
+				f = lh_record_add_func(r, lh_arena_strdup(&r->arena, name),
+						       strlen(name));
 				f->count = (unsigned int)(j * 7919);
 			}
 			lh_report_add(rep[0], r, NULL);
@@ -1295,7 +1294,7 @@ START_TEST(text_has_key_lines)
 	struct lh_parse_stats st = { .snapshots = 3, .skipped = 1, .bad_lines = 2 };
 	struct lh_diag d = { 0 };
 	struct lh_irq *q = lh_record_add_irq(r);
-	struct lh_func *f = lh_record_add_func(r);
+	struct lh_func *f = lh_record_add_func(r, "slob_next", 9);
 	struct lh_gate g;
 	const char *err;
 	char *t;
@@ -1304,7 +1303,6 @@ START_TEST(text_has_key_lines)
 	q->name = "fakeraid";
 	q->duration_us = 1990.5;
 	q->ret = "handled";
-	f->name = "slob_next";
 	f->count = 1440;
 	set_match(&m, crit, 1);
 	lh_report_add(rep, r, &m);

@@ -76,9 +76,8 @@ static struct lh_record *rec_new(enum lh_tracer t, uint64_t latency_us)
 
 static void rec_func(struct lh_record *r, const char *name)
 {
-	struct lh_func *f = lh_record_add_func(r);
+	struct lh_func *f = lh_record_add_func(r, lh_arena_strdup(&r->arena, name), strlen(name));
 
-	f->name = lh_arena_strdup(&r->arena, name);
 	f->count = 1;
 }
 

@@ -263,7 +263,8 @@ START_TEST(hash_fast_tail)
 			memset(b, (int)('A' + off), sizeof(b));
 			memcpy(b + 8 + off, a + 8, len);
 			ck_assert_msg(lh_hash_fast(b + 8 + off, len, 3) == h,
-				      "length %zu at offset %zu: the bytes around it count", len, off);
+				      "length %zu at offset %zu: the bytes around it count",
+				      len, off);
 		}
 		for (i = 0; i < len; i++) {
 			a[8 + i] ^= 1;
