@@ -1624,7 +1624,8 @@ static void order_progressions(struct lh_report *rep)
 		size_t i, k = 0, slot;
 
 		/* qsort is not stable: ties are broken by the address, the reading order */
-		qsort(tr->steps, tr->nr_steps, sizeof(*tr->steps), cmp_step);
+		if (tr->nr_steps > 1)	/* (none: steps may be NULL, which UBSan flags) */
+			qsort(tr->steps, tr->nr_steps, sizeof(*tr->steps), cmp_step);
 		for (slot = 0; slot < tr->nr_cpus; slot++) {
 			tr->cpus[slot].steps = 0;
 			tr->cpus[slot].seen = false;

@@ -650,7 +650,8 @@ size_t lh_prefilter_scan_lines(const struct lh_prefilter *pf, struct lh_prefilte
 	ps->max_pairs = 2 * len + 64;
 	if (hs_scan(pf->block_db, text, len, 0, ps->scratch, on_block_match, ps) != HS_SUCCESS)
 		return (size_t)-1;
-	qsort(ps->pairs, ps->nr_pairs, sizeof(*ps->pairs), cmp_pair);
+	if (ps->nr_pairs > 1)	/* (qsort() of none: a NULL array, which UBSan flags) */
+		qsort(ps->pairs, ps->nr_pairs, sizeof(*ps->pairs), cmp_pair);
 	for (i = n = 0; i < ps->nr_pairs; i++)
 		if (!n || cmp_pair(&ps->pairs[n - 1], &ps->pairs[i]))
 			ps->pairs[n++] = ps->pairs[i];
