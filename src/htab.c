@@ -41,17 +41,7 @@ void lh_htab_clear(struct lh_htab *t)
 	}
 }
 
-static void put(struct lh_htab_slot *slots, size_t mask, uint32_t gen, uint64_t hash,
-		uint32_t val)
-{
-	size_t i = (size_t)hash & mask;
-
-	while (slots[i].gen == gen)
-		i = (i + 1) & mask;
-	slots[i] = (struct lh_htab_slot){ .hash = hash, .gen = gen, .val = val };
-}
-
-static void grow(struct lh_htab *t)
+void lh_htab_grow(struct lh_htab *t)
 {
 	size_t n = t->slots ? (t->mask + 1) * 2 : (t->min ? t->min : LH_HTAB_MIN), i;
 	struct lh_htab_slot *slots;
@@ -65,17 +55,9 @@ static void grow(struct lh_htab *t)
 	slots = lh_xcalloc(n, sizeof(*slots));
 	for (i = 0; t->slots && i <= t->mask; i++)
 		if (t->slots[i].gen == t->gen)
-			put(slots, n - 1, 1, t->slots[i].hash, t->slots[i].val);
+			lh_htab_put(slots, n - 1, 1, t->slots[i].hash, t->slots[i].val);
 	free(t->slots);
 	t->slots = slots;
 	t->mask = n - 1;
 	t->gen = 1;	/* calloc'ed slots are generation 0: free */
-}
-
-void lh_htab_add(struct lh_htab *t, uint64_t hash, uint32_t val)
-{
-	if (lh_htab_will_grow(t))
-		grow(t);
-	put(t->slots, t->mask, t->gen, hash, val);
-	t->nr++;
 }

@@ -49,16 +49,37 @@ void lh_htab_init(struct lh_htab *t, size_t min_slots);
 void lh_htab_release(struct lh_htab *t);
 /* Empties t in O(1), keeping its slots for reuse. */
 void lh_htab_clear(struct lh_htab *t);
-/*
- * Stores val under hash (a hash may hold several values: the caller looked its key up
- * first). Doubles the slots when they would be more than half full; lh_oom() on ENOMEM.
- */
-void lh_htab_add(struct lh_htab *t, uint64_t hash, uint32_t val);
+/* Allocates t's first slots, or twice as many (for lh_htab_add()); lh_oom() on ENOMEM. */
+void lh_htab_grow(struct lh_htab *t);
 
 /* Return: whether the next lh_htab_add() allocates (first slots, or twice as many). */
 static inline bool lh_htab_will_grow(const struct lh_htab *t)
 {
 	return !t->slots || (t->nr + 1) * 2 > t->mask + 1;
+}
+
+/* Puts val under hash in the first free slot from hash's (slots[mask + 1], in use: gen). */
+static inline void lh_htab_put(struct lh_htab_slot *slots, size_t mask, uint32_t gen,
+			       uint64_t hash, uint32_t val)
+{
+	size_t i = (size_t)hash & mask;
+
+	while (slots[i].gen == gen)
+		i = (i + 1) & mask;
+	slots[i] = (struct lh_htab_slot){ .hash = hash, .gen = gen, .val = val };
+}
+
+/*
+ * Stores val under hash (a hash may hold several values: the caller looked its key up
+ * first). Doubles the slots when they would be more than half full; lh_oom() on ENOMEM.
+ * Inline, for the parser's every new function name.
+ */
+static inline void lh_htab_add(struct lh_htab *t, uint64_t hash, uint32_t val)
+{
+	if (lh_htab_will_grow(t))
+		lh_htab_grow(t);
+	lh_htab_put(t->slots, t->mask, t->gen, hash, val);
+	t->nr++;
 }
 
 /* Return: the bytes the slots take now. */

@@ -133,7 +133,12 @@ void lh_arena_release(struct lh_arena *a);
  * caller still owns and frees *ptr). lh_oom() on ENOMEM or when the size overflows.
  */
 void lh_grow(void **ptr, size_t *alloc, size_t nr, size_t elem);
-#define LH_GROW(ptr, nr, alloc) lh_grow((void **)&(ptr), &(alloc), (nr), sizeof(*(ptr)))
+/* lh_grow() on an array and its allocated count, called only when nr does not fit. */
+#define LH_GROW(ptr, nr, alloc)							\
+	do {									\
+		if ((nr) > (alloc))						\
+			lh_grow((void **)&(ptr), &(alloc), (nr), sizeof(*(ptr)));	\
+	} while (0)
 
 /*
  * Reads fd to its end into *buf (of *alloc bytes, grown as needed; the caller still owns and
