@@ -301,6 +301,18 @@ static void same_count(struct ctx *c, const char *key, uint64_t count, const cha
 		    (unsigned long long)counted);
 }
 
+/*
+ * sum += n, where sum adds up what several reports count, or the load fails: a sum past 2^64
+ * must not read as a small one, which gates would judge again (it stays at its largest).
+ */
+#define ADD_COUNT(c, key, sum, n)						\
+	do {									\
+		if (__builtin_add_overflow((sum), (n), &(sum))) {		\
+			(sum) = ~(__typeof__(sum))0;				\
+			bad((c), (key), "the reports' counts add up past 2^64");	\
+		}								\
+	} while (0)
+
 /* Return: a + b, or UINT64_MAX past it (a sum of counts a report states). */
 static uint64_t sum_u64(uint64_t a, uint64_t b)
 {
@@ -476,7 +488,7 @@ static uint64_t load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer
 		if (slot) {
 			uint64_t count = get_u64(c, e, "count");
 
-			slot->count += count;
+			ADD_COUNT(c, "count", slot->count, count);
 			sum = sum_u64(sum, count);
 			get_u64(c, e, "max_us");
 			same_count(c, "count", count, "its histogram counts",
@@ -514,7 +526,8 @@ static void load_progression(struct ctx *c, json_object *o, struct lh_report_tra
 		}
 		pop(c, p);
 	}
-	tr->steps_dropped += get_u64(c, o, "progression_dropped");
+	ADD_COUNT(c, "progression_dropped", tr->steps_dropped,
+		  get_u64(c, o, "progression_dropped"));
 }
 
 static void load_tracers(struct ctx *c, json_object *root)
@@ -542,15 +555,15 @@ static void load_tracers(struct ctx *c, json_object *root)
 		push(c, key, 0);
 		tr = &rep->tracers[t];
 		count = get_u64(c, v, "count");
-		tr->count += count;
+		ADD_COUNT(c, "count", tr->count, count);
 		n = get_u64(c, v, "accepted");
-		tr->accepted += n;
-		rep->accepted_records += n;
+		ADD_COUNT(c, "accepted", tr->accepted, n);
+		ADD_COUNT(c, "accepted", rep->accepted_records, n);
 		get_u64(c, v, "max_us");
 		if (rep->has_run && json_object_object_get_ex(v, "armed_s", NULL))
-			rep->run.armed_ns[t] += get_ns(c, v, "armed_s", 1e9);
+			ADD_COUNT(c, "armed_s", rep->run.armed_ns[t], get_ns(c, v, "armed_s", 1e9));
 		if (rep->has_run && json_object_object_get_ex(v, "blind_s", NULL))
-			rep->run.blind_ns[t] += get_ns(c, v, "blind_s", 1e9);
+			ADD_COUNT(c, "blind_s", rep->run.blind_ns[t], get_ns(c, v, "blind_s", 1e9));
 		if (get_where(c, v, "worst", &w))
 			merge_where(&tr->worst, &w);
 		if (get_where(c, v, "worst_gated", &w))
@@ -592,6 +605,7 @@ static void load_rules(struct ctx *c, json_object *root)
 		struct lh_rule desc = { 0 };
 		struct lh_report_rule *ra;
 		const char *sev;
+		uint64_t uneval;
 		size_t idx;
 
 		p = push(c, "rules", 0);
@@ -618,14 +632,17 @@ static void load_rules(struct ctx *c, json_object *root)
 									 idx)->severity));
 		}
 		ra = lh_report_rule_agg(c->rep, idx);
-		ra->hits += get_u64(c, e, "hits");
-		ra->accepted += get_u64(c, e, "accepted");
+		ADD_COUNT(c, "hits", ra->hits, get_u64(c, e, "hits"));
+		ADD_COUNT(c, "accepted", ra->accepted, get_u64(c, e, "accepted"));
 		ra->gate_hits = ra->hits - (ra->accepted < ra->hits ? ra->accepted : ra->hits);
 		ra->worst_us = max_u64(ra->worst_us, get_u64(c, e, "worst_us"));
 		ra->gate_worst_us = max_u64(ra->gate_worst_us, get_u64(c, e, "gate_worst_us"));
-		ra->unevaluated += get_u64(c, e, "unevaluated");
-		ra->gate_unevaluated += get_u64(c, e, "gate_unevaluated");
-		c->rep->unevaluated_records += ra->unevaluated;
+		uneval = get_u64(c, e, "unevaluated");
+		ADD_COUNT(c, "unevaluated", ra->unevaluated, uneval);
+		/* records a rule could not be evaluated on: only said when not none */
+		c->rep->unevaluated_records = sum_u64(c->rep->unevaluated_records, uneval);
+		ADD_COUNT(c, "gate_unevaluated", ra->gate_unevaluated,
+			  get_u64(c, e, "gate_unevaluated"));
 		pop(c, p);
 	}
 }
@@ -692,8 +709,8 @@ static void load_offenders(struct ctx *c, json_object *root)
 		}
 		o = lh_report_offender(rep, &sig);
 		if (!o) {
-			rep->other_count += count;
-			rep->other_accepted += accepted;
+			ADD_COUNT(c, "count", rep->other_count, count);
+			ADD_COUNT(c, "accepted", rep->other_accepted, accepted);
 			rep->other_worst_us = max_u64(rep->other_worst_us, worst);
 		} else {
 			if (!o->count || worst > o->worst_us) {
@@ -702,16 +719,16 @@ static void load_offenders(struct ctx *c, json_object *root)
 				o->pid = pid;
 				snprintf(o->comm, sizeof(o->comm), "%s", comm ? comm : "");
 			}
-			o->count += count;
-			o->accepted += accepted;
+			ADD_COUNT(c, "count", o->count, count);
+			ADD_COUNT(c, "accepted", o->accepted, accepted);
 		}
 		pop(c, p);
 	}
 	e = member(c, root, "offenders_other", json_type_object, false);
 	if (e) {
 		p = push(c, "offenders_other", 0);
-		rep->other_count += get_u64(c, e, "count");
-		rep->other_accepted += get_u64(c, e, "accepted");
+		ADD_COUNT(c, "count", rep->other_count, get_u64(c, e, "count"));
+		ADD_COUNT(c, "accepted", rep->other_accepted, get_u64(c, e, "accepted"));
 		rep->other_worst_us = max_u64(rep->other_worst_us, get_u64(c, e, "worst_us"));
 		pop(c, p);
 	}
@@ -931,7 +948,7 @@ static void load_records(struct ctx *c, json_object *root)
 		pop(c, p);
 	}
 	lh_match_release(&m);
-	c->rep->total += get_u64(c, root, "records_total");
+	ADD_COUNT(c, "records_total", c->rep->total, get_u64(c, root, "records_total"));
 	kept = (size_t)get_u64(c, root, "records_kept");
 	if (!c->failed && kept != n)
 		bad(c, "records_kept", "%zu, but 'records' holds %zu", kept, n);
@@ -950,12 +967,12 @@ static void load_input(struct ctx *c, json_object *root)
 	p = push(c, "input", 0);
 	unread = rep->inputs_unread;
 	accepted = rep->inputs_accepted;
-	rep->parse.snapshots += get_u64(c, o, "snapshots");
-	rep->parse.skipped += get_u64(c, o, "skipped");
-	rep->parse.bad_lines += get_u64(c, o, "bad_lines");
-	rep->parse.incomplete += get_u64(c, o, "incomplete");
-	rep->parse.cut_lines += get_u64(c, o, "cut_lines");
-	rep->warnings_total += get_u64(c, o, "warnings_total");
+	ADD_COUNT(c, "snapshots", rep->parse.snapshots, get_u64(c, o, "snapshots"));
+	ADD_COUNT(c, "skipped", rep->parse.skipped, get_u64(c, o, "skipped"));
+	ADD_COUNT(c, "bad_lines", rep->parse.bad_lines, get_u64(c, o, "bad_lines"));
+	ADD_COUNT(c, "incomplete", rep->parse.incomplete, get_u64(c, o, "incomplete"));
+	ADD_COUNT(c, "cut_lines", rep->parse.cut_lines, get_u64(c, o, "cut_lines"));
+	ADD_COUNT(c, "warnings_total", rep->warnings_total, get_u64(c, o, "warnings_total"));
 	a = array(c, o, "warnings", &n);
 	for (i = 0; i < n; i++) {
 		s = json_object_array_get_idx(a, i);
@@ -1052,8 +1069,9 @@ static bool load_run(struct ctx *c, json_object *root, const char *mode, struct 
 }
 
 /* Adds run (a later report's) to the report's run. */
-static void merge_run(struct lh_report *rep, const struct lh_run_info *run, uint64_t duration_ns)
+static void merge_run(struct ctx *c, const struct lh_run_info *run, uint64_t duration_ns)
 {
+	struct lh_report *rep = c->rep;
 	struct lh_run_info *r = &rep->run;
 	int t;
 
@@ -1072,10 +1090,10 @@ static void merge_run(struct lh_report *rep, const struct lh_run_info *run, uint
 		r->started_ns = run->started_ns;
 	if (run->ended_ns > r->ended_ns)
 		r->ended_ns = run->ended_ns;
-	rep->duration_ns += duration_ns;
-	r->captures += run->captures;
-	r->sections_lost += run->sections_lost;
-	r->snapshots_dropped += run->snapshots_dropped;
+	ADD_COUNT(c, "duration_s", rep->duration_ns, duration_ns);
+	ADD_COUNT(c, "captures", r->captures, run->captures);
+	ADD_COUNT(c, "sections_lost", r->sections_lost, run->sections_lost);
+	ADD_COUNT(c, "snapshots_dropped", r->snapshots_dropped, run->snapshots_dropped);
 	for (t = 0; t < LH_TRACER_NR; t++)
 		if (!r->not_measured[t])
 			r->not_measured[t] = run->not_measured[t];
@@ -1405,7 +1423,7 @@ static int load(struct ctx *c, json_object *root)
 	if (load_run(c, root, mode, &run, &duration_ns)) {
 		if (mode && strcmp(mode, "record"))
 			bad(c, "run", "present in a report of mode '%s'", mode);
-		merge_run(rep, &run, duration_ns);
+		merge_run(c, &run, duration_ns);
 	}
 	if (c->failed)
 		return -1;

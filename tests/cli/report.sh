@@ -123,6 +123,23 @@ run report -f json -o "$TMP/nullname-back.json" "$TMP/nullname.json"
 expect_jq "json: the function named null stays null, its count kept" "$TMP/nullname-back.json" \
 	'[.records[] | select((.function_counts | length) > 0) | .function_counts[0]]
 	 | length > 0 and all(.name == null and .count > 0)'
+# Several reports' counts that add up past 2^64 are an error naming the report and the
+# field, not a sum gone round: four reports of 2^62 records each read as 0 records and PASS.
+"$LATHOUND" analyze -q -f json "$DATA/ftrace-rst-irqsoff-func.trace" >"$TMP/pass.json"
+jq '.records_total = 1234567 | .records_dropped = 1234567' "$TMP/pass.json" |
+	sed 's/1234567/4611686018427387904/g' >"$TMP/huge.json"
+run report -f json "$TMP/huge.json" "$TMP/huge.json" "$TMP/huge.json"
+expect_rc "three reports of 2^62 records: read (their sum fits)" 0
+run report -f json "$TMP/huge.json" "$TMP/huge.json" "$TMP/huge.json" "$TMP/huge.json"
+expect_rc "four reports of 2^62 records: their sum does not fit" 1
+expect_in "... said, with the report and the field" "$err" \
+	"report '$TMP/huge.json': records_total: the reports' counts add up past 2^64"
+jq '.rules[0].unevaluated = 1234567 | .rules[0].gate_unevaluated = 1234567 |
+    .verdict = "error" | .error = "unevaluated"' "$TMP/pass.json" |
+	sed 's/1234567/4611686018427387904/g' >"$TMP/uneval.json"
+run report -f json "$TMP/uneval.json" "$TMP/uneval.json" "$TMP/uneval.json" "$TMP/uneval.json"
+expect_rc "four reports' unevaluated counts past 2^64" 1
+expect_in "... said" "$err" "rules[0].gate_unevaluated: the reports' counts add up past 2^64"
 # A tracer's records are counted in its histogram, each CPU's in the CPU's histogram, and
 # no more in its CPUs than in all: a report that says otherwise is refused, in every format.
 run report "$TMP/saved.json"
