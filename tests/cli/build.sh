@@ -3,7 +3,8 @@
 # The build's other targets check the program 'make' builds: 'make fuzz' (tests/fuzz) compiles
 # and links the Vectorscan prefilter exactly when lathound has it (by default where
 # pkg-config finds libhs; VECTORSCAN=no for none), and 'make valgrind' runs the prefilter's
-# differential under memcheck. Read from what make would run (make -n): nothing is built.
+# differential under memcheck. Read from what make would run (make -n); only the sanitizer
+# build (README) is built, in a copy of the sources.
 . "$(dirname "$0")/../lib.sh"
 # the default build, whatever make (and its command-line variables) runs this test
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -42,4 +43,22 @@ top=$(flags "$TOP" lathound VECTORSCAN=no)
 fuzz=$(flags "$TOP/tests/fuzz" fuzz-rules VECTORSCAN=no)
 check "VECTORSCAN=no: no prefilter in lathound ($top) nor fuzz-rules ($fuzz)" \
 	test -z "$top$fuzz"
+
+# 'make SANITIZE=address,undefined' (README) is built, in a copy of the sources: the
+# sanitizers' checks change what the compiler's warnings see (-Werror), and the program
+# reads traces with two threads and writes their reports without a finding.
+mkdir "$TMP/san"
+cp -r "$TOP/src" "$TOP/Makefile" "$TOP/config.mk" "$TOP/rules" "$TMP/san/"
+rm -f "$TMP"/san/src/*.o
+make -s -C "$TMP/san" -j2 SANITIZE=address,undefined lathound >"$TMP/san.log" 2>&1
+check "make SANITIZE=address,undefined: lathound builds warning-free" test -x "$TMP/san/lathound"
+sed 's/^/#   /' "$TMP/san.log" | head -20
+if [ -x "$TMP/san/lathound" ]; then
+	"$TMP/san/lathound" analyze -q -j 2 --chunk 4096 -f json -r "$TMP/san/rules" \
+		"$DATA"/published/*.trace >/dev/null 2>"$TMP/san.err"
+	rc=$?
+	check "SANITIZE build: the published corpus read by 2 threads, no finding (exit $rc)" \
+		eval '[ $rc -le 2 ] && ! grep -qE "runtime error|Sanitizer" "$TMP/san.err"'
+	grep -E -A5 "runtime error|Sanitizer" "$TMP/san.err" | sed 's/^/#   /' | head -20
+fi
 finish
