@@ -102,11 +102,6 @@ static struct lh_histogram_bucket *bucket(struct lh_histogram *h, uint64_t lo_ns
 	return &h->b[i];
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static void widen(struct lh_histogram *h, bool was_empty, uint64_t lo_ns, uint64_t hi_ns)
 {
 	if (was_empty || lo_ns < h->min_ns)
@@ -124,7 +119,7 @@ void lh_histogram_add(struct lh_histogram *h, uint64_t ns)
 	bucket(h, lo, hi)->count++;
 	widen(h, !h->count, ns, ns);
 	h->count++;
-	h->sum_ns = add_sat(h->sum_ns, ns);
+	h->sum_ns = lh_sat_add(h->sum_ns, ns);
 }
 
 int lh_histogram_add_bucket(struct lh_histogram *h, uint64_t lo_ns, uint64_t hi_ns,
@@ -139,9 +134,9 @@ int lh_histogram_add_bucket(struct lh_histogram *h, uint64_t lo_ns, uint64_t hi_
 	b = bucket(h, lo_ns, hi_ns);
 	if (!b)
 		return -1;
-	b->count = add_sat(b->count, count);
+	b->count = lh_sat_add(b->count, count);
 	widen(h, !h->count, lo_ns, hi_ns);
-	h->count = add_sat(h->count, count);
+	h->count = lh_sat_add(h->count, count);
 	return 0;
 }
 
@@ -160,14 +155,14 @@ int lh_histogram_merge(struct lh_histogram *dst, const struct lh_histogram *src)
 			lh_histogram_release(&sum);
 			return -1;
 		}
-		b->count = add_sat(b->count, src->b[i].count);
+		b->count = lh_sat_add(b->count, src->b[i].count);
 	}
 	if (src->count) {
 		widen(&sum, !dst->count, src->min_ns, src->max_ns);
-		sum.count = add_sat(dst->count, src->count);
+		sum.count = lh_sat_add(dst->count, src->count);
 	}
-	sum.sum_ns = add_sat(dst->sum_ns, src->sum_ns);
-	sum.dropped = add_sat(dst->dropped, src->dropped);
+	sum.sum_ns = lh_sat_add(dst->sum_ns, src->sum_ns);
+	sum.dropped = lh_sat_add(dst->dropped, src->dropped);
 	lh_histogram_release(dst);
 	*dst = sum;
 	return 0;
@@ -193,7 +188,7 @@ bool lh_histogram_percentile(const struct lh_histogram *h, unsigned int i, uint6
 	if (!want)
 		want = 1;
 	for (k = 0; k + 1 < h->nr; k++) {
-		seen = add_sat(seen, h->b[k].count);
+		seen = lh_sat_add(seen, h->b[k].count);
 		if (seen >= want)
 			break;
 	}
@@ -244,7 +239,7 @@ size_t lh_histogram_rows(const struct lh_histogram *h, struct lh_histogram_row *
 		r->hi_ns = next_step(lo);
 		r->count = 0;
 		for (; k < h->nr && h->b[k].lo_ns < r->hi_ns; k++) {
-			r->count = add_sat(r->count, h->b[k].count);
+			r->count = lh_sat_add(r->count, h->b[k].count);
 			if (h->b[k].hi_ns > r->hi_ns)
 				r->hi_ns = h->b[k].hi_ns;
 		}

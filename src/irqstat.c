@@ -260,24 +260,25 @@ int lh_irqstat_merge_entry(struct lh_irqstat *st, const struct lh_irqstat_entry 
 	struct lh_irqstat_entry *d;
 	int k;
 
+	/* sums of several reports' statistics saturate: a loss must never read as none */
 	if (idx == NO_ENTRY || lh_histogram_merge(&st->entries[idx].dist, &e->dist)) {
-		st->dropped += e->count;
+		st->dropped = lh_sat_add(st->dropped, e->count);
 		return -1;
 	}
 	d = &st->entries[idx];
-	d->count += e->count;
-	d->sum_ns += e->sum_ns;
+	d->count = lh_sat_add(d->count, e->count);
+	d->sum_ns = lh_sat_add(d->sum_ns, e->sum_ns);
 	if (e->max_ns > d->max_ns)
 		d->max_ns = e->max_ns;
 	for (k = 0; k < LH_IRQSTAT_BUCKETS; k++)
-		d->hist[k] += e->hist[k];
-	st->events += e->count;
+		d->hist[k] = lh_sat_add(d->hist[k], e->hist[k]);
+	st->events = lh_sat_add(st->events, e->count);
 	return 0;
 }
 
 void lh_irqstat_add_dropped(struct lh_irqstat *st, uint64_t dropped)
 {
-	st->dropped += dropped;
+	st->dropped = lh_sat_add(st->dropped, dropped);
 }
 
 uint64_t lh_irqstat_p99(const struct lh_irqstat_entry *e)

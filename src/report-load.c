@@ -61,6 +61,7 @@ struct ctx {
 	struct lh_diag		*diag;
 	char			path[256];
 	size_t			len;
+	uint64_t		tracer_counts;	/* this report's tracers' counts, summed */
 	bool			failed;
 };
 
@@ -313,14 +314,6 @@ static void same_count(struct ctx *c, const char *key, uint64_t count, const cha
 		}								\
 	} while (0)
 
-/* Return: a + b, or UINT64_MAX past it (a sum of counts a report states). */
-static uint64_t sum_u64(uint64_t a, uint64_t b)
-{
-	uint64_t s;
-
-	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
-}
-
 /* Return: the tracer a key or field names: a known one, "unknown", or (any) unknown. */
 static enum lh_tracer tracer_of(const char *name, bool *known)
 {
@@ -489,7 +482,7 @@ static uint64_t load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer
 			uint64_t count = get_u64(c, e, "count");
 
 			ADD_COUNT(c, "count", slot->count, count);
-			sum = sum_u64(sum, count);
+			sum = lh_sat_add(sum, count);
 			get_u64(c, e, "max_us");
 			same_count(c, "count", count, "its histogram counts",
 				   get_hist(c, e, "histogram", &slot->dist));
@@ -556,6 +549,7 @@ static void load_tracers(struct ctx *c, json_object *root)
 		tr = &rep->tracers[t];
 		count = get_u64(c, v, "count");
 		ADD_COUNT(c, "count", tr->count, count);
+		c->tracer_counts = lh_sat_add(c->tracer_counts, count);
 		n = get_u64(c, v, "accepted");
 		ADD_COUNT(c, "accepted", tr->accepted, n);
 		ADD_COUNT(c, "accepted", rep->accepted_records, n);
@@ -640,7 +634,7 @@ static void load_rules(struct ctx *c, json_object *root)
 		uneval = get_u64(c, e, "unevaluated");
 		ADD_COUNT(c, "unevaluated", ra->unevaluated, uneval);
 		/* records a rule could not be evaluated on: only said when not none */
-		c->rep->unevaluated_records = sum_u64(c->rep->unevaluated_records, uneval);
+		c->rep->unevaluated_records = lh_sat_add(c->rep->unevaluated_records, uneval);
 		ADD_COUNT(c, "gate_unevaluated", ra->gate_unevaluated,
 			  get_u64(c, e, "gate_unevaluated"));
 		pop(c, p);
@@ -930,6 +924,7 @@ static void load_records(struct ctx *c, json_object *root)
 	struct lh_match m = { 0 };
 	json_object *a, *e;
 	size_t i, n, p, kept;
+	uint64_t total;
 
 	a = array(c, root, "records", &n);
 	for (i = 0; i < n; i++) {
@@ -948,7 +943,10 @@ static void load_records(struct ctx *c, json_object *root)
 		pop(c, p);
 	}
 	lh_match_release(&m);
-	ADD_COUNT(c, "records_total", c->rep->total, get_u64(c, root, "records_total"));
+	/* each record is counted in its tracer's count */
+	total = get_u64(c, root, "records_total");
+	same_count(c, "records_total", total, "its tracers count", c->tracer_counts);
+	ADD_COUNT(c, "records_total", c->rep->total, total);
 	kept = (size_t)get_u64(c, root, "records_kept");
 	if (!c->failed && kept != n)
 		bad(c, "records_kept", "%zu, but 'records' holds %zu", kept, n);
@@ -1159,14 +1157,14 @@ static void load_irq_stats(struct ctx *c, json_object *root)
 			}
 			k = get_u64(c, b, "count");
 			/* no bucket wraps unless the sum saturates: then it is not the count */
-			counted = sum_u64(counted, k);
+			counted = lh_sat_add(counted, k);
 			ent.hist[__builtin_ctzll(le) - 1] += k;
 		}
 		/* each run is counted in both histograms */
 		same_count(c, "count", ent.count, "its histogram counts", counted);
 		same_count(c, "count", ent.count, "its distribution counts",
 			   get_hist(c, e, "distribution", &ent.dist));
-		sum = sum_u64(sum, ent.count);
+		sum = lh_sat_add(sum, ent.count);
 		if (!c->failed && lh_irqstat_merge_entry(rep->own_irqstat, &ent))
 			bad(c, NULL, "the handler does not fit the statistics read before");
 		lh_histogram_release(&ent.dist);
@@ -1212,7 +1210,7 @@ static void load_callers(struct ctx *c, json_object *e, struct lh_report_histogr
 			all[nr++] = x;
 			continue;
 		}
-		all[k].count += x.count;
+		all[k].count = lh_sat_add(all[k].count, x.count);
 		all[k].max_ns = all[k].max_ns > x.max_ns ? all[k].max_ns : x.max_ns;
 	}
 	if (!c->failed)

@@ -133,7 +133,10 @@ void lh_arena_release(struct lh_arena *a);
  * caller still owns and frees *ptr). lh_oom() on ENOMEM or when the size overflows.
  */
 void lh_grow(void **ptr, size_t *alloc, size_t nr, size_t elem);
-/* lh_grow() on an array and its allocated count, called only when nr does not fit. */
+/*
+ * lh_grow() on an array and its allocated count, called only when nr does not fit. nr and
+ * alloc are evaluated twice: no side effects in them.
+ */
 #define LH_GROW(ptr, nr, alloc)							\
 	do {									\
 		if ((nr) > (alloc))						\
@@ -231,6 +234,14 @@ static inline uint64_t lh_hash_fast(const void *s, size_t len, uint64_t seed)
 			w |= (uint64_t)p[i] << (8 * i);
 	h = (h ^ w) * 0x94d049bb133111ebULL;
 	return h ^ (h >> 29);
+}
+
+/* Return: a + b, or UINT64_MAX past it: a count that saturates, never one that goes round. */
+static inline uint64_t lh_sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
 }
 
 /*

@@ -161,7 +161,8 @@ expect_in "... saying the layouts must agree" "$out" "their layouts must agree"
 # keeps the sum of latencies within 2^64.)
 MAXI=9223372036854775807
 sections='.tracers.irqsoff |= (.count = $c | .histogram.count = $c | .histogram.mean = 0 |
-	.histogram.buckets = [.histogram.buckets[0] | .count = $c]) | .board = $b'
+	.histogram.buckets = [.histogram.buckets[0] | .count = $c]) | .records_total = $c |
+	.board = $b'
 for n in 1 2; do
 	jq --argjson c $MAXI --arg b big$n "$sections" "$TMP/a.json" >"$TMP/big$n.json"
 done

@@ -124,16 +124,33 @@ expect_jq "json: the function named null stays null, its count kept" "$TMP/nulln
 	'[.records[] | select((.function_counts | length) > 0) | .function_counts[0]]
 	 | length > 0 and all(.name == null and .count > 0)'
 # Several reports' counts that add up past 2^64 are an error naming the report and the
-# field, not a sum gone round: four reports of 2^62 records each read as 0 records and PASS.
+# field, not a sum gone round: four reports of 2^62 irqsoff sections each (one record, its
+# counts made 2^62 everywhere they appear) read as 0 records and PASS. (jq's numbers are
+# doubles: the counts are put in by sed.)
 "$LATHOUND" analyze -q -f json "$DATA/ftrace-rst-irqsoff-func.trace" >"$TMP/pass.json"
-jq '.records_total = 1234567 | .records_dropped = 1234567' "$TMP/pass.json" |
-	sed 's/1234567/4611686018427387904/g' >"$TMP/huge.json"
-run report -f json "$TMP/huge.json" "$TMP/huge.json" "$TMP/huge.json"
-expect_rc "three reports of 2^62 records: read (their sum fits)" 0
+jq '.records_total = 1234567 | .records_dropped = 7654321 | .offenders[0].count = 1234567
+    | .tracers.irqsoff |= (.count = 1234567 | .histogram.count = 1234567
+			    | .histogram.buckets[0].count = 1234567 | .cpus[0].count = 1234567
+			    | .cpus[0].histogram.count = 1234567
+			    | .cpus[0].histogram.buckets[0].count = 1234567)' "$TMP/pass.json" |
+	sed 's/1234567/4611686018427387904/g; s/7654321/4611686018427387903/g' >"$TMP/huge.json"
+run report -f json -o "$TMP/huge3.json" "$TMP/huge.json" "$TMP/huge.json" "$TMP/huge.json"
+expect_rc "three reports of 2^62 sections: read (their sums fit)" 0
+# (3 * 2^62 is past the largest JSON integer that readers take, 2^63 - 1: written as that)
+check "... summed, written as the largest integer" \
+	grep -q '"records_total": 9223372036854775807,' "$TMP/huge3.json"
 run report -f json "$TMP/huge.json" "$TMP/huge.json" "$TMP/huge.json" "$TMP/huge.json"
-expect_rc "four reports of 2^62 records: their sum does not fit" 1
+expect_rc "four reports of 2^62 sections: their sums do not fit" 1
 expect_in "... said, with the report and the field" "$err" \
+	"report '$TMP/huge.json': tracers.irqsoff.count: the reports' counts add up past 2^64"
+expect_in "... records_total too" "$err" \
 	"report '$TMP/huge.json': records_total: the reports' counts add up past 2^64"
+# One report whose records_total its tracers do not count is inconsistent (it passed, as a
+# report of 2^62 records whose tracers counted 1).
+jq '.records_total = 2' "$TMP/pass.json" >"$TMP/total.json"
+run report "$TMP/total.json"
+expect_rc "records_total its tracers contradict" 1
+expect_in "... said" "$err" "records_total: 2, but its tracers count 1"
 jq '.rules[0].unevaluated = 1234567 | .rules[0].gate_unevaluated = 1234567 |
     .verdict = "error" | .error = "unevaluated"' "$TMP/pass.json" |
 	sed 's/1234567/4611686018427387904/g' >"$TMP/uneval.json"
