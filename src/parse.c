@@ -223,7 +223,7 @@ static const char *rtrim(const char *s, const char *e)
 }
 
 /*
- * Return: where lit starts in s[0..e), or NULL. (s is never NULL: saying so keeps GCC's
+ * Return: where lit starts in s[0..e), or NULL. (s is never NULL: checking it keeps GCC's
  * -Wnonnull quiet under -fsanitize=undefined, `make SANITIZE=address,undefined`.)
  */
 static const char *find(const char *s, const char *e, const char *lit)

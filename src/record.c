@@ -166,8 +166,7 @@ void lh_record_copy(struct lh_record *c, const struct lh_record *r)
 		d->nr = s->nr;
 	}
 	c->nr_stacks = r->nr_stacks;
-	if (r->nr_funcs > c->alloc_funcs)
-		LH_GROW(c->funcs, r->nr_funcs, c->alloc_funcs);
+	LH_GROW(c->funcs, r->nr_funcs, c->alloc_funcs);
 	for (i = 0; i < r->nr_funcs; i++) {
 		const struct lh_func *f = &r->funcs[i];
 
@@ -176,8 +175,7 @@ void lh_record_copy(struct lh_record *c, const struct lh_record *r)
 		c->funcs[i].count = f->count;
 	}
 	c->nr_funcs = r->nr_funcs;
-	if (r->nr_irqs > c->alloc_irqs)
-		LH_GROW(c->irqs, r->nr_irqs, c->alloc_irqs);
+	LH_GROW(c->irqs, r->nr_irqs, c->alloc_irqs);
 	for (i = 0; i < r->nr_irqs; i++) {
 		c->irqs[i] = r->irqs[i];
 		c->irqs[i].name = dup_str(c, r->irqs[i].name);

@@ -60,5 +60,16 @@ if [ -x "$TMP/san/lathound" ]; then
 	check "SANITIZE build: the published corpus read by 2 threads, no finding (exit $rc)" \
 		eval '[ $rc -le 2 ] && ! grep -qE "runtime error|Sanitizer" "$TMP/san.err"'
 	grep -E -A5 "runtime error|Sanitizer" "$TMP/san.err" | sed 's/^/#   /' | head -20
+	# a saved report read back (report-load.c) and written again, a function named null
+	"$TMP/san/lathound" analyze -q -f json -r "$TMP/san/rules" "$DATA/vm-irqsoff-func.trace" \
+		>"$TMP/san.json" 2>/dev/null
+	jq '(.records[] | .function_counts[0].name) = null' "$TMP/san.json" >"$TMP/san-null.json"
+	"$TMP/san/lathound" report -f json "$TMP/san-null.json" "$TMP/san-null.json" \
+		>"$TMP/san-back.json" 2>"$TMP/san.err"
+	rc=$?
+	check "SANITIZE build: two saved reports read back and written, no finding (exit $rc)" \
+		eval '[ $rc -le 2 ] && jq -e ".records_total > 0" "$TMP/san-back.json" >/dev/null &&
+		      ! grep -qE "runtime error|Sanitizer" "$TMP/san.err"'
+	grep -E -A5 "runtime error|Sanitizer" "$TMP/san.err" | sed 's/^/#   /' | head -20
 fi
 finish
