@@ -602,8 +602,7 @@ int lh_hist_histogram(const struct lh_hist_data *d, int cpu, struct lh_histogram
 	lh_histogram_release(h);
 	for (i = 0; i < n && !ret; i++) {
 		ret = lh_histogram_add_bucket(h, bins[i].lo_ns, bins[i].hi_ns, bins[i].count);
-		h->sum_ns = bins[i].sum_ns > UINT64_MAX - h->sum_ns ? UINT64_MAX :
-			    h->sum_ns + bins[i].sum_ns;
+		h->sum_ns = lh_sat_add(h->sum_ns, bins[i].sum_ns);
 	}
 	free(bins);
 	if (cpu < 0)

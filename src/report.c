@@ -309,7 +309,7 @@ static void add_hist(struct lh_report_cpu *c, const struct lh_record *r)
 		i++;
 	c->hist[i]++;
 	c->count++;
-	c->sum_us = r->latency_us > UINT64_MAX - c->sum_us ? UINT64_MAX : c->sum_us + r->latency_us;
+	c->sum_us = lh_sat_add(c->sum_us, r->latency_us);
 	lh_histogram_add(&c->dist, lh_report_us_to_ns(r->latency_us));
 }
 

@@ -5,7 +5,8 @@
  * costs one scan that names the few rules that may match it, and PCRE2 then decides those
  * (rules.c). A second database of the same patterns, with HS_FLAG_MULTILINE and without
  * SINGLEMATCH, scans a record's lines joined with '\n' at once, each match naming its line
- * by its end offset (lh_prefilter_scan_lines()), where every pattern allows it (line_local()). In prefilter mode Vectorscan may report a line that the pattern does not
+ * by its end offset (lh_prefilter_scan_lines()), where every pattern allows it
+ * (line_local()). In prefilter mode Vectorscan may report a line that the pattern does not
  * match (it relaxes what it cannot run: backreferences, lookarounds...), never the other
  * way round; that holds only where it reads the pattern as PCRE2 does, which
  * tests/unit/rules.c checks (PCRE2 alone against the prefilter, on every shipped and
