@@ -10,6 +10,10 @@ BUSYBOX=${BUSYBOX:-/bin/busybox}
 VM_CACHE=${XDG_CACHE_HOME:-/var/cache}/lathound-vm
 # The lathound the guest runs (bench/vm-soak.sh measures another build with it, e.g. main's).
 LATHOUND_BIN=${LATHOUND_BIN:-$TOP/lathound}
+# The kernel and the lhx driver are built by make runs of their own. Under 'make -jN check' the
+# MAKEFLAGS passed down name a jobserver whose descriptors are closed: those runs would go
+# serial and print 'jobserver unavailable', which the driver's warning-free check then fails.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 # vm_prereqs: prints why the VM suite cannot run here (nothing when it can).
 vm_prereqs() {
