@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The report's insides, shared by report.c (aggregation, gate) and its writers
- * (report-text.c, report-json.c, report-junit.c, report-html.c, and metrics.c for
- * Prometheus), and by diff.c, which compares reports read back. Not for other modules.
+ * The report's insides, shared by report.c (aggregation, gate), its writers (report-text.c,
+ * report-json.c, report-junit.c, report-html.c, and metrics.c for Prometheus), its reader
+ * (report-load.c), and diff.c and merge.c, which compare and fold reports read back. Not for
+ * other modules.
  */
 #ifndef LH_REPORT_PRIV_H
 #define LH_REPORT_PRIV_H

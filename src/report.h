@@ -2,8 +2,8 @@
 /*
  * Worst-case latency reports and release gates. The report aggregates records (per
  * tracer, per CPU progression of maxima, offenders grouped by signature, rule hits),
- * keeps a bounded number of records in full, evaluates the gate, and writes text, JSON
- * (json-c) or JUnit XML. Pure except for the writers, which take a FILE *.
+ * keeps a bounded number of records in full, evaluates the gate, and writes text, JSON,
+ * JUnit XML or HTML. Pure except for the writers, which take a FILE *.
  */
 #ifndef LH_REPORT_H
 #define LH_REPORT_H
