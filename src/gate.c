@@ -96,3 +96,16 @@ bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns)
 	}
 	return false;
 }
+
+enum lh_gate_max lh_gate_judge_max(const struct lh_gate *g, enum lh_tracer t,
+				   const struct lh_gate_measure *m, uint64_t *budget_ns, bool *own)
+{
+	if (!lh_gate_budget(g, t, budget_ns))
+		return LH_GATE_MAX_NONE;
+	*own = t != LH_TRACER_UNKNOWN && g->has_max[t];
+	if (m->not_measured || (*own && !m->measured))
+		return LH_GATE_MAX_UNMEASURED;
+	if (m->has_worst && m->worst_ns > *budget_ns)
+		return LH_GATE_MAX_OVER;
+	return LH_GATE_MAX_PASS;
+}

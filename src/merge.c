@@ -226,6 +226,7 @@ static void fold_tracer(struct lh_merge *m, const char *name, const struct lh_re
 
 	if (why && !mt->not_measured)
 		mt->not_measured = lh_xasprintf("'%s': %s", name, why);
+	mt->measured |= lh_report_measure(rep, t).measured;
 	if (!tr->count)
 		return;
 	what = lh_xasprintf("the %s sections", lh_tracer_name(t));
@@ -503,21 +504,28 @@ void lh_merge_finish(struct lh_merge *m)
 		error(m, lh_xstrdup(m->unread ? "no report could be read" : "no report was given"));
 	for (t = 0; t < LH_TRACER_NR; t++) {
 		const struct lh_merge_tracer *mt = &m->tracers[t];
-		bool own = m->o.gate.has_max[t] && t != LH_TRACER_UNKNOWN;
+		const struct lh_gate_measure me = {
+			.measured = mt->measured, .not_measured = mt->not_measured,
+			.has_worst = mt->gate_seen,
+			.worst_ns = lh_report_us_to_ns(mt->gate_worst_us),
+		};
 		const char *tn = lh_tracer_name(t);
+		bool own;
 
-		if (!lh_gate_budget(&m->o.gate, t, &budget))
-			continue;
-		if (!mt->sections && !own)
-			continue;	/* 'all' judges what was measured */
-		if (!mt->sections) {
-			error(m, lh_xasprintf("%s is gated by --max but no report measured it%s%s",
-					      tn, mt->not_measured ? ": " : "",
-					      mt->not_measured ? mt->not_measured : ""));
-		} else if (mt->not_measured) {
-			error(m, lh_xasprintf("%s is gated by --max but a report could not measure it: %s",
-					      tn, mt->not_measured));
-		} else if (mt->gate_seen && lh_report_us_to_ns(mt->gate_worst_us) > budget) {
+		switch (lh_gate_judge_max(&m->o.gate, t, &me, &budget, &own)) {
+		case LH_GATE_MAX_NONE:
+		case LH_GATE_MAX_PASS:
+			break;
+		case LH_GATE_MAX_UNMEASURED:
+			if (!mt->measured)
+				error(m, lh_xasprintf("%s is gated by --max but no report measured it%s%s",
+						      tn, mt->not_measured ? ": " : "",
+						      mt->not_measured ? mt->not_measured : ""));
+			else
+				error(m, lh_xasprintf("%s is gated by --max but a report could not measure it: %s",
+						      tn, mt->not_measured));
+			break;
+		case LH_GATE_MAX_OVER:
 			LH_GROW(m->violations, m->nr_violations + 1, m->alloc_violations);
 			m->violations[m->nr_violations++] =
 				lh_xasprintf("%s: the fleet's worst %s on %s is over --max %s=%s", tn,
@@ -527,6 +535,7 @@ void lh_merge_finish(struct lh_merge *m)
 						       sizeof(name)),
 					     own ? tn : "all",
 					     lh_report_fmt_us(budget, b, sizeof(b)));
+			break;
 		}
 	}
 	judge_rules(m);

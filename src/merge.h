@@ -56,6 +56,7 @@ struct lh_merge_cpu {
 
 struct lh_merge_tracer {
 	unsigned long		sections;
+	bool			measured;	/* sections counted, or a run had it armed */
 	bool			seen;
 	uint64_t		worst_us;	/* over every section */
 	size_t			worst_host;

@@ -248,9 +248,11 @@ char *lh_report_gates_text(const struct lh_report *rep, char *buf, size_t len);
 struct lh_report_kept **lh_report_kept_sorted(const struct lh_report *rep);
 /* Return: indices of the offenders, worst first (free it). */
 size_t *lh_report_offenders_sorted(const struct lh_report *rep);
+/* Return: what rep measured of tracer t, for lh_gate_judge_max(). */
+struct lh_gate_measure lh_report_measure(const struct lh_report *rep, enum lh_tracer t);
 /*
- * Return: the violation text for tracer t under its --max budget, or NULL when it passes or
- * has none (free it).
+ * Return: the violation text for tracer t under its --max budget, or NULL when it passes,
+ * has none or cannot be judged (lh_report_evaluate()'s error) (free it).
  */
 char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t);
 /* Return: the violation text for rule i under --fail-on, or NULL when it passes (free it). */

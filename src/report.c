@@ -729,17 +729,43 @@ bool lh_report_rule_gated(const struct lh_report *rep, size_t i)
 	return rule->severity != LH_SEV_IGNORE && rule->severity >= rep->gate.fail_on;
 }
 
+struct lh_gate_measure lh_report_measure(const struct lh_report *rep, enum lh_tracer t)
+{
+	const struct lh_report_tracer *tr = &rep->tracers[t];
+	bool armed = rep->has_run && rep->run.armed_ns[t];
+
+	return (struct lh_gate_measure){
+		.measured = tr->count || armed,
+		.not_measured = rep->has_run ? rep->run.not_measured[t] : NULL,
+		.has_worst = tr->gate.set,
+		.worst_ns = lh_report_us_to_ns(tr->gate.latency_us),
+	};
+}
+
+/* Return: why tracer t's --max budget cannot be judged, or NULL (free it). */
+static char *unmeasured_error(const struct lh_report *rep, enum lh_tracer t)
+{
+	struct lh_gate_measure m = lh_report_measure(rep, t);
+	uint64_t budget_ns;
+	bool own;
+
+	if (lh_gate_judge_max(&rep->gate, t, &m, &budget_ns, &own) != LH_GATE_MAX_UNMEASURED)
+		return NULL;
+	return lh_xasprintf("%s is gated by --max %s but was not measured (%s): its budget cannot be judged",
+			    lh_tracer_name(t), own ? lh_tracer_name(t) : "all",
+			    m.not_measured ? m.not_measured :
+			    rep->has_run ? "the run never armed it" : "the input holds no section of it");
+}
+
 char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t)
 {
 	const struct lh_report_where *w = &rep->tracers[t].gate;
+	struct lh_gate_measure m = lh_report_measure(rep, t);
 	char worst[32], budget[32], by[32], where[96] = "";
-	bool own = t != LH_TRACER_UNKNOWN && rep->gate.has_max[t];
-	uint64_t budget_ns, worst_ns;
+	uint64_t budget_ns, worst_ns = m.worst_ns;
+	bool own;
 
-	if (!w->set || !lh_gate_budget(&rep->gate, t, &budget_ns))
-		return NULL;
-	worst_ns = lh_report_us_to_ns(w->latency_us);
-	if (worst_ns <= budget_ns)
+	if (lh_gate_judge_max(&rep->gate, t, &m, &budget_ns, &own) != LH_GATE_MAX_OVER)
 		return NULL;
 	if (w->comm[0] && w->pid >= 0)
 		snprintf(where, sizeof(where), "%s-%d", w->comm, w->pid);
@@ -835,6 +861,13 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 	if (err)
 		lh_report_set_error(rep, err);
 	free(err);
+	/* nor can a budget on a tracer that was not measured */
+	for (t = 1; t < LH_TRACER_NR && !rep->error; t++) {
+		err = unmeasured_error(rep, t);
+		if (err)
+			lh_report_set_error(rep, err);
+		free(err);
+	}
 	/* as git grep and GNU grep stop: a rule the gate needed could not be evaluated */
 	err = lh_report_unevaluated_error(rep);
 	if (err)

@@ -56,6 +56,31 @@ const char *lh_gate_fail_on_name(const struct lh_gate *g);
  */
 bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns);
 
+/* What --max says of one tracer (lh_gate_judge_max()). */
+enum lh_gate_max {
+	LH_GATE_MAX_NONE,		/* no budget applies */
+	LH_GATE_MAX_PASS,		/* measured, the worst within its budget (or no section) */
+	LH_GATE_MAX_OVER,		/* measured, the worst over its budget: the gate fails */
+	LH_GATE_MAX_UNMEASURED,		/* the budget cannot be judged: an error */
+};
+
+/* What was measured of one tracer, for lh_gate_judge_max(). */
+struct lh_gate_measure {
+	bool		measured;	/* sections were counted, or a run had it armed */
+	const char	*not_measured;	/* why a run could not measure it, or NULL */
+	bool		has_worst;	/* a section no 'ignore' rule accepted was seen */
+	uint64_t	worst_ns;	/* the longest of them */
+};
+
+/*
+ * Judges tracer t by --max: its own budget, else 'all' (the only one of LH_TRACER_UNKNOWN). A tracer with
+ * its own budget must have been measured; 'all' judges the tracers that were, but one a run
+ * says it could not measure is an error under either. Return: the result, with *budget_ns and
+ * *own (whether the budget is t's own rather than 'all') set unless LH_GATE_MAX_NONE.
+ */
+enum lh_gate_max lh_gate_judge_max(const struct lh_gate *g, enum lh_tracer t,
+				   const struct lh_gate_measure *m, uint64_t *budget_ns, bool *own);
+
 enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT, LH_FORMAT_HTML, LH_FORMAT_NR };
 /* Return: 0, or -1 when name is not text, json, junit or html. */
 int lh_format_parse(const char *name, enum lh_format *f);
