@@ -62,6 +62,18 @@ struct ctx {
 	char			path[256];
 	size_t			len;
 	uint64_t		tracer_counts;	/* this report's tracers' counts, summed */
+	/* this report's own counts, which its kept records must fit */
+	struct own_tracer {
+		uint64_t	count, accepted;
+		uint64_t	worst_us, gate_us;	/* of worst and worst_gated (0: null) */
+		uint64_t	kept, kept_accepted;
+	}			tracer[LH_TRACER_NR];
+	struct own_rule {
+		bool		listed;
+		uint64_t	hits, accepted, worst_us, gate_worst_us;
+		uint64_t	kept, kept_accepted;
+	}			*rule;		/* by rule index */
+	size_t			nr_rule, alloc_rule;
 	bool			failed;
 };
 
@@ -523,11 +535,54 @@ static void load_progression(struct ctx *c, json_object *o, struct lh_report_tra
 		  get_u64(c, o, "progression_dropped"));
 }
 
+/*
+ * A tracer's worst and worst_gated, added to tr, once checked against what they summarize:
+ * worst is there when a section was counted and is the max_us; worst_gated, the worst of the
+ * sections no 'ignore' rule accepted, is there exactly when some were not accepted, is no
+ * longer than worst, and is worst when none was accepted.
+ */
+static void check_worsts(struct ctx *c, json_object *v, uint64_t count, uint64_t accepted,
+			 struct lh_report_tracer *tr)
+{
+	struct lh_report_where w, g;
+	bool has_w = get_where(c, v, "worst", &w), has_g = get_where(c, v, "worst_gated", &g);
+	uint64_t max_us = get_u64(c, v, "max_us");
+
+	if (c->failed)
+		return;
+	if (accepted > count)
+		bad(c, "accepted", "%llu, but its count is %llu", (unsigned long long)accepted,
+		    (unsigned long long)count);
+	else if (has_w != (count > 0))
+		bad(c, "worst", "%s with a count of %llu", has_w ? "set" : "null",
+		    (unsigned long long)count);
+	else if (has_w && w.latency_us != max_us)
+		bad(c, "max_us", "%llu, but its worst is %llu", (unsigned long long)max_us,
+		    (unsigned long long)w.latency_us);
+	else if (has_g != (count > accepted))
+		bad(c, "worst_gated", "%s with %llu of %llu sections accepted",
+		    has_g ? "set" : "null", (unsigned long long)accepted,
+		    (unsigned long long)count);
+	else if (has_g && g.latency_us > w.latency_us)
+		bad(c, "worst_gated", "%llu, longer than its worst %llu",
+		    (unsigned long long)g.latency_us, (unsigned long long)w.latency_us);
+	else if (has_g && !accepted && g.latency_us != w.latency_us)
+		bad(c, "worst_gated", "%llu, but no section was accepted and its worst is %llu",
+		    (unsigned long long)g.latency_us, (unsigned long long)w.latency_us);
+	if (c->failed)
+		return;
+	c->tracer[tr - c->rep->tracers].worst_us = has_w ? w.latency_us : 0;
+	c->tracer[tr - c->rep->tracers].gate_us = has_g ? g.latency_us : 0;
+	if (has_w)
+		merge_where(&tr->worst, &w);
+	if (has_g)
+		merge_where(&tr->gate, &g);
+}
+
 static void load_tracers(struct ctx *c, json_object *root)
 {
 	json_object *o = member(c, root, "tracers", json_type_object, false);
 	struct lh_report *rep = c->rep;
-	struct lh_report_where w;
 	uint64_t n, count;
 
 	if (!o)
@@ -553,15 +608,13 @@ static void load_tracers(struct ctx *c, json_object *root)
 		n = get_u64(c, v, "accepted");
 		ADD_COUNT(c, "accepted", tr->accepted, n);
 		ADD_COUNT(c, "accepted", rep->accepted_records, n);
-		get_u64(c, v, "max_us");
 		if (rep->has_run && json_object_object_get_ex(v, "armed_s", NULL))
 			ADD_COUNT(c, "armed_s", rep->run.armed_ns[t], get_ns(c, v, "armed_s", 1e9));
 		if (rep->has_run && json_object_object_get_ex(v, "blind_s", NULL))
 			ADD_COUNT(c, "blind_s", rep->run.blind_ns[t], get_ns(c, v, "blind_s", 1e9));
-		if (get_where(c, v, "worst", &w))
-			merge_where(&tr->worst, &w);
-		if (get_where(c, v, "worst_gated", &w))
-			merge_where(&tr->gate, &w);
+		c->tracer[t].count = count;
+		c->tracer[t].accepted = n;
+		check_worsts(c, v, count, n, tr);
 		/* each record is counted in the histogram, and in its CPU's when it has one */
 		same_count(c, "count", count, "its histogram counts",
 			   get_hist(c, v, "histogram", &tr->hist));
@@ -587,6 +640,17 @@ static size_t rule_find(struct lh_report_loader *l, const char *id)
 	return (size_t)-1;
 }
 
+/* Return: this report's counts of rule idx (zero until its entry is read). */
+static struct own_rule *own_rule(struct ctx *c, size_t idx)
+{
+	if (idx >= c->nr_rule) {
+		LH_GROW(c->rule, idx + 1, c->alloc_rule);
+		memset(c->rule + c->nr_rule, 0, (idx + 1 - c->nr_rule) * sizeof(*c->rule));
+		c->nr_rule = idx + 1;
+	}
+	return &c->rule[idx];
+}
+
 static void load_rules(struct ctx *c, json_object *root)
 {
 	struct lh_report_loader *l = c->l;
@@ -598,8 +662,9 @@ static void load_rules(struct ctx *c, json_object *root)
 	for (i = 0; i < n; i++) {
 		struct lh_rule desc = { 0 };
 		struct lh_report_rule *ra;
+		struct own_rule *own;
 		const char *sev;
-		uint64_t uneval;
+		uint64_t uneval, gate_uneval;
 		size_t idx;
 
 		p = push(c, "rules", 0);
@@ -626,17 +691,40 @@ static void load_rules(struct ctx *c, json_object *root)
 									 idx)->severity));
 		}
 		ra = lh_report_rule_agg(c->rep, idx);
-		ADD_COUNT(c, "hits", ra->hits, get_u64(c, e, "hits"));
-		ADD_COUNT(c, "accepted", ra->accepted, get_u64(c, e, "accepted"));
-		ra->gate_hits = ra->hits - (ra->accepted < ra->hits ? ra->accepted : ra->hits);
-		ra->worst_us = max_u64(ra->worst_us, get_u64(c, e, "worst_us"));
-		ra->gate_worst_us = max_u64(ra->gate_worst_us, get_u64(c, e, "gate_worst_us"));
+		own = own_rule(c, idx);
+		if (own->listed)
+			bad(c, "id", "rule '%s' is listed twice", desc.id);
+		own->listed = true;
+		own->hits = get_u64(c, e, "hits");
+		own->accepted = get_u64(c, e, "accepted");
+		own->worst_us = get_u64(c, e, "worst_us");
+		own->gate_worst_us = get_u64(c, e, "gate_worst_us");
 		uneval = get_u64(c, e, "unevaluated");
+		gate_uneval = get_u64(c, e, "gate_unevaluated");
+		/* what is derived from the hits must fit them, or B's 'accepted' hides A's hits */
+		if (!c->failed && own->accepted > own->hits)
+			bad(c, "accepted", "%llu, more than its %llu hits",
+			    (unsigned long long)own->accepted, (unsigned long long)own->hits);
+		else if (!c->failed && gate_uneval > uneval)
+			bad(c, "gate_unevaluated", "%llu, more than its %llu unevaluated",
+			    (unsigned long long)gate_uneval, (unsigned long long)uneval);
+		else if (!c->failed && own->gate_worst_us > own->worst_us)
+			bad(c, "gate_worst_us", "%llu, longer than its worst_us %llu",
+			    (unsigned long long)own->gate_worst_us,
+			    (unsigned long long)own->worst_us);
+		if (c->failed) {
+			pop(c, p);
+			continue;
+		}
+		ADD_COUNT(c, "hits", ra->hits, own->hits);
+		ADD_COUNT(c, "accepted", ra->accepted, own->accepted);
+		ra->gate_hits = ra->hits - ra->accepted;
+		ra->worst_us = max_u64(ra->worst_us, own->worst_us);
+		ra->gate_worst_us = max_u64(ra->gate_worst_us, own->gate_worst_us);
 		ADD_COUNT(c, "unevaluated", ra->unevaluated, uneval);
 		/* records a rule could not be evaluated on: only said when not none */
 		c->rep->unevaluated_records = lh_sat_add(c->rep->unevaluated_records, uneval);
-		ADD_COUNT(c, "gate_unevaluated", ra->gate_unevaluated,
-			  get_u64(c, e, "gate_unevaluated"));
+		ADD_COUNT(c, "gate_unevaluated", ra->gate_unevaluated, gate_uneval);
 		pop(c, p);
 	}
 }
@@ -919,6 +1007,50 @@ static void load_record(struct ctx *c, json_object *e, struct lh_record *r, stru
 	r->captured_ns = get_time(c, e, "captured_at");
 }
 
+/*
+ * A kept record r with its match m against this report's counts: the record is one of its
+ * tracer's sections and of each rule's hits, accepted exactly when an 'ignore' rule hit it,
+ * and no longer than the worsts it is counted in.
+ */
+static void check_kept(struct ctx *c, const struct lh_record *r, const struct lh_match *m)
+{
+	enum lh_tracer t = (unsigned int)r->tracer < LH_TRACER_NR ? r->tracer : LH_TRACER_UNKNOWN;
+	struct own_tracer *ot = &c->tracer[t];
+	bool ignored = false;
+	size_t i;
+
+	ot->kept++;
+	ot->kept_accepted += m->accepted;
+	if (ot->kept > ot->count || ot->kept_accepted > ot->accepted ||
+	    ot->kept - ot->kept_accepted > ot->count - ot->accepted)
+		bad(c, NULL, "a %s record%s more than its tracer counts", lh_tracer_name(t),
+		    m->accepted ? " accepted" : " not accepted");
+	else if (r->latency_us > ot->worst_us || (!m->accepted && r->latency_us > ot->gate_us))
+		bad(c, "latency_us", "%llu, longer than its tracer's %s",
+		    (unsigned long long)r->latency_us, m->accepted ? "worst" : "worst_gated");
+	for (i = 0; i < m->nr_hits && !c->failed; i++) {
+		const struct lh_rule *rule = lh_rules_get(c->rep->own_rules, m->hits[i]);
+		struct own_rule *or = own_rule(c, m->hits[i]);
+
+		ignored |= rule->severity == LH_SEV_IGNORE;
+		or->kept++;
+		or->kept_accepted += m->accepted;
+		if (!or->listed)
+			bad(c, "rules", "rule '%s' is not in the report's rules", rule->id);
+		else if (or->kept > or->hits || or->kept_accepted > or->accepted ||
+			 or->kept - or->kept_accepted > or->hits - or->accepted)
+			bad(c, "rules", "rule '%s' hits more %srecords than its hits and accepted say",
+			    rule->id, m->accepted ? "accepted " : "");
+		else if (r->latency_us > or->worst_us ||
+			 (!m->accepted && r->latency_us > or->gate_worst_us))
+			bad(c, "rules", "rule '%s' hits it, but its %s is shorter", rule->id,
+			    m->accepted ? "worst_us" : "gate_worst_us");
+	}
+	if (!c->failed && ignored != m->accepted)
+		bad(c, "accepted", "%s, but %s of its rules is 'ignore'",
+		    m->accepted ? "true" : "false", ignored ? "one" : "none");
+}
+
 static void load_records(struct ctx *c, json_object *root)
 {
 	struct lh_match m = { 0 };
@@ -937,6 +1069,8 @@ static void load_records(struct ctx *c, json_object *root)
 		e = element(c, a, i);
 		if (e)
 			load_record(c, e, r, &m);
+		if (!c->failed)
+			check_kept(c, r, &m);
 		if (!c->failed)
 			lh_report_keep(c->rep, r, &m, c->l->seq++);
 		lh_record_free(r);
@@ -1549,6 +1683,7 @@ int lh_report_loader_add(struct lh_report_loader *l, const char *name, const cha
 	}
 	json_tokener_free(tok);
 	ret = load(&c, root);
+	free(c.rule);
 	json_object_put(root);
 	free(shown);
 	return ret;

@@ -43,4 +43,39 @@ expect_rc "... under --max all too" 1
 run merge --fail-on none --max preemptoff=1us "$TMP/A.json"
 expect_rc "merge --max on a tracer no report measured" 1
 
+# ---- derived fields are checked against the data they summarize ----
+# B: A with rule raid-irq-held's one critical hit said accepted, its verdict pass.
+jq '(.rules[] | select(.id == "raid-irq-held")) |= (.hits = 0 | .accepted = 1) |
+	.verdict = "pass" | .violations = []' "$TMP/A.json" >"$TMP/B.json"
+run report "$TMP/A.json"
+expect_rc "report A: its critical hit fails the gate" 2
+run report "$TMP/A.json" "$TMP/B.json"
+expect_rc "report A B: B's 'accepted' does not cancel A's hit" 1
+expect_in "... the field named" "$err" "report '$TMP/B.json': rules[20].accepted: 1, more than its 0 hits"
+jq '(.rules[] | select(.id == "raid-irq-held")) |= (.hits = 0) | .verdict = "pass" |
+	.violations = []' "$TMP/A.json" >"$TMP/B0.json"
+run report "$TMP/B0.json"
+expect_rc "a kept record's hit that the rule's counts deny" 1
+expect_in "... said" "$err" "records[0].rules: rule 'raid-irq-held' hits more records than its hits and accepted say"
+jq '.records[0].accepted = true' "$TMP/A.json" >"$TMP/acc.json"
+run report "$TMP/acc.json"
+expect_rc "a kept record said accepted that no 'ignore' rule hit" 1
+for v in 10 null; do
+	if [ $v = null ]; then
+		jq '.tracers.preemptoff.worst_gated = null' "$TMP/P.json" >"$TMP/P$v.json"
+	else
+		jq ".tracers.preemptoff.worst_gated.latency_us = $v" "$TMP/P.json" >"$TMP/P$v.json"
+	fi
+	run report --max preemptoff=100us "$TMP/P.json"
+	expect_rc "report --max: the hog's 3001us fails" 2
+	run report --max preemptoff=100us "$TMP/P$v.json"
+	expect_rc "report --max: worst_gated set to $v is refused" 1
+	expect_in "... the field named" "$err" "tracers.preemptoff.worst_gated: "
+	run merge --max all=100us "$TMP/P$v.json"
+	expect_rc "merge --max: worst_gated set to $v is refused" 1
+done
+jq '.tracers.preemptoff.max_us = 10' "$TMP/P.json" >"$TMP/max.json"
+run report "$TMP/max.json"
+expect_rc "a max_us that is not the worst's latency" 1
+
 finish
