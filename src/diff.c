@@ -447,6 +447,8 @@ static void compare_offenders(struct lh_diff *d)
 struct rule_sum {
 	bool			seen;
 	enum lh_severity	severity;
+	size_t			first;		/* the report that first had it */
+	size_t			conflict;	/* one that gives it another severity, or 0 */
 	unsigned long		hits;
 	unsigned long		unevaluated;
 };
@@ -470,8 +472,13 @@ static struct rule_sum side_rule(const struct lh_diff_side *s, const char *id)
 
 			if (strcmp(rule->id, id))
 				continue;
-			sum.seen = true;
-			sum.severity = rule->severity;
+			if (!sum.seen) {
+				sum.seen = true;
+				sum.severity = rule->severity;
+				sum.first = i;
+			} else if (rule->severity != sum.severity && !sum.conflict) {
+				sum.conflict = i;
+			}
 			if (j >= rep->nr_rules)		/* counters grow with the first hit */
 				continue;
 			sum.hits += rep->rule_agg[j].gate_hits;
@@ -479,6 +486,31 @@ static struct rule_sum side_rule(const struct lh_diff_side *s, const char *id)
 		}
 	}
 	return sum;
+}
+
+/*
+ * A rule whose severity the reports of one side disagree on: which one the side's verdict
+ * rests on would depend on their order.
+ */
+static void severity_conflict(struct lh_diff *d, const struct lh_diff_side *s, const char *side,
+			      const char *id, const struct rule_sum *sum)
+{
+	const struct lh_report *a, *b;
+	size_t ia, ib;
+
+	if (!sum->conflict)
+		return;
+	a = s->reps[sum->first];
+	b = s->reps[sum->conflict];
+	for (ia = 0; strcmp(lh_rules_get(a->rules, ia)->id, id); ia++)
+		;
+	for (ib = 0; strcmp(lh_rules_get(b->rules, ib)->id, id); ib++)
+		;
+	set_error(d, lh_xasprintf("rule '%s' is %s in %s report '%s' and %s in '%s': a side's reports must agree on its rules",
+				  id, lh_severity_name(lh_rules_get(a->rules, ia)->severity), side,
+				  s->names[sum->first],
+				  lh_severity_name(lh_rules_get(b->rules, ib)->severity),
+				  s->names[sum->conflict]));
 }
 
 static bool rule_listed(const struct lh_diff *d, const char *id)
@@ -510,6 +542,8 @@ static void compare_rules(struct lh_diff *d)
 					continue;
 				b = side_rule(&d->base, id);
 				n = side_rule(&d->new, id);
+				severity_conflict(d, &d->base, "base", id, &b);
+				severity_conflict(d, &d->new, "new", id, &n);
 				if (!n.seen)
 					n.severity = b.severity;
 				gated = n.severity != LH_SEV_IGNORE && n.severity >= d->gate.fail_on_new &&
@@ -650,6 +684,37 @@ static void check_reports(struct lh_diff *d, const struct lh_diff_side *s, const
 						  side, s->names[i], lh_report_error(s->reps[i])));
 }
 
+/*
+ * No run is compared with itself, nor counted twice in a side: a glob that puts the candidate
+ * into the base would make any growth zero.
+ */
+static void check_runs(struct lh_diff *d)
+{
+	const struct lh_diff_side *sides[] = { &d->base, &d->new };
+	static const char *const side_names[] = { "base", "new" };
+	struct lh_htab runs = { 0 };
+	uint32_t first, s, i;
+
+	for (s = 0; s < 2; s++) {
+		for (i = 0; i < sides[s]->nr; i++) {
+			const struct lh_report *rep = sides[s]->reps[i];
+			uint32_t fs, fi;
+
+			if (!lh_report_run_seen(&runs, lh_report_run_id(rep), s << 31 | i, &first))
+				continue;
+			fs = first >> 31;
+			fi = first & ~(1U << 31);
+			set_error(d, lh_xasprintf("%s report '%s' is the same run (run_id %s) as %s report '%s': %s",
+						  side_names[s], sides[s]->names[i],
+						  lh_report_run_id(rep), side_names[fs],
+						  sides[fs]->names[fi], fs == s ?
+						  "it would count twice" :
+						  "a run compared with itself"));
+		}
+	}
+	lh_htab_release(&runs);
+}
+
 struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh_diff_side *new,
 				const struct lh_diff_gate *g)
 {
@@ -660,6 +725,7 @@ struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh
 	d->new = *new;
 	check_reports(d, base, "base");
 	check_reports(d, new, "new");
+	check_runs(d);
 	compare_tracers(d);
 	compare_offenders(d);
 	compare_rules(d);

@@ -385,24 +385,17 @@ static void fold_khists(struct lh_merge *m, const char *name, const struct lh_re
 
 int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *rep)
 {
-	const char *run_id = rep->has_run ? rep->run.run_id : NULL;
 	const char *why = lh_report_error(rep);
 	unsigned long errors = m->nr_errors;
 	struct lh_merge_host *h;
-	size_t host, pos = 0;
+	size_t host;
 	uint32_t k;
 	int t;
 
-	if (run_id) {
-		/* run ids are 128 random bits: a hash that matches is the same run */
-		uint64_t rh = lh_hash(run_id, strlen(run_id), 0);
-
-		if (lh_htab_find(&m->runs, rh, &pos, &k)) {
-			error(m, lh_xasprintf("report '%s': the same run (run_id %s) as a report folded before: merging would count it twice",
-					      name, run_id));
-			return -1;
-		}
-		lh_htab_add(&m->runs, rh, 0);
+	if (lh_report_run_seen(&m->runs, lh_report_run_id(rep), 0, &k)) {
+		error(m, lh_xasprintf("report '%s': the same run (run_id %s) as a report folded before: merging would count it twice",
+				      name, lh_report_run_id(rep)));
+		return -1;
 	}
 	if (why && !m->o.accept_error) {
 		error(m, lh_xasprintf("report '%s': its verdict is error (%s); --accept-error merges it anyway",

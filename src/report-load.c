@@ -36,6 +36,7 @@ struct lh_report_loader {
 	struct lh_report_load_opts	o;
 	struct lh_report		*rep;
 	struct lh_htab			rule_ids;	/* rules of rep->own_rules by id */
+	struct lh_htab			runs;		/* run ids read (lh_report_run_seen()) */
 	unsigned long			seq;		/* records read, in order */
 	size_t				max_kept;
 	struct input			*inputs;
@@ -1449,6 +1450,7 @@ static void check_input(struct ctx *c, const struct lh_run_info *run, const char
 	struct lh_report_loader *l = c->l;
 	const char *kernel = run->kernel ? run->kernel : lh_report_kernel(l->rep);
 	struct input *in;
+	uint32_t first;
 	size_t i;
 
 	LH_GROW(l->inputs, l->nr_inputs + 1, l->alloc_inputs);
@@ -1458,13 +1460,15 @@ static void check_input(struct ctx *c, const struct lh_run_info *run, const char
 	in->host = run->host ? lh_xstrdup(run->host) : NULL;
 	in->kernel = kernel ? lh_xstrdup(kernel) : NULL;
 	in->run_id = run->run_id ? lh_xstrdup(run->run_id) : NULL;
+	if (lh_report_run_seen(&l->runs, in->run_id, (uint32_t)(l->nr_inputs - 1), &first)) {
+		bad(c, NULL, "the same run (run_id %s) as '%s': merging would count it twice",
+		    in->run_id, l->inputs[first].name);
+		return;
+	}
 	for (i = 0; i + 1 < l->nr_inputs; i++) {
 		const struct input *o = &l->inputs[i];
 
-		if (in->run_id && o->run_id && !strcmp(in->run_id, o->run_id))
-			bad(c, NULL, "the same run (run_id %s) as '%s': merging would count it twice",
-			    in->run_id, o->name);
-		else if (!in->board != !o->board || (in->board && strcmp(in->board, o->board)))
+		if (!in->board != !o->board || (in->board && strcmp(in->board, o->board)))
 			bad(c, NULL, "board '%s', but '%s' is of board '%s': only reports of one board merge here",
 			    in->board ? in->board : "(none)", o->name, o->board ? o->board : "(none)");
 		else if (in->host && o->host && strcmp(in->host, o->host))
@@ -1626,6 +1630,7 @@ void lh_report_loader_free(struct lh_report_loader *l)
 		return;
 	lh_report_free(l->rep);
 	lh_htab_release(&l->rule_ids);
+	lh_htab_release(&l->runs);
 	for (i = 0; i < l->nr_inputs; i++) {
 		free(l->inputs[i].name);
 		free(l->inputs[i].board);

@@ -983,6 +983,25 @@ int lh_report_write_file(struct lh_report *rep, enum lh_format fmt, const char *
 	return ret;
 }
 
+const char *lh_report_run_id(const struct lh_report *rep)
+{
+	return rep->has_run ? rep->run.run_id : NULL;
+}
+
+bool lh_report_run_seen(struct lh_htab *runs, const char *id, uint32_t who, uint32_t *first)
+{
+	uint64_t h;
+	size_t pos = 0;
+
+	if (!id)
+		return false;
+	h = lh_hash(id, strlen(id), 0);
+	if (lh_htab_find(runs, h, &pos, first))
+		return true;
+	lh_htab_add(runs, h, who);
+	return false;
+}
+
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t)
 {
 	if ((unsigned int)t >= LH_TRACER_NR || !rep->tracers[t].worst.set)

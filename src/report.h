@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "histogram.h"
+#include "htab.h"
 #include "irqstat.h"
 #include "parse.h"
 #include "record.h"
@@ -244,6 +245,17 @@ struct lh_report_caller {
  */
 void lh_report_set_callers(struct lh_report *rep, const char *kind,
 			   const struct lh_report_caller *c, size_t n, const char *note);
+
+/*
+ * The one check that reports are not the same run twice: run ids (128 random bits) noted in
+ * runs by their hash, a hash noted before being the same run. Notes run_id (NULL: none, as
+ * in an 'analyze' report or a merge of several runs: nothing is noted) with value who.
+ * Return: true and *first (the value it was noted with first) when it was noted before.
+ */
+bool lh_report_run_seen(struct lh_htab *runs, const char *run_id, uint32_t who,
+			uint32_t *first);
+/* Return: rep's run id (borrowed), or NULL when it has none. */
+const char *lh_report_run_id(const struct lh_report *rep);
 
 /* Return: the worst latency seen for tracer t in µs (0 when none), for status lines. */
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t);

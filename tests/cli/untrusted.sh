@@ -78,4 +78,25 @@ jq '.tracers.preemptoff.max_us = 10' "$TMP/P.json" >"$TMP/max.json"
 run report "$TMP/max.json"
 expect_rc "a max_us that is not the worst's latency" 1
 
+# ---- diff: a rule's severity within a side, the same run on both sides or twice ----
+cp "$TMP/A.json" "$TMP/n1.json"
+jq '(.rules[] | select(.id == "raid-irq-held")).severity = "warning" | .verdict = "pass" |
+	.violations = []' "$TMP/A.json" >"$TMP/n2.json"
+run report "$TMP/n2.json"
+expect_rc "n2 (raid-irq-held a warning there) passes alone" 0
+for order in "n1 n2" "n2 n1"; do
+	set -- $order
+	run diff --fail-on-new critical --base "$TMP/P.json" --new "$TMP/$1.json" --new "$TMP/$2.json"
+	expect_rc "diff: new reports $1, $2 disagree on a rule's severity" 1
+	expect_in "... said" "$err" "rule 'raid-irq-held' is "
+done
+rec 00000000000000000000000000000002 "$TMP/P.json" "$TMP/recP.json"
+run diff --base "$TMP/recP.json" --new "$TMP/rec1.json"
+expect_rc "diff of two runs" 0
+run diff --base "$TMP/recP.json" --base "$TMP/rec1.json" --new "$TMP/rec1.json"
+expect_rc "diff: the candidate's run in the base too" 1
+expect_in "... said" "$err" "new report '$TMP/rec1.json' is the same run (run_id 00000000000000000000000000000001) as base report '$TMP/rec1.json'"
+run diff --base "$TMP/recP.json" --new "$TMP/rec1.json" --new "$TMP/rec1.json"
+expect_rc "diff: one run twice in a side" 1
+
 finish
