@@ -75,6 +75,7 @@ void lh_merge_free(struct lh_merge *m)
 		lh_histogram_release(&m->khists[i].h);
 	}
 	free(m->khists);
+	lh_htab_release(&m->khist_htab);
 	lh_htab_release(&m->runs);
 	free(m->error);
 	for (i = 0; i < m->nr_problems && i < LH_MERGE_PROBLEMS; i++)
@@ -358,19 +359,25 @@ static void fold_rules(struct lh_merge *m, const char *name, const struct lh_rep
 
 static void fold_khists(struct lh_merge *m, const char *name, const struct lh_report *rep)
 {
-	size_t i, k;
+	uint32_t k;
+	size_t i;
 
 	for (i = 0; i < rep->nr_hists; i++) {
 		const struct lh_report_histogram *src = &rep->hists[i];
 		struct lh_merge_khist *kh = NULL;
+		uint64_t h = lh_hash(src->kind, strlen(src->kind) + 1,
+				     lh_hash(src->source, strlen(src->source) + 1,
+					     (uint64_t)(int64_t)src->cpu));
+		size_t pos = 0;
 		char *what;
 
-		for (k = 0; k < m->nr_khists && !kh; k++)
+		while (!kh && lh_htab_find(&m->khist_htab, h, &pos, &k))
 			if (m->khists[k].cpu == src->cpu && !strcmp(m->khists[k].kind, src->kind) &&
 			    !strcmp(m->khists[k].source, src->source))
 				kh = &m->khists[k];
 		if (!kh) {
 			LH_GROW(m->khists, m->nr_khists + 1, m->alloc_khists);
+			lh_htab_add(&m->khist_htab, h, (uint32_t)m->nr_khists);
 			kh = &m->khists[m->nr_khists++];
 			memset(kh, 0, sizeof(*kh));
 			kh->source = lh_xstrdup(src->source);

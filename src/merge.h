@@ -121,6 +121,7 @@ struct lh_merge {
 	struct lh_htab		rule_htab;
 	struct lh_merge_khist	*khists;
 	size_t			nr_khists, alloc_khists;
+	struct lh_htab		khist_htab;	/* khists by source, kind and CPU */
 	struct lh_htab		runs;		/* run_id hashes */
 	char			*error;		/* why the verdict is error, or NULL */
 	unsigned long		nr_errors;

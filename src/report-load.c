@@ -37,6 +37,7 @@ struct lh_report_loader {
 	struct lh_report		*rep;
 	struct lh_htab			rule_ids;	/* rules of rep->own_rules by id */
 	struct lh_htab			runs;		/* run ids read (lh_report_run_seen()) */
+	struct lh_htab			hists;		/* rep->hists by source, kind and CPU */
 	unsigned long			seq;		/* records read, in order */
 	size_t				max_kept;
 	struct input			*inputs;
@@ -1309,6 +1310,19 @@ static void load_irq_stats(struct ctx *c, json_object *root)
 	pop(c, p);
 }
 
+/* Return: the index in all of the caller of symbol sym (of hash h) in t, or UINT32_MAX. */
+static uint32_t caller_find(const struct lh_htab *t, const struct lh_report_caller *all,
+			    uint64_t h, const char *sym)
+{
+	size_t pos = 0;
+	uint32_t k;
+
+	while (lh_htab_find(t, h, &pos, &k))
+		if (!strcmp(all[k].symbol, sym))
+			return k;
+	return UINT32_MAX;
+}
+
 /*
  * The callers of a kernel histogram (optional: reports before them have none), added to
  * those of the same histogram read before: counts summed, maxima kept, longest first.
@@ -1316,14 +1330,18 @@ static void load_irq_stats(struct ctx *c, json_object *root)
 static void load_callers(struct ctx *c, json_object *e, struct lh_report_histogram *kh)
 {
 	struct lh_report_caller *all = NULL, x;
-	size_t i, k, n, nr = 0, alloc = 0;
+	struct lh_htab by_symbol = { 0 };
+	size_t i, n, nr = 0, alloc = 0;
 	const char *note;
 	json_object *a, *o;
+	uint32_t k;
+	uint64_t h;
 
 	for (i = 0; i < kh->nr_callers; i++) {
 		LH_GROW(all, nr + 1, alloc);
 		all[nr] = kh->callers[i];
-		all[nr++].symbol = kh->callers[i].symbol;
+		h = lh_hash(all[nr].symbol, strlen(all[nr].symbol), 0);
+		lh_htab_add(&by_symbol, h, (uint32_t)nr++);
 	}
 	a = array(c, e, "callers", &n);
 	note = get_str(c, e, "callers_note", true, &c->rep->arena);
@@ -1338,11 +1356,12 @@ static void load_callers(struct ctx *c, json_object *e, struct lh_report_histogr
 		pop(c, q);
 		if (c->failed)
 			break;
-		for (k = 0; k < nr && strcmp(all[k].symbol, x.symbol); k++)
-			;
-		if (k == nr) {
+		h = lh_hash(x.symbol, strlen(x.symbol), 0);
+		k = caller_find(&by_symbol, all, h, x.symbol);
+		if (k == UINT32_MAX) {
 			LH_GROW(all, nr + 1, alloc);
-			all[nr++] = x;
+			all[nr] = x;
+			lh_htab_add(&by_symbol, h, (uint32_t)nr++);
 			continue;
 		}
 		all[k].count = lh_sat_add(all[k].count, x.count);
@@ -1351,6 +1370,7 @@ static void load_callers(struct ctx *c, json_object *e, struct lh_report_histogr
 	if (!c->failed)
 		lh_report_histogram_set_callers(kh, all, nr, LH_HIST_TOP_CALLERS,
 						note ? note : kh->callers_note);
+	lh_htab_release(&by_symbol);
 	free(all);
 }
 
@@ -1358,7 +1378,9 @@ static void load_hists(struct ctx *c, json_object *root)
 {
 	struct lh_report *rep = c->rep;
 	json_object *a, *e;
-	size_t i, k, n, p;
+	size_t i, n, p, pos;
+	uint32_t k;
+	uint64_t h;
 
 	a = array(c, root, "histograms", &n);
 	for (i = 0; i < n; i++) {
@@ -1376,12 +1398,16 @@ static void load_hists(struct ctx *c, json_object *root)
 			pop(c, p);
 			continue;
 		}
-		for (k = 0; k < rep->nr_hists && !kh; k++)
+		h = lh_hash(kind, strlen(kind) + 1, lh_hash(source, strlen(source) + 1,
+							      (uint64_t)(int64_t)cpu));
+		pos = 0;
+		while (!kh && lh_htab_find(&c->l->hists, h, &pos, &k))
 			if (rep->hists[k].cpu == cpu && !strcmp(rep->hists[k].kind, kind) &&
 			    !strcmp(rep->hists[k].source, source))
 				kh = &rep->hists[k];
 		if (!kh) {
 			LH_GROW(rep->hists, rep->nr_hists + 1, rep->alloc_hists);
+			lh_htab_add(&c->l->hists, h, (uint32_t)rep->nr_hists);
 			kh = &rep->hists[rep->nr_hists++];
 			memset(kh, 0, sizeof(*kh));
 			kh->source = source;
@@ -1631,6 +1657,7 @@ void lh_report_loader_free(struct lh_report_loader *l)
 	lh_report_free(l->rep);
 	lh_htab_release(&l->rule_ids);
 	lh_htab_release(&l->runs);
+	lh_htab_release(&l->hists);
 	for (i = 0; i < l->nr_inputs; i++) {
 		free(l->inputs[i].name);
 		free(l->inputs[i].board);

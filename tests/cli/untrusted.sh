@@ -99,4 +99,22 @@ expect_in "... said" "$err" "new report '$TMP/rec1.json' is the same run (run_id
 run diff --base "$TMP/recP.json" --new "$TMP/rec1.json" --new "$TMP/rec1.json"
 expect_rc "diff: one run twice in a side" 1
 
+# ---- time linear in the report: 100,000 callers, 100,000 kernel histograms ----
+# (quadratic before: 60,000 callers took 10.8 s, 60,000 histograms 82 s)
+jq '.histograms = [{source: "kernel", kind: "irqsoff", cpu: null, unit: "us", buckets: [],
+	count: 0, dropped: 0, callers_note: null,
+	callers: [range(100000) | {symbol: "f\(.)+0x1/0x10", count: 1, max_us: 1}]}]' \
+	"$TMP/A.json" >"$TMP/callers.json"
+jq '.histograms = [range(100000) | {source: "kernel", kind: "irqsoff", cpu: ., unit: "us",
+	buckets: [], count: 0, dropped: 0}]' "$TMP/A.json" >"$TMP/hists.json"
+for f in callers hists; do
+	SECONDS=0
+	timeout 20 "$LATHOUND" report -f json -o "$TMP/$f.out" "$TMP/$f.json" 2>/dev/null
+	rc=$? s=$SECONDS
+	check "100,000 $f read in under 10 s (exit $rc, ${s} s)" test $rc = 2 -a $s -lt 10
+done
+expect_jq "... the 100,000 histograms all kept" "$TMP/hists.out" '.histograms | length == 100000'
+expect_jq "... the callers, the 10 longest kept" "$TMP/callers.out" \
+	'.histograms[0].callers | length == 10'
+
 finish
