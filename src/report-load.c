@@ -21,7 +21,13 @@
 #include "report-priv.h"
 #include "rules.h"
 
-#define MAX_REPORT_BYTES	(1UL << 30)	/* a report file larger than this is refused */
+/*
+ * Memory is bounded by the input: a report larger than LH_REPORT_MAX_BYTES is refused, and so
+ * is one whose json-c tree would take more than TREE_FACTOR times its size plus TREE_SLACK
+ * (tree_bytes()): real reports take 5 to 18 times their size, 3 bytes of "{}," take 800.
+ */
+#define TREE_FACTOR		16
+#define TREE_SLACK		(64ULL << 20)
 
 /* One input's identity, for the checks that reports merged are of one board. */
 struct input {
@@ -1674,6 +1680,46 @@ void lh_report_loader_free(struct lh_report_loader *l)
 	free(l);
 }
 
+/*
+ * Return: about what json-c takes to hold the tree of buf[0..len), from its structure alone:
+ * an object about 800 bytes (its hash table), an array 160, a member or element 100 (json-c
+ * 0.16 on 64-bit: RSS of 200,000 of each, less the buffer).
+ */
+static uint64_t tree_bytes(const char *buf, size_t len)
+{
+	uint64_t objects = 0, arrays = 0, items = 1;
+	bool in_str = false;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		char ch = buf[i];
+
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+			continue;
+		}
+		switch (ch) {
+		case '"':
+			in_str = true;
+			break;
+		case '{':
+			objects++;
+			break;
+		case '[':
+			arrays++;
+			break;
+		case ',':
+		case ':':
+			items++;
+			break;
+		}
+	}
+	return objects * 800 + arrays * 160 + items * 100;
+}
+
 int lh_report_loader_add(struct lh_report_loader *l, const char *name, const char *buf,
 			 size_t len, struct lh_diag *diag)
 {
@@ -1685,6 +1731,15 @@ int lh_report_loader_add(struct lh_report_loader *l, const char *name, const cha
 
 	if (!l->rep) {
 		lh_diag_add(diag, LH_DIAG_ERROR, "report '%s': the reading already ended", shown);
+		free(shown);
+		return -1;
+	}
+	if (len > LH_REPORT_MAX_BYTES || tree_bytes(buf, len) > TREE_FACTOR * len + TREE_SLACK) {
+		lh_diag_add(diag, LH_DIAG_ERROR, len > LH_REPORT_MAX_BYTES ?
+			    "report '%s': larger than %d MiB, more than a report of lathound's holds" :
+			    "report '%s': its structure would take more than %d times its size in memory: not a report lathound wrote",
+			    shown, len > LH_REPORT_MAX_BYTES ? (int)(LH_REPORT_MAX_BYTES >> 20) :
+			    TREE_FACTOR);
 		free(shown);
 		return -1;
 	}
@@ -1746,12 +1801,16 @@ int lh_report_loader_add_file(struct lh_report_loader *l, const char *path,
 		if (fl >= 0)
 			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	}
-	ret = lh_read_fd(fd, &buf, &alloc, &len, MAX_REPORT_BYTES);
-	if (ret) {
+	ret = lh_read_fd(fd, &buf, &alloc, &len, LH_REPORT_MAX_BYTES + 8192);
+	if (ret && errno == EFBIG) {
+		/* (said by lh_report_loader_add(), as for a buffer) */
+		ret = 0;
+		len = LH_REPORT_MAX_BYTES + 1;
+	} else if (ret) {
 		char *shown = lh_record_escape_dup(path);
 
 		lh_diag_add(diag, LH_DIAG_ERROR, "cannot read report '%s': %s", shown,
-			    errno == EFBIG ? "larger than 1 GiB" : strerror(errno));
+			    strerror(errno));
 		free(shown);
 	}
 	if (!is_stdin)

@@ -117,4 +117,29 @@ expect_jq "... the 100,000 histograms all kept" "$TMP/hists.out" '.histograms | 
 expect_jq "... the callers, the 10 longest kept" "$TMP/callers.out" \
 	'.histograms[0].callers | length == 10'
 
+# ---- memory a small multiple of the input; an input cap real reports fit ----
+# ("{}," is 3 bytes that json-c holds in about 800: 4 MiB of them took 1.09 GB)
+{
+	printf '{"lathound":"x","report_version":1,"junk":['
+	head -c 1398000 /dev/zero | sed 's/\x0/{},/g'
+	printf '{}]}'
+} >"$TMP/junk.json"
+if [ ! -x /usr/bin/time ]; then
+	skip "a report of 4 MiB of {} is refused in bounded memory" "no /usr/bin/time (Debian package time)"
+else
+	/usr/bin/time -f %M -o "$TMP/rss" "$LATHOUND" report "$TMP/junk.json" >/dev/null 2>"$TMP/err"
+	rc=$? kb=$(tail -1 "$TMP/rss")
+	check "a report of 4 MiB of {} is refused (exit $rc) in under 64 MB ($kb kB)" \
+		test $rc = 1 -a "$kb" -lt 65536
+	expect_in "... said" "$(cat "$TMP/err")" "its structure would take more than 16 times its size in memory"
+fi
+head -c $((33 << 20)) /dev/zero | tr '\0' ' ' >"$TMP/big.json"
+run report "$TMP/big.json"
+expect_rc "a report over 32 MiB is refused" 1
+expect_in "... said" "$err" "larger than 32 MiB"
+run report - <"$TMP/big.json"
+expect_rc "... from standard input too" 1
+run merge --fail-on none "$TMP/big.json" "$TMP/A.json"
+expect_rc "... by merge" 1
+
 finish
