@@ -142,4 +142,7 @@ expect_rc "... from standard input too" 1
 run merge --fail-on none "$TMP/big.json" "$TMP/A.json"
 expect_rc "... by merge" 1
 
+# ---- the mutation oracle, a short run (tests/fuzz/report-mutate.sh ROUNDS SEED for more) ----
+"$TOP/tests/fuzz/report-mutate.sh" 40 1 || T_FAILED=1
+
 finish
