@@ -183,18 +183,15 @@ static size_t max_slots(const struct lh_diff *d, enum lh_tracer t)
 	return n;
 }
 
+/* (lh_verdict_error() and lh_verdict_violation() on d's verdict: shorter lines) */
 static void set_error(struct lh_diff *d, char *why)
 {
-	if (d->error)
-		free(why);
-	else
-		d->error = why;
+	lh_verdict_error(&d->verdict, why);
 }
 
 static void violation(struct lh_diff *d, char *what)
 {
-	LH_GROW(d->violations, d->nr_violations + 1, d->alloc_violations);
-	d->violations[d->nr_violations++] = what;
+	lh_verdict_violation(&d->verdict, what);
 }
 
 static struct lh_diff_row *new_row(struct lh_diff *d)
@@ -735,24 +732,19 @@ struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh
 
 void lh_diff_free(struct lh_diff *d)
 {
-	size_t i;
-
 	if (!d)
 		return;
-	for (i = 0; i < d->nr_violations; i++)
-		free(d->violations[i]);
-	free(d->violations);
+	lh_verdict_release(&d->verdict);
 	free(d->rows);
 	free(d->offenders);
 	free(d->rules);
 	free(d->irqs);
-	free(d->error);
 	free(d);
 }
 
 const char *lh_diff_verdict(const struct lh_diff *d)
 {
-	return d->error ? "error" : d->nr_violations ? "fail" : "pass";
+	return lh_verdict_name(&d->verdict);
 }
 
 static const char *const change_names[] = { "new", "grown", "gone" };
@@ -905,12 +897,12 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	}
 	fputc('\n', out);
 	write_gates_text(d, out);
-	if (d->error)
-		fprintf(out, "Verdict: ERROR: %s\n", d->error);
+	if (d->verdict.error)
+		fprintf(out, "Verdict: ERROR: %s\n", d->verdict.error);
 	else
-		fprintf(out, "Verdict: %s\n", d->nr_violations ? "FAIL" : "PASS");
-	for (i = 0; i < d->nr_violations; i++)
-		fprintf(out, "  %s\n", d->violations[i]);
+		fprintf(out, "Verdict: %s\n", d->verdict.nr_violations ? "FAIL" : "PASS");
+	for (i = 0; i < d->verdict.nr_violations; i++)
+		fprintf(out, "  %s\n", d->verdict.violations[i]);
 	return 0;
 }
 
@@ -977,10 +969,10 @@ static int write_json(const struct lh_diff *d, FILE *out)
 
 	json_object_object_add(root, "diff_version", json_object_new_int(1));
 	json_object_object_add(root, "verdict", json_object_new_string(lh_diff_verdict(d)));
-	json_object_object_add(root, "error", d->error ? json_object_new_string(d->error) : NULL);
+	json_object_object_add(root, "error", d->verdict.error ? json_object_new_string(d->verdict.error) : NULL);
 	a = json_object_new_array();
-	for (i = 0; i < d->nr_violations; i++)
-		json_object_array_add(a, json_object_new_string(d->violations[i]));
+	for (i = 0; i < d->verdict.nr_violations; i++)
+		json_object_array_add(a, json_object_new_string(d->verdict.violations[i]));
 	json_object_object_add(root, "violations", a);
 	json_object_object_add(root, "base", jnames(&d->base));
 	json_object_object_add(root, "new", jnames(&d->new));
@@ -1048,8 +1040,8 @@ static char *violations_of(const struct lh_diff *d, const char *what)
 	size_t i, n = strlen(what);
 	char *s = NULL, *t;
 
-	for (i = 0; i < d->nr_violations; i++) {
-		const char *v = d->violations[i];
+	for (i = 0; i < d->verdict.nr_violations; i++) {
+		const char *v = d->verdict.violations[i];
 
 		if (strncmp(v, what, n) || (what[n - 1] != ' ' && v[n] != ':' && v[n] != ' '))
 			continue;
@@ -1091,8 +1083,8 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 	failures += new_fail + (rules != NULL) + (irqs != NULL);
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
 	fprintf(out, "  <testsuite name=\"lathound diff\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
-		cases, failures, d->error ? 1 : 0);
-	ret |= lh_escape_junit_case(out, "lathound.diff", "comparison", NULL, d->error,
+		cases, failures, d->verdict.error ? 1 : 0);
+	ret |= lh_escape_junit_case(out, "lathound.diff", "comparison", NULL, d->verdict.error,
 				    lh_diff_verdict(d));
 	for (i = 0; i < d->nr_rows; i++) {
 		const struct lh_diff_row *r = &d->rows[i];

@@ -143,9 +143,7 @@ struct lh_diff {
 	size_t			nr_rules, alloc_rules;
 	struct lh_diff_irq	*irqs;		/* handlers whose longest run or p99 grew */
 	size_t			nr_irqs, alloc_irqs;
-	char			*error;		/* why the verdict is error, or NULL */
-	char			**violations;	/* the gates that failed, each a sentence */
-	size_t			nr_violations, alloc_violations;
+	struct lh_verdict	verdict;
 };
 
 /*

@@ -77,12 +77,9 @@ void lh_merge_free(struct lh_merge *m)
 	free(m->khists);
 	lh_htab_release(&m->khist_htab);
 	lh_htab_release(&m->runs);
-	free(m->error);
 	for (i = 0; i < m->nr_problems && i < LH_MERGE_PROBLEMS; i++)
 		free(m->problems[i]);
-	for (i = 0; i < m->nr_violations; i++)
-		free(m->violations[i]);
-	free(m->violations);
+	lh_verdict_release(&m->verdict);
 	free(m);
 }
 
@@ -99,8 +96,7 @@ static void problem(struct lh_merge *m, char *what)
 /* An error (what, taken): the verdict is error, the first one says why. */
 static void error(struct lh_merge *m, char *what)
 {
-	if (!m->error)
-		m->error = lh_xstrdup(what);
+	lh_verdict_error(&m->verdict, lh_xstrdup(what));
 	m->nr_errors++;
 	problem(m, what);
 }
@@ -479,14 +475,13 @@ static void judge_rules(struct lh_merge *m)
 					      r->unevaluated == 1 ? "" : "s",
 					      lh_gate_fail_on_name(&m->o.gate)));
 		} else if (r->gate_hits) {
-			LH_GROW(m->violations, m->nr_violations + 1, m->alloc_violations);
-			m->violations[m->nr_violations++] =
-				lh_xasprintf("rule %s (%s) hit %lu time%s on %zu host%s, worst %s", r->id,
-					     lh_severity_name(r->severity), r->gate_hits,
+			lh_verdict_violation(&m->verdict,
+				lh_xasprintf("rule %s (%s) hit %lu time%s on %zu host%s, worst %s",
+					     r->id, lh_severity_name(r->severity), r->gate_hits,
 					     r->gate_hits == 1 ? "" : "s", r->hosts.nr,
 					     r->hosts.nr == 1 ? "" : "s",
 					     lh_report_fmt_us(lh_report_us_to_ns(r->worst_us), a,
-							      sizeof(a)));
+							      sizeof(a))));
 		}
 	}
 }
@@ -526,15 +521,14 @@ void lh_merge_finish(struct lh_merge *m)
 						      tn, mt->not_measured));
 			break;
 		case LH_GATE_MAX_OVER:
-			LH_GROW(m->violations, m->nr_violations + 1, m->alloc_violations);
-			m->violations[m->nr_violations++] =
+			lh_verdict_violation(&m->verdict,
 				lh_xasprintf("%s: the fleet's worst %s on %s is over --max %s=%s", tn,
 					     lh_report_fmt_us(lh_report_us_to_ns(mt->gate_worst_us),
 							      a, sizeof(a)),
 					     host_name(&m->hosts[mt->gate_host], name,
 						       sizeof(name)),
 					     own ? tn : "all",
-					     lh_report_fmt_us(budget, b, sizeof(b)));
+					     lh_report_fmt_us(budget, b, sizeof(b))));
 			break;
 		}
 	}
@@ -543,7 +537,7 @@ void lh_merge_finish(struct lh_merge *m)
 
 const char *lh_merge_verdict(const struct lh_merge *m)
 {
-	return m->error ? "error" : m->nr_violations ? "fail" : "pass";
+	return lh_verdict_name(&m->verdict);
 }
 
 /* Tracers in the order reports list them: the known ones, then the unknown. */
@@ -804,12 +798,12 @@ static int write_text(const struct lh_merge *m, FILE *out)
 		fprintf(out, "%s --fail-on %s", i++ ? "\n      " : "",
 			lh_gate_fail_on_name(&m->o.gate));
 	fputs(i ? "\n" : " none\n", out);
-	if (m->error)
-		fprintf(out, "Verdict: ERROR: %s\n", m->error);
+	if (m->verdict.error)
+		fprintf(out, "Verdict: ERROR: %s\n", m->verdict.error);
 	else
-		fprintf(out, "Verdict: %s\n", m->nr_violations ? "FAIL" : "PASS");
-	for (i = 0; i < m->nr_violations; i++)
-		fprintf(out, "  %s\n", m->violations[i]);
+		fprintf(out, "Verdict: %s\n", m->verdict.nr_violations ? "FAIL" : "PASS");
+	for (i = 0; i < m->verdict.nr_violations; i++)
+		fprintf(out, "  %s\n", m->verdict.violations[i]);
 	return 0;
 }
 
@@ -1021,10 +1015,10 @@ static int write_json(const struct lh_merge *m, FILE *out)
 	add(root, "lathound", jstr(LH_VERSION));
 	add(root, "merge_version", json_object_new_int(1));
 	add(root, "verdict", jstr(lh_merge_verdict(m)));
-	add(root, "error", jstr(m->error));
+	add(root, "error", jstr(m->verdict.error));
 	a = json_object_new_array();
-	for (i = 0; i < m->nr_violations; i++)
-		json_object_array_add(a, jstr(m->violations[i]));
+	for (i = 0; i < m->verdict.nr_violations; i++)
+		json_object_array_add(a, jstr(m->verdict.violations[i]));
 	add(root, "violations", a);
 	o = json_object_new_object();
 	for (t = 0; t < LH_TRACER_NR; t++)
@@ -1071,9 +1065,9 @@ static const char *tracer_violation(const struct lh_merge *m, const char *tn)
 {
 	size_t i, n = strlen(tn);
 
-	for (i = 0; i < m->nr_violations; i++)
-		if (!strncmp(m->violations[i], tn, n) && m->violations[i][n] == ':')
-			return m->violations[i];
+	for (i = 0; i < m->verdict.nr_violations; i++)
+		if (!strncmp(m->verdict.violations[i], tn, n) && m->verdict.violations[i][n] == ':')
+			return m->verdict.violations[i];
 	return NULL;
 }
 
@@ -1083,11 +1077,11 @@ static char *rule_violations(const struct lh_merge *m)
 	char *all = NULL, *s;
 	size_t i;
 
-	for (i = 0; i < m->nr_violations; i++) {
-		if (strncmp(m->violations[i], "rule ", 5))
+	for (i = 0; i < m->verdict.nr_violations; i++) {
+		if (strncmp(m->verdict.violations[i], "rule ", 5))
 			continue;
-		s = all ? lh_xasprintf("%s; %s", all, m->violations[i]) :
-			  lh_xstrdup(m->violations[i]);
+		s = all ? lh_xasprintf("%s; %s", all, m->verdict.violations[i]) :
+			  lh_xstrdup(m->verdict.violations[i]);
 		free(all);
 		all = s;
 	}
@@ -1116,11 +1110,11 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 	cases += rules;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
 	fprintf(out, "  <testsuite name=\"lathound merge\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
-		cases, failures, m->error ? 1 : 0);
+		cases, failures, m->verdict.error ? 1 : 0);
 	s = lh_xasprintf("%lu report%s folded, %zu host%s, %lu unreadable: %s", m->reports,
 			 m->reports == 1 ? "" : "s", m->nr_hosts, m->nr_hosts == 1 ? "" : "s",
 			 m->unread, lh_merge_verdict(m));
-	ret |= lh_escape_junit_case(out, "lathound.merge", "merge", NULL, m->error, s);
+	ret |= lh_escape_junit_case(out, "lathound.merge", "merge", NULL, m->verdict.error, s);
 	free(s);
 	for (t = 0; t < LH_TRACER_NR; t++) {
 		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(t)];

@@ -123,12 +123,10 @@ struct lh_merge {
 	size_t			nr_khists, alloc_khists;
 	struct lh_htab		khist_htab;	/* khists by source, kind and CPU */
 	struct lh_htab		runs;		/* run_id hashes */
-	char			*error;		/* why the verdict is error, or NULL */
+	struct lh_verdict	verdict;
 	unsigned long		nr_errors;
 	char			*problems[LH_MERGE_PROBLEMS];	/* errors and listed unreadables */
 	unsigned long		nr_problems;
-	char			**violations;	/* the gates that failed, each a sentence */
-	size_t			nr_violations, alloc_violations;
 	bool			finished;
 };
 

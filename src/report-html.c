@@ -89,7 +89,7 @@ static enum lh_tracer tracer_at(int i)
 
 static const char *verdict_class(const struct lh_report *rep)
 {
-	return rep->error ? "error" : rep->passed ? "pass" : "fail";
+	return rep->verdict.error ? "error" : rep->passed ? "pass" : "fail";
 }
 
 /* "CPU3", "CPU?" */
@@ -241,7 +241,7 @@ static void write_head(const struct lh_report *rep, FILE *out)
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "style-src 'unsafe-inline'\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
-	put(out, "lathound %s report: %s", mode, rep->error ? "ERROR" : rep->passed ? "PASS" : "FAIL");
+	put(out, "lathound %s report: %s", mode, rep->verdict.error ? "ERROR" : rep->passed ? "PASS" : "FAIL");
 	if (rep->has_run && rep->run.host)
 		put(out, " (%s)", rep->run.host);
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
@@ -256,20 +256,20 @@ static void write_verdict(const struct lh_report *rep, FILE *out)
 	size_t i;
 
 	fprintf(out, "<section id=\"verdict\"><p><span class=\"verdict %s\">%s</span> ",
-		verdict_class(rep), rep->error ? "ERROR" : rep->passed ? "PASS" : "FAIL");
+		verdict_class(rep), rep->verdict.error ? "ERROR" : rep->passed ? "PASS" : "FAIL");
 	esc(out, lh_report_gates_text(rep, gates, sizeof(gates)));
 	fputs("</p>\n", out);
-	if (rep->error) {
+	if (rep->verdict.error) {
 		fputs("<p class=\"error-text\"><b>error:</b> ", out);
-		esc(out, rep->error);
+		esc(out, rep->verdict.error);
 		put(out, " (the gates, for what was read: %s)", rep->passed ? "pass" : "FAIL");
 		fputs("</p>\n", out);
 	}
-	if (rep->nr_violations) {
+	if (rep->verdict.nr_violations) {
 		fputs("<ul class=\"violations\">\n", out);
-		for (i = 0; i < rep->nr_violations; i++) {
+		for (i = 0; i < rep->verdict.nr_violations; i++) {
 			fputs("<li>", out);
-			esc(out, rep->violations[i]);
+			esc(out, rep->verdict.violations[i]);
 			fputs("</li>\n", out);
 		}
 		fputs("</ul>\n", out);

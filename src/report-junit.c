@@ -72,8 +72,8 @@ static void run_case(const struct lh_report *rep, struct junit_case *c)
 	snprintf(c->name, sizeof(c->name), "run");
 	if (run->ended_ns > run->started_ns)
 		c->time = (double)(run->ended_ns - run->started_ns) / 1e9;
-	if (rep->error)
-		c->error = lh_xstrdup(rep->error);
+	if (rep->verdict.error)
+		c->error = lh_xstrdup(rep->verdict.error);
 	join(&c->out, lh_xasprintf("ended by %s", run->end_reason ? run->end_reason : "?"));
 	for (t = 1; t < LH_TRACER_NR; t++) {
 		if (!run->armed_ns[t])
@@ -176,12 +176,12 @@ static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 
 	if (rep->has_run) {
 		run_case(rep, &cs[n++]);
-	} else if (rep->error && !rep->inputs_unread) {
+	} else if (rep->verdict.error && !rep->inputs_unread) {
 		struct junit_case *c = &cs[n++];
 
 		c->classname = "lathound.input";
 		snprintf(c->name, sizeof(c->name), "input");
-		c->error = lh_xstrdup(rep->error);
+		c->error = lh_xstrdup(rep->verdict.error);
 		c->out = lh_xstrdup("the run failed: the other testcases cover only what was read");
 	}
 	/* Each input not read in full, named by its file: an error, or skipped when accepted. */

@@ -1943,7 +1943,7 @@ struct lh_report *lh_report_loader_finish(struct lh_report_loader *l, struct lh_
 	if (l->o.fail_on)
 		gate.fail_on = l->o.fail_on->fail_on;
 	lh_report_evaluate(rep, &gate);
-	verdict = rep->error ? "error" : rep->passed ? "pass" : "fail";
+	verdict = rep->verdict.error ? "error" : rep->passed ? "pass" : "fail";
 	if (l->nr_inputs == 1 && !l->o.max && !l->o.fail_on && strcmp(verdict, l->verdict)) {
 		lh_diag_add(diag, LH_DIAG_ERROR, "report '%s': its verdict is '%s', but its data judged by its own gates give '%s': the report is inconsistent",
 			    l->inputs[0].name, l->verdict, verdict);

@@ -167,11 +167,8 @@ struct lh_report {
 	uint64_t			created_ns;	/* CLOCK_REALTIME: when analyze began */
 	bool				evaluated;
 	bool				passed;
-	char				*error;		/* lh_report_set_error(), or NULL */
+	struct lh_verdict		verdict;	/* error: lh_report_set_error() */
 	struct lh_gate			gate;
-	char				**violations;
-	size_t				nr_violations;
-	size_t				alloc_violations;
 
 	/* histograms the kernel counted (lh_report_set_histogram()) */
 	struct lh_report_histogram	*hists;

@@ -669,15 +669,15 @@ static void print_verdict(const struct lh_report *rep, FILE *out)
 	char buf[512];
 	int t;
 
-	if (rep->error)
+	if (rep->verdict.error)
 		fprintf(out, "\nVerdict: ERROR: %s\nGates, for what was read: %s (%s)\n",
-			rep->error, rep->passed ? "pass" : "FAIL",
+			rep->verdict.error, rep->passed ? "pass" : "FAIL",
 			lh_report_gates_text(rep, buf, sizeof(buf)));
 	else
 		fprintf(out, "\nVerdict: %s (%s)\n", rep->passed ? "PASS" : "FAIL",
 			lh_report_gates_text(rep, buf, sizeof(buf)));
-	for (t = 0; (size_t)t < rep->nr_violations; t++)
-		fprintf(out, "  - %s\n", rep->violations[t]);
+	for (t = 0; (size_t)t < rep->verdict.nr_violations; t++)
+		fprintf(out, "  - %s\n", rep->verdict.violations[t]);
 }
 
 int lh_report_write_text(struct lh_report *rep, FILE *out)

@@ -111,15 +111,6 @@ static void kept_free(struct lh_report_kept *k)
 	free(k);
 }
 
-static void free_violations(struct lh_report *rep)
-{
-	size_t i;
-
-	for (i = 0; i < rep->nr_violations; i++)
-		free(rep->violations[i]);
-	rep->nr_violations = 0;
-}
-
 void lh_report_free(struct lh_report *rep)
 {
 	size_t i;
@@ -159,12 +150,10 @@ void lh_report_free(struct lh_report *rep)
 	for (i = 0; i < rep->nr_warnings; i++)
 		free(rep->warnings[i]);
 	free(rep->warnings);
-	free_violations(rep);
-	free(rep->violations);
+	lh_verdict_release(&rep->verdict);
 	lh_match_release(&rep->match);
 	lh_diag_release(&rep->own_diag);
 	lh_arena_release(&rep->arena);
-	free(rep->error);
 	free(rep);
 }
 
@@ -834,14 +823,6 @@ bool lh_report_error_is_derived(const char *err)
 	return n > k && !strcmp(err + n - k, UNDECIDED) && strstr(err, " could not be evaluated on ");
 }
 
-static void add_violation(struct lh_report *rep, char *v)
-{
-	if (!v)
-		return;
-	LH_GROW(rep->violations, rep->nr_violations + 1, rep->alloc_violations);
-	rep->violations[rep->nr_violations++] = v;
-}
-
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 {
 	char *err;
@@ -850,19 +831,19 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 
 	merge_own_diag(rep);
 	rep->gate = *g;
-	free_violations(rep);
+	lh_verdict_clear_violations(&rep->verdict);
 	for (t = 1; t < LH_TRACER_NR; t++)
-		add_violation(rep, lh_report_max_violation(rep, t));
-	add_violation(rep, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
+		lh_verdict_violation(&rep->verdict, lh_report_max_violation(rep, t));
+	lh_verdict_violation(&rep->verdict, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
 	for (i = 0; i < rep->nr_rules; i++)
-		add_violation(rep, lh_report_rule_violation(rep, i));
+		lh_verdict_violation(&rep->verdict, lh_report_rule_violation(rep, i));
 	/* what was not read cannot have passed */
 	err = input_error(rep);
 	if (err)
 		lh_report_set_error(rep, err);
 	free(err);
 	/* nor can a budget on a tracer that was not measured */
-	for (t = 1; t < LH_TRACER_NR && !rep->error; t++) {
+	for (t = 1; t < LH_TRACER_NR && !rep->verdict.error; t++) {
 		err = unmeasured_error(rep, t);
 		if (err)
 			lh_report_set_error(rep, err);
@@ -874,18 +855,18 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 		lh_report_set_error(rep, err);
 	free(err);
 	rep->evaluated = true;
-	rep->passed = !rep->nr_violations;
-	return rep->passed && !rep->error;
+	rep->passed = !rep->verdict.nr_violations;
+	return rep->passed && !rep->verdict.error;
 }
 
 size_t lh_report_nr_violations(const struct lh_report *rep)
 {
-	return rep->nr_violations;
+	return rep->verdict.nr_violations;
 }
 
 const char *lh_report_violation(const struct lh_report *rep, size_t i)
 {
-	return i < rep->nr_violations ? rep->violations[i] : NULL;
+	return i < rep->verdict.nr_violations ? rep->verdict.violations[i] : NULL;
 }
 
 static int cmp_kept(const void *a, const void *b)
@@ -1021,13 +1002,13 @@ unsigned long lh_report_rule_hits(const struct lh_report *rep)
 
 void lh_report_set_error(struct lh_report *rep, const char *what)
 {
-	if (!rep->error)
-		rep->error = lh_xstrdup(what);
+	if (!rep->verdict.error)
+		rep->verdict.error = lh_xstrdup(what);
 }
 
 const char *lh_report_error(const struct lh_report *rep)
 {
-	return rep->error;
+	return rep->verdict.error;
 }
 
 /* Return: the kernel histogram of kind on cpu, added empty when not there. */
@@ -1153,5 +1134,5 @@ char *lh_report_sections_caption(const struct lh_report *rep, char *buf, size_t 
 
 const char *lh_report_verdict(const struct lh_report *rep)
 {
-	return rep->error ? "error" : rep->passed ? "pass" : "fail";
+	return rep->verdict.error ? "error" : rep->passed ? "pass" : "fail";
 }

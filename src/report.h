@@ -57,6 +57,27 @@ const char *lh_gate_fail_on_name(const struct lh_gate *g);
  */
 bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns);
 
+/*
+ * The verdict of a report, a merge or a diff: error when something it was asked to judge
+ * could not be (the first reason is kept), else fail when a gate failed, else pass.
+ */
+struct lh_verdict {
+	char	*error;			/* why the verdict is error, or NULL */
+	char	**violations;		/* the gates that failed, each a sentence */
+	size_t	nr_violations, alloc_violations;
+};
+
+/* Makes the verdict error for why (taken; freed when an error was set before). */
+void lh_verdict_error(struct lh_verdict *v, char *why);
+/* Adds a failed gate, what (taken; NULL: nothing). */
+void lh_verdict_violation(struct lh_verdict *v, char *what);
+/* Forgets the violations (a report judged again); the error stays. */
+void lh_verdict_clear_violations(struct lh_verdict *v);
+/* Frees what v holds; v is then empty (pass). */
+void lh_verdict_release(struct lh_verdict *v);
+/* Return: "error", "fail" or "pass" (static). */
+const char *lh_verdict_name(const struct lh_verdict *v);
+
 /* What --max says of one tracer (lh_gate_judge_max()). */
 enum lh_gate_max {
 	LH_GATE_MAX_NONE,		/* no budget applies */

@@ -507,6 +507,28 @@ START_TEST(judge_max_values)
 }
 END_TEST
 
+/* One verdict for reports, merges and diffs: the first error wins, violations make it fail. */
+START_TEST(verdict_values)
+{
+	struct lh_verdict v = { 0 };
+
+	ck_assert_str_eq(lh_verdict_name(&v), "pass");
+	lh_verdict_violation(&v, NULL);
+	ck_assert_str_eq(lh_verdict_name(&v), "pass");
+	lh_verdict_violation(&v, lh_xstrdup("irqsoff: over"));
+	ck_assert_str_eq(lh_verdict_name(&v), "fail");
+	lh_verdict_error(&v, lh_xstrdup("first"));
+	lh_verdict_error(&v, lh_xstrdup("second"));
+	ck_assert_str_eq(lh_verdict_name(&v), "error");
+	ck_assert_str_eq(v.error, "first");
+	lh_verdict_clear_violations(&v);
+	ck_assert_uint_eq(v.nr_violations, 0);
+	ck_assert_str_eq(lh_verdict_name(&v), "error");
+	lh_verdict_release(&v);
+	ck_assert_str_eq(lh_verdict_name(&v), "pass");
+}
+END_TEST
+
 static Suite *gate_suite(void)
 {
 	Suite *s = suite_create("gate");
@@ -527,6 +549,7 @@ static Suite *gate_suite(void)
 	tcase_add_test(tc, unevaluated_rule_is_error);
 	tcase_add_test(tc, unevaluated_critical_rule);
 	tcase_add_test(tc, judge_max_values);
+	tcase_add_test(tc, verdict_values);
 	suite_add_tcase(s, tc);
 	return s;
 }
