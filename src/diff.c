@@ -2,7 +2,7 @@
 /*
  * Two sets of reports compared and the regression gates judged (diff.h). Reads the report
  * model that report-load.c built (report-priv.h); writes text, JSON (json-c) and JUnit XML
- * (escape.h), each with the same verdict.
+ * (junit.h), each with the same verdict.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -12,6 +12,7 @@
 
 #include "diff.h"
 #include "escape.h"
+#include "junit.h"
 #include "report-load.h"
 #include "report-priv.h"
 
@@ -1081,11 +1082,14 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 		free(f);
 	}
 	failures += new_fail + (rules != NULL) + (irqs != NULL);
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
-	fprintf(out, "  <testsuite name=\"lathound diff\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
-		cases, failures, d->verdict.error ? 1 : 0);
-	ret |= lh_escape_junit_case(out, "lathound.diff", "comparison", NULL, d->verdict.error,
-				    lh_diff_verdict(d));
+	lh_junit_begin(out, &(struct lh_junit_suite){
+		.name = "lathound diff", .tests = cases, .failures = failures,
+		.errors = d->verdict.error ? 1 : 0,
+	});
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "comparison", .error = d->verdict.error,
+		.out = lh_diff_verdict(d),
+	});
 	for (i = 0; i < d->nr_rows; i++) {
 		const struct lh_diff_row *r = &d->rows[i];
 		char name[64], a[32], b[32], c[64];
@@ -1099,26 +1103,35 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 				 fmt_side(&r->new, r->new_ns, b, sizeof(b)),
 				 fmt_change(r, c, sizeof(c)), r->gated ? "" : " (not gated)");
 		f = violations_of(d, lh_tracer_name(r->tracer));
-		ret |= lh_escape_junit_case(out, "lathound.diff", name, f, NULL, s);
+		ret |= lh_junit_case(out, &(struct lh_junit_case){
+			.classname = "lathound.diff", .name = name, .failure = f, .out = s,
+		});
 		free(f);
 		free(s);
 	}
 	s = lh_xasprintf("%zu new offender signature%s%s", d->nr_new_offenders,
 			 d->nr_new_offenders == 1 ? "" : "s",
 			 d->gate.has_max_new ? "" : " (not gated)");
-	ret |= lh_escape_junit_case(out, "lathound.diff", "new offenders", new_fail ? s : NULL, NULL,
-				    s);
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "new offenders",
+		.failure = new_fail ? s : NULL, .out = s,
+	});
 	free(s);
-	ret |= lh_escape_junit_case(out, "lathound.diff", "new rule hits", rules, NULL,
-				    d->gate.fail_on_new == LH_GATE_FAIL_NONE ? "not gated" :
-				    rules ? rules : "none");
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "new rule hits", .failure = rules,
+		.out = d->gate.fail_on_new == LH_GATE_FAIL_NONE ? "not gated" :
+		       rules ? rules : "none",
+	});
 	s = lh_xasprintf("%zu handler%s whose max or p99 grew%s", d->nr_irqs,
 			 d->nr_irqs == 1 ? "" : "s", d->gate.has_irq_growth ? "" : " (not gated)");
-	ret |= lh_escape_junit_case(out, "lathound.diff", "irq handler growth", irqs, NULL, s);
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "irq handler growth", .failure = irqs,
+		.out = s,
+	});
 	free(s);
 	free(rules);
 	free(irqs);
-	fputs("  </testsuite>\n</testsuites>\n", out);
+	lh_junit_end(out);
 	return ret ? -1 : 0;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "junit.h"
 #include "merge.h"
 #include "report-load.h"
 #include "report-priv.h"
@@ -1108,13 +1109,16 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 		failures += tracer_violation(m, lh_tracer_name(t)) != NULL;
 	}
 	cases += rules;
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
-	fprintf(out, "  <testsuite name=\"lathound merge\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
-		cases, failures, m->verdict.error ? 1 : 0);
+	lh_junit_begin(out, &(struct lh_junit_suite){
+		.name = "lathound merge", .tests = cases, .failures = failures,
+		.errors = m->verdict.error ? 1 : 0,
+	});
 	s = lh_xasprintf("%lu report%s folded, %zu host%s, %lu unreadable: %s", m->reports,
 			 m->reports == 1 ? "" : "s", m->nr_hosts, m->nr_hosts == 1 ? "" : "s",
 			 m->unread, lh_merge_verdict(m));
-	ret |= lh_escape_junit_case(out, "lathound.merge", "merge", NULL, m->verdict.error, s);
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.merge", .name = "merge", .error = m->verdict.error, .out = s,
+	});
 	free(s);
 	for (t = 0; t < LH_TRACER_NR; t++) {
 		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(t)];
@@ -1127,8 +1131,10 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 									  a, sizeof(a)),
 				 mt->seen ? host_name(&m->hosts[mt->worst_host], hn, sizeof(hn)) :
 				 "-", mt->sections);
-		ret |= lh_escape_junit_case(out, "lathound.merge", name, tracer_violation(m, tn),
-					    NULL, s);
+		ret |= lh_junit_case(out, &(struct lh_junit_case){
+			.classname = "lathound.merge", .name = name,
+			.failure = tracer_violation(m, tn), .out = s,
+		});
 		free(s);
 	}
 	if (rules) {
@@ -1138,11 +1144,13 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 			hits += m->rules[i].hits;
 		snprintf(name, sizeof(name), "rules --fail-on %s", lh_gate_fail_on_name(&m->o.gate));
 		s = lh_xasprintf("%lu rule hits across the fleet", hits);
-		ret |= lh_escape_junit_case(out, "lathound.merge", name, rule_fail, NULL, s);
+		ret |= lh_junit_case(out, &(struct lh_junit_case){
+			.classname = "lathound.merge", .name = name, .failure = rule_fail, .out = s,
+		});
 		free(s);
 	}
 	free(rule_fail);
-	fputs("  </testsuite>\n</testsuites>\n", out);
+	lh_junit_end(out);
 	return ret ? -1 : 0;
 }
 
