@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Text made safe for markup: the one escape of the HTML report, its SVG plots and JUnit XML. A trace's
- * text (a task's comm, a function, a file name) and a report read back are untrusted: no
- * byte of them may open a tag, end an attribute or break the page's UTF-8.
+ * Text made safe for markup: the one escape of the HTML report, its SVG plots and JUnit XML.
+ * A trace's text (a task's comm, a function, a file name) and a report read back are
+ * untrusted: no byte of them may open a tag, end an attribute or break the page's UTF-8.
  */
 #ifndef LH_ESCAPE_H
 #define LH_ESCAPE_H

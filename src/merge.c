@@ -184,9 +184,8 @@ static size_t host_of(struct lh_merge *m, const struct lh_report *rep)
 static int count_add(struct lh_merge *m, const char *name, const char *what,
 		     unsigned long *sum, uint64_t n)
 {
-	if (!__builtin_add_overflow(*sum, n, sum))
+	if (!LH_ADD_CHECKED(*sum, n))
 		return 0;
-	*sum = ULONG_MAX;
 	error(m, lh_xasprintf("report '%s': %s add up past 2^64", name, what));
 	return -1;
 }

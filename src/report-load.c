@@ -328,10 +328,8 @@ static void same_count(struct ctx *c, const char *key, uint64_t count, const cha
  */
 #define ADD_COUNT(c, key, sum, n)						\
 	do {									\
-		if (__builtin_add_overflow((sum), (n), &(sum))) {		\
-			(sum) = ~(__typeof__(sum))0;				\
+		if (LH_ADD_CHECKED(sum, n))					\
 			bad((c), (key), "the reports' counts add up past 2^64");	\
-		}								\
 	} while (0)
 
 /* Return: the tracer a key or field names: a known one, "unknown", or (any) unknown. */
