@@ -540,12 +540,6 @@ const char *lh_merge_verdict(const struct lh_merge *m)
 	return lh_verdict_name(&m->verdict);
 }
 
-/* Tracers in the order reports list them: the known ones, then the unknown. */
-static enum lh_tracer tracer_at(int i)
-{
-	return i + 1 == LH_TRACER_NR ? LH_TRACER_UNKNOWN : (enum lh_tracer)(i + 1);
-}
-
 static const struct lh_merge *sort_m;
 
 static int cmp_host(const void *a, const void *b)
@@ -628,12 +622,12 @@ static void write_text_tracers(const struct lh_merge *m, FILE *out)
 	fprintf(out, "  %-15s %10s %10s %10s  %s\n", "tracer", "sections", "worst", "gated",
 		"on host");
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(i)];
+		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(i)];
 
 		if (!mt->sections)
 			continue;
 		any = true;
-		fprintf(out, "  %-15s %10lu %10s %10s  %s\n", lh_tracer_name(tracer_at(i)),
+		fprintf(out, "  %-15s %10lu %10s %10s  %s\n", lh_tracer_name(lh_tracer_at(i)),
 			mt->sections, fmt_worst(mt->seen, mt->worst_us, a, sizeof(a)),
 			fmt_worst(mt->gate_seen, mt->gate_worst_us, b, sizeof(b)),
 			mt->seen ? fit(host_name(&m->hosts[mt->worst_host], name, sizeof(name)),
@@ -660,7 +654,7 @@ static void write_text_hosts(const struct lh_merge *m, FILE *out)
 		fprintf(out, "  %-22s %-18s %7lu", fit(host_name(h, name, sizeof(name)), 22, cut),
 			fit(h->kernel ? h->kernel : "?", 18, kcut), h->reports);
 		for (t = 0; t < LH_TRACER_NR; t++) {
-			enum lh_tracer tt = tracer_at(t);
+			enum lh_tracer tt = lh_tracer_at(t);
 
 			if (!h->sections[tt])
 				continue;
@@ -735,11 +729,11 @@ static void write_text_hists(const struct lh_merge *m, FILE *out)
 	fprintf(out, "  %-16s %-4s %10s %10s %10s %10s %10s\n", "histogram", "cpu", "count", "p50",
 		"p99", "p99.9", "max");
 	for (t = 0; t < LH_TRACER_NR; t++) {
-		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(t)];
+		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(t)];
 
 		if (!mt->hist.count)
 			continue;
-		snprintf(what, sizeof(what), "%s%s", lh_tracer_name(tracer_at(t)),
+		snprintf(what, sizeof(what), "%s%s", lh_tracer_name(lh_tracer_at(t)),
 			 mt->maxima_only ? " (maxima)" : "");
 		hist_row(out, what, "all", &mt->hist);
 		for (slot = 0; slot < mt->nr_cpus; slot++) {
@@ -890,7 +884,7 @@ static json_object *jtracers(const struct lh_merge *m)
 	int i;
 
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(i)];
+		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(i)];
 
 		if (!mt->sections && !mt->not_measured)
 			continue;
@@ -915,7 +909,7 @@ static json_object *jtracers(const struct lh_merge *m)
 			json_object_array_add(a, c);
 		}
 		add(e, "cpus", a);
-		add(o, lh_tracer_name(tracer_at(i)), e);
+		add(o, lh_tracer_name(lh_tracer_at(i)), e);
 	}
 	return o;
 }
@@ -936,12 +930,12 @@ static json_object *jhosts(const struct lh_merge *m, const uint32_t *v)
 		add(e, "reports_error", json_object_new_uint64(h->reports_error));
 		tr = json_object_new_object();
 		for (t = 0; t < LH_TRACER_NR; t++) {
-			if (!h->sections[tracer_at(t)])
+			if (!h->sections[lh_tracer_at(t)])
 				continue;
 			x = json_object_new_object();
-			add(x, "sections", json_object_new_uint64(h->sections[tracer_at(t)]));
-			add(x, "worst_us", jus(true, h->worst_us[tracer_at(t)]));
-			add(tr, lh_tracer_name(tracer_at(t)), x);
+			add(x, "sections", json_object_new_uint64(h->sections[lh_tracer_at(t)]));
+			add(x, "worst_us", jus(true, h->worst_us[lh_tracer_at(t)]));
+			add(tr, lh_tracer_name(lh_tracer_at(t)), x);
 		}
 		add(e, "tracers", tr);
 		json_object_array_add(a, e);
@@ -1120,8 +1114,8 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 	});
 	free(s);
 	for (t = 0; t < LH_TRACER_NR; t++) {
-		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(t)];
-		const char *tn = lh_tracer_name(tracer_at(t));
+		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(t)];
+		const char *tn = lh_tracer_name(lh_tracer_at(t));
 
 		if (!mt->sections)
 			continue;
