@@ -16,6 +16,7 @@
 #include "report-load.h"
 #include "report-priv.h"
 #include "check-main.h"
+#include "report-feed.h"
 
 static const char test_rules[] =
 	"[raid-irq-held]\n"
@@ -39,30 +40,6 @@ static void teardown(void)
 {
 	lh_rules_free(rules);
 	rules = NULL;
-}
-
-/* Adds n sections of lat us on cpu with the stack frame (NULL: none), matched against rules. */
-static void add(struct lh_report *rep, enum lh_tracer t, uint64_t lat, int cpu,
-		const char *frame, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		struct lh_record *r = lh_record_alloc();
-
-		r->tracer = t;
-		r->tracer_name = lh_arena_strdup(&r->arena, lh_tracer_name(t));
-		r->latency_us = lat;
-		r->cpu = cpu;
-		r->nr_cpus = 4;
-		r->task.pid = 1;
-		if (frame)
-			lh_record_add_frame(r, 0, frame, strlen(frame));
-		r->source = lh_arena_strdup(&r->arena, "t.trace");
-		r->line = 1;
-		ck_assert_int_eq(lh_report_feed(r, rep), 0);
-		lh_record_free(r);
-	}
 }
 
 /* Return: rep judged by --fail-on critical (and run_id, when not NULL), as JSON (free it). */
