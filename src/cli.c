@@ -212,17 +212,17 @@ int lh_output_write(const char *path, const char *label, int (*fn)(FILE *out, vo
 	return ret;
 }
 
-int lh_gate_exit(const char *error, char *const *violations, size_t nr, bool shown)
+int lh_gate_exit(const struct lh_verdict *v, bool shown)
 {
 	size_t i;
 
-	if (error) {
-		lh_error("%s", error);
+	if (v->error) {
+		lh_error("%s", v->error);
 		return LH_EXIT_ERROR;
 	}
-	for (i = 0; !shown && i < nr; i++)
-		lh_info("gate failed: %s", violations[i]);
-	return nr ? LH_EXIT_GATE : LH_EXIT_PASS;
+	for (i = 0; !shown && i < v->nr_violations; i++)
+		lh_info("gate failed: %s", v->violations[i]);
+	return v->nr_violations ? LH_EXIT_GATE : LH_EXIT_PASS;
 }
 
 int lh_opt_board(const struct lh_option *opt, const char *arg)

@@ -42,10 +42,10 @@ int lh_output_write(const char *path, const char *label, int (*fn)(FILE *out, vo
 
 /*
  * The end of a command that gates saved reports (diff, merge), once its output is written:
- * error (NULL: none) printed, else each violation printed as a note when the text output did
- * not show it (shown: false). Return: LH_EXIT_ERROR, LH_EXIT_GATE or LH_EXIT_PASS.
+ * v's error printed, else each violation printed as a note when the text output did not show
+ * it (shown: false). Return: LH_EXIT_ERROR, LH_EXIT_GATE or LH_EXIT_PASS.
  */
-int lh_gate_exit(const char *error, char *const *violations, size_t nr, bool shown);
+int lh_gate_exit(const struct lh_verdict *v, bool shown);
 
 /*
  * The rule directory used when no --rules is given: ./rules in a source tree, else the

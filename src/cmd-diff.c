@@ -200,8 +200,7 @@ int lh_cmd_diff(int argc, char **argv)
 	d = lh_diff_compute(&bs, &ns, &a.gate);
 	if (lh_output_write(a.output, "diff", write_diff, d))
 		goto out;
-	code = lh_gate_exit(d->error, d->violations, d->nr_violations,
-			    !a.output && a.format == LH_FORMAT_TEXT);
+	code = lh_gate_exit(&d->verdict, !a.output && a.format == LH_FORMAT_TEXT);
 out:
 	lh_diff_free(d);
 	for (i = 0; base && i < a.base.nr; i++) {

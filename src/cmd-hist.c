@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * lathound hist (not listed: a test harness until 'record' carries the histograms): counts
+ * lathound hist (not listed: the test harness of hist.c, which 'record --hist' also uses): counts
  * latency histograms in the kernel while COMMAND runs, then prints every bucket and the
  * summaries as lines a script can read:
  *

@@ -177,8 +177,7 @@ int lh_cmd_merge(int argc, char **argv)
 	lh_merge_finish(m);
 	if (lh_output_write(a.output, "merge", write_merge, m))
 		goto out;
-	code = lh_gate_exit(m->error, m->violations, m->nr_violations,
-			    !a.output && a.format == LH_FORMAT_TEXT);
+	code = lh_gate_exit(&m->verdict, !a.output && a.format == LH_FORMAT_TEXT);
 out:
 	lh_merge_free(m);
 	return lh_finish_stdout(code);

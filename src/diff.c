@@ -2,7 +2,7 @@
 /*
  * Two sets of reports compared and the regression gates judged (diff.h). Reads the report
  * model that report-load.c built (report-priv.h); writes text, JSON (json-c) and JUnit XML
- * (escape.h), each with the same verdict.
+ * (junit.h), each with the same verdict.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -12,6 +12,7 @@
 
 #include "diff.h"
 #include "escape.h"
+#include "junit.h"
 #include "report-load.h"
 #include "report-priv.h"
 
@@ -183,18 +184,15 @@ static size_t max_slots(const struct lh_diff *d, enum lh_tracer t)
 	return n;
 }
 
+/* (lh_verdict_error() and lh_verdict_violation() on d's verdict: shorter lines) */
 static void set_error(struct lh_diff *d, char *why)
 {
-	if (d->error)
-		free(why);
-	else
-		d->error = why;
+	lh_verdict_error(&d->verdict, why);
 }
 
 static void violation(struct lh_diff *d, char *what)
 {
-	LH_GROW(d->violations, d->nr_violations + 1, d->alloc_violations);
-	d->violations[d->nr_violations++] = what;
+	lh_verdict_violation(&d->verdict, what);
 }
 
 static struct lh_diff_row *new_row(struct lh_diff *d)
@@ -447,6 +445,8 @@ static void compare_offenders(struct lh_diff *d)
 struct rule_sum {
 	bool			seen;
 	enum lh_severity	severity;
+	size_t			first;		/* the report that first had it */
+	size_t			conflict;	/* one that gives it another severity, or 0 */
 	unsigned long		hits;
 	unsigned long		unevaluated;
 };
@@ -470,8 +470,13 @@ static struct rule_sum side_rule(const struct lh_diff_side *s, const char *id)
 
 			if (strcmp(rule->id, id))
 				continue;
-			sum.seen = true;
-			sum.severity = rule->severity;
+			if (!sum.seen) {
+				sum.seen = true;
+				sum.severity = rule->severity;
+				sum.first = i;
+			} else if (rule->severity != sum.severity && !sum.conflict) {
+				sum.conflict = i;
+			}
 			if (j >= rep->nr_rules)		/* counters grow with the first hit */
 				continue;
 			sum.hits += rep->rule_agg[j].gate_hits;
@@ -479,6 +484,31 @@ static struct rule_sum side_rule(const struct lh_diff_side *s, const char *id)
 		}
 	}
 	return sum;
+}
+
+/*
+ * A rule whose severity the reports of one side disagree on: which one the side's verdict
+ * rests on would depend on their order.
+ */
+static void severity_conflict(struct lh_diff *d, const struct lh_diff_side *s, const char *side,
+			      const char *id, const struct rule_sum *sum)
+{
+	const struct lh_report *a, *b;
+	size_t ia, ib;
+
+	if (!sum->conflict)
+		return;
+	a = s->reps[sum->first];
+	b = s->reps[sum->conflict];
+	for (ia = 0; strcmp(lh_rules_get(a->rules, ia)->id, id); ia++)
+		;
+	for (ib = 0; strcmp(lh_rules_get(b->rules, ib)->id, id); ib++)
+		;
+	set_error(d, lh_xasprintf("rule '%s' is %s in %s report '%s' and %s in '%s': a side's reports must agree on its rules",
+				  id, lh_severity_name(lh_rules_get(a->rules, ia)->severity), side,
+				  s->names[sum->first],
+				  lh_severity_name(lh_rules_get(b->rules, ib)->severity),
+				  s->names[sum->conflict]));
 }
 
 static bool rule_listed(const struct lh_diff *d, const char *id)
@@ -510,6 +540,8 @@ static void compare_rules(struct lh_diff *d)
 					continue;
 				b = side_rule(&d->base, id);
 				n = side_rule(&d->new, id);
+				severity_conflict(d, &d->base, "base", id, &b);
+				severity_conflict(d, &d->new, "new", id, &n);
 				if (!n.seen)
 					n.severity = b.severity;
 				gated = n.severity != LH_SEV_IGNORE && n.severity >= d->gate.fail_on_new &&
@@ -650,6 +682,37 @@ static void check_reports(struct lh_diff *d, const struct lh_diff_side *s, const
 						  side, s->names[i], lh_report_error(s->reps[i])));
 }
 
+/*
+ * No run is compared with itself, nor counted twice in a side: a glob that puts the candidate
+ * into the base would make any growth zero.
+ */
+static void check_runs(struct lh_diff *d)
+{
+	const struct lh_diff_side *sides[] = { &d->base, &d->new };
+	static const char *const side_names[] = { "base", "new" };
+	struct lh_htab runs = { 0 };
+	uint32_t first, s, i;
+
+	for (s = 0; s < 2; s++) {
+		for (i = 0; i < sides[s]->nr; i++) {
+			const struct lh_report *rep = sides[s]->reps[i];
+			uint32_t fs, fi;
+
+			if (!lh_report_run_seen(&runs, lh_report_run_id(rep), s << 31 | i, &first))
+				continue;
+			fs = first >> 31;
+			fi = first & ~(1U << 31);
+			set_error(d, lh_xasprintf("%s report '%s' is the same run (run_id %s) as %s report '%s': %s",
+						  side_names[s], sides[s]->names[i],
+						  lh_report_run_id(rep), side_names[fs],
+						  sides[fs]->names[fi], fs == s ?
+						  "it would count twice" :
+						  "a run compared with itself"));
+		}
+	}
+	lh_htab_release(&runs);
+}
+
 struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh_diff_side *new,
 				const struct lh_diff_gate *g)
 {
@@ -660,6 +723,7 @@ struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh
 	d->new = *new;
 	check_reports(d, base, "base");
 	check_reports(d, new, "new");
+	check_runs(d);
 	compare_tracers(d);
 	compare_offenders(d);
 	compare_rules(d);
@@ -669,24 +733,19 @@ struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh
 
 void lh_diff_free(struct lh_diff *d)
 {
-	size_t i;
-
 	if (!d)
 		return;
-	for (i = 0; i < d->nr_violations; i++)
-		free(d->violations[i]);
-	free(d->violations);
+	lh_verdict_release(&d->verdict);
 	free(d->rows);
 	free(d->offenders);
 	free(d->rules);
 	free(d->irqs);
-	free(d->error);
 	free(d);
 }
 
 const char *lh_diff_verdict(const struct lh_diff *d)
 {
-	return d->error ? "error" : d->nr_violations ? "fail" : "pass";
+	return lh_verdict_name(&d->verdict);
 }
 
 static const char *const change_names[] = { "new", "grown", "gone" };
@@ -839,12 +898,12 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	}
 	fputc('\n', out);
 	write_gates_text(d, out);
-	if (d->error)
-		fprintf(out, "Verdict: ERROR: %s\n", d->error);
+	if (d->verdict.error)
+		fprintf(out, "Verdict: ERROR: %s\n", d->verdict.error);
 	else
-		fprintf(out, "Verdict: %s\n", d->nr_violations ? "FAIL" : "PASS");
-	for (i = 0; i < d->nr_violations; i++)
-		fprintf(out, "  %s\n", d->violations[i]);
+		fprintf(out, "Verdict: %s\n", d->verdict.nr_violations ? "FAIL" : "PASS");
+	for (i = 0; i < d->verdict.nr_violations; i++)
+		fprintf(out, "  %s\n", d->verdict.violations[i]);
 	return 0;
 }
 
@@ -911,10 +970,10 @@ static int write_json(const struct lh_diff *d, FILE *out)
 
 	json_object_object_add(root, "diff_version", json_object_new_int(1));
 	json_object_object_add(root, "verdict", json_object_new_string(lh_diff_verdict(d)));
-	json_object_object_add(root, "error", d->error ? json_object_new_string(d->error) : NULL);
+	json_object_object_add(root, "error", d->verdict.error ? json_object_new_string(d->verdict.error) : NULL);
 	a = json_object_new_array();
-	for (i = 0; i < d->nr_violations; i++)
-		json_object_array_add(a, json_object_new_string(d->violations[i]));
+	for (i = 0; i < d->verdict.nr_violations; i++)
+		json_object_array_add(a, json_object_new_string(d->verdict.violations[i]));
 	json_object_object_add(root, "violations", a);
 	json_object_object_add(root, "base", jnames(&d->base));
 	json_object_object_add(root, "new", jnames(&d->new));
@@ -982,8 +1041,8 @@ static char *violations_of(const struct lh_diff *d, const char *what)
 	size_t i, n = strlen(what);
 	char *s = NULL, *t;
 
-	for (i = 0; i < d->nr_violations; i++) {
-		const char *v = d->violations[i];
+	for (i = 0; i < d->verdict.nr_violations; i++) {
+		const char *v = d->verdict.violations[i];
 
 		if (strncmp(v, what, n) || (what[n - 1] != ' ' && v[n] != ':' && v[n] != ' '))
 			continue;
@@ -1023,11 +1082,14 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 		free(f);
 	}
 	failures += new_fail + (rules != NULL) + (irqs != NULL);
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
-	fprintf(out, "  <testsuite name=\"lathound diff\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
-		cases, failures, d->error ? 1 : 0);
-	ret |= lh_escape_junit_case(out, "lathound.diff", "comparison", NULL, d->error,
-				    lh_diff_verdict(d));
+	lh_junit_begin(out, &(struct lh_junit_suite){
+		.name = "lathound diff", .tests = cases, .failures = failures,
+		.errors = d->verdict.error ? 1 : 0,
+	});
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "comparison", .error = d->verdict.error,
+		.out = lh_diff_verdict(d),
+	});
 	for (i = 0; i < d->nr_rows; i++) {
 		const struct lh_diff_row *r = &d->rows[i];
 		char name[64], a[32], b[32], c[64];
@@ -1041,26 +1103,35 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 				 fmt_side(&r->new, r->new_ns, b, sizeof(b)),
 				 fmt_change(r, c, sizeof(c)), r->gated ? "" : " (not gated)");
 		f = violations_of(d, lh_tracer_name(r->tracer));
-		ret |= lh_escape_junit_case(out, "lathound.diff", name, f, NULL, s);
+		ret |= lh_junit_case(out, &(struct lh_junit_case){
+			.classname = "lathound.diff", .name = name, .failure = f, .out = s,
+		});
 		free(f);
 		free(s);
 	}
 	s = lh_xasprintf("%zu new offender signature%s%s", d->nr_new_offenders,
 			 d->nr_new_offenders == 1 ? "" : "s",
 			 d->gate.has_max_new ? "" : " (not gated)");
-	ret |= lh_escape_junit_case(out, "lathound.diff", "new offenders", new_fail ? s : NULL, NULL,
-				    s);
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "new offenders",
+		.failure = new_fail ? s : NULL, .out = s,
+	});
 	free(s);
-	ret |= lh_escape_junit_case(out, "lathound.diff", "new rule hits", rules, NULL,
-				    d->gate.fail_on_new == LH_GATE_FAIL_NONE ? "not gated" :
-				    rules ? rules : "none");
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "new rule hits", .failure = rules,
+		.out = d->gate.fail_on_new == LH_GATE_FAIL_NONE ? "not gated" :
+		       rules ? rules : "none",
+	});
 	s = lh_xasprintf("%zu handler%s whose max or p99 grew%s", d->nr_irqs,
 			 d->nr_irqs == 1 ? "" : "s", d->gate.has_irq_growth ? "" : " (not gated)");
-	ret |= lh_escape_junit_case(out, "lathound.diff", "irq handler growth", irqs, NULL, s);
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "irq handler growth", .failure = irqs,
+		.out = s,
+	});
 	free(s);
 	free(rules);
 	free(irqs);
-	fputs("  </testsuite>\n</testsuites>\n", out);
+	lh_junit_end(out);
 	return ret ? -1 : 0;
 }
 

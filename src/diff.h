@@ -18,7 +18,9 @@
  * rows measured on both sides; --max-irq-growth the IRQ handlers, on p99 of their durations
  * when both sides have LH_DIFF_MIN_DIST runs of the handler, on their longest run otherwise.
  *
- * Fail closed: a report whose own verdict is error (unless accepted), a tracer gated but
+ * Fail closed: a report whose own verdict is error (unless accepted), the same run (run_id) on
+ * both sides or twice on one, a rule whose severity the reports of one side disagree on, a
+ * tracer gated but
  * measured on one side only (or on neither, or that a report says it could not measure),
  * offenders or rules a gate needs that the reports could not count (the 'other' bucket, rules
  * not evaluated) make the verdict error.
@@ -141,9 +143,7 @@ struct lh_diff {
 	size_t			nr_rules, alloc_rules;
 	struct lh_diff_irq	*irqs;		/* handlers whose longest run or p99 grew */
 	size_t			nr_irqs, alloc_irqs;
-	char			*error;		/* why the verdict is error, or NULL */
-	char			**violations;	/* the gates that failed, each a sentence */
-	size_t			nr_violations, alloc_violations;
+	struct lh_verdict	verdict;
 };
 
 /*

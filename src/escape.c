@@ -51,35 +51,6 @@ int lh_escape_xml(FILE *out, const char *s)
 	return ferror(out) ? -1 : 0;
 }
 
-int lh_escape_junit_case(FILE *out, const char *classname, const char *name,
-			 const char *failure, const char *err, const char *sysout)
-{
-	int ret = 0;
-
-	fputs("    <testcase classname=\"", out);
-	ret |= lh_escape_xml(out, classname);
-	fputs("\" name=\"", out);
-	ret |= lh_escape_xml(out, name);
-	fputs("\">\n", out);
-	if (err) {
-		fputs("      <error message=\"", out);
-		ret |= lh_escape_xml(out, err);
-		fputs("\"/>\n", out);
-	}
-	if (failure) {
-		fputs("      <failure message=\"", out);
-		ret |= lh_escape_xml(out, failure);
-		fputs("\"/>\n", out);
-	}
-	if (sysout) {
-		fputs("      <system-out>", out);
-		ret |= lh_escape_xml(out, sysout);
-		fputs("</system-out>\n", out);
-	}
-	fputs("    </testcase>\n", out);
-	return ret;
-}
-
 int lh_escape_json_write(struct json_object *root, FILE *out)
 {
 	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |

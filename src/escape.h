@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Text made safe for markup: the one escape of the HTML report and its SVG plots. A trace's
- * text (a task's comm, a function, a file name) and a report read back are untrusted: no
- * byte of them may open a tag, end an attribute or break the page's UTF-8.
+ * Text made safe for markup: the one escape of the HTML report, its SVG plots and JUnit XML.
+ * A trace's text (a task's comm, a function, a file name) and a report read back are
+ * untrusted: no byte of them may open a tag, end an attribute or break the page's UTF-8.
  */
 #ifndef LH_ESCAPE_H
 #define LH_ESCAPE_H
@@ -15,14 +15,6 @@
  * byte that is not part of valid UTF-8 as U+FFFD. Return: 0, or -1 when writing failed.
  */
 int lh_escape_xml(FILE *out, const char *s);
-
-/*
- * Writes one JUnit <testcase> of classname and name, with an <error> when err, a <failure>
- * when failure, and a <system-out> when sysout (each NULL: none), every text escaped.
- * Return: 0, or -1 when writing failed.
- */
-int lh_escape_junit_case(FILE *out, const char *classname, const char *name,
-			 const char *failure, const char *err, const char *sysout);
 
 /*
  * Writes the JSON document root (json-c) pretty, with a final newline, and puts root.

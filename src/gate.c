@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Release gates: --max TRACER=DURATION budgets and the --fail-on severity. */
+/*
+ * Release gates: --max TRACER=DURATION budgets and the --fail-on severity, --max judged, and
+ * the verdict that reports, merges and diffs reach.
+ */
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -95,4 +99,55 @@ bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns)
 		return true;
 	}
 	return false;
+}
+
+enum lh_gate_max lh_gate_judge_max(const struct lh_gate *g, enum lh_tracer t,
+				   const struct lh_gate_measure *m, uint64_t *budget_ns, bool *own)
+{
+	if (!lh_gate_budget(g, t, budget_ns))
+		return LH_GATE_MAX_NONE;
+	*own = t != LH_TRACER_UNKNOWN && g->has_max[t];
+	if (m->not_measured || (*own && !m->measured))
+		return LH_GATE_MAX_UNMEASURED;
+	if (m->has_worst && m->worst_ns > *budget_ns)
+		return LH_GATE_MAX_OVER;
+	return LH_GATE_MAX_PASS;
+}
+
+void lh_verdict_error(struct lh_verdict *v, char *why)
+{
+	if (v->error)
+		free(why);
+	else
+		v->error = why;
+}
+
+void lh_verdict_violation(struct lh_verdict *v, char *what)
+{
+	if (!what)
+		return;
+	LH_GROW(v->violations, v->nr_violations + 1, v->alloc_violations);
+	v->violations[v->nr_violations++] = what;
+}
+
+void lh_verdict_clear_violations(struct lh_verdict *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_violations; i++)
+		free(v->violations[i]);
+	v->nr_violations = 0;
+}
+
+void lh_verdict_release(struct lh_verdict *v)
+{
+	lh_verdict_clear_violations(v);
+	free(v->violations);
+	free(v->error);
+	memset(v, 0, sizeof(*v));
+}
+
+const char *lh_verdict_name(const struct lh_verdict *v)
+{
+	return v->error ? "error" : v->nr_violations ? "fail" : "pass";
 }

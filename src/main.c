@@ -21,7 +21,8 @@ static const struct lh_command {
 	{ "doctor",	lh_cmd_doctor,	"check that this kernel and system can run lathound, and how to fix it" },
 	{ "reset",	lh_cmd_reset,	"restore tracefs state left by a lathound run that was killed" },
 	{ "rules",	lh_cmd_rules,	"validate rule files ('lathound rules check PATH...')" },
-	/* Not listed: the histogram engine's test harness (until 'record' carries it). */
+	/* Not listed: the histogram engine's test harness for tests/live and tests/vm ('record' reads
+	 * the same histograms at its checkpoints, --hist). */
 	{ "hist",	lh_cmd_hist,	NULL },
 };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "junit.h"
 #include "merge.h"
 #include "report-load.h"
 #include "report-priv.h"
@@ -75,13 +76,11 @@ void lh_merge_free(struct lh_merge *m)
 		lh_histogram_release(&m->khists[i].h);
 	}
 	free(m->khists);
+	lh_htab_release(&m->khist_htab);
 	lh_htab_release(&m->runs);
-	free(m->error);
 	for (i = 0; i < m->nr_problems && i < LH_MERGE_PROBLEMS; i++)
 		free(m->problems[i]);
-	for (i = 0; i < m->nr_violations; i++)
-		free(m->violations[i]);
-	free(m->violations);
+	lh_verdict_release(&m->verdict);
 	free(m);
 }
 
@@ -98,8 +97,7 @@ static void problem(struct lh_merge *m, char *what)
 /* An error (what, taken): the verdict is error, the first one says why. */
 static void error(struct lh_merge *m, char *what)
 {
-	if (!m->error)
-		m->error = lh_xstrdup(what);
+	lh_verdict_error(&m->verdict, lh_xstrdup(what));
 	m->nr_errors++;
 	problem(m, what);
 }
@@ -186,9 +184,8 @@ static size_t host_of(struct lh_merge *m, const struct lh_report *rep)
 static int count_add(struct lh_merge *m, const char *name, const char *what,
 		     unsigned long *sum, uint64_t n)
 {
-	if (!__builtin_add_overflow(*sum, n, sum))
+	if (!LH_ADD_CHECKED(*sum, n))
 		return 0;
-	*sum = ULONG_MAX;
 	error(m, lh_xasprintf("report '%s': %s add up past 2^64", name, what));
 	return -1;
 }
@@ -226,6 +223,7 @@ static void fold_tracer(struct lh_merge *m, const char *name, const struct lh_re
 
 	if (why && !mt->not_measured)
 		mt->not_measured = lh_xasprintf("'%s': %s", name, why);
+	mt->measured |= lh_report_measure(rep, t).measured;
 	if (!tr->count)
 		return;
 	what = lh_xasprintf("the %s sections", lh_tracer_name(t));
@@ -357,19 +355,25 @@ static void fold_rules(struct lh_merge *m, const char *name, const struct lh_rep
 
 static void fold_khists(struct lh_merge *m, const char *name, const struct lh_report *rep)
 {
-	size_t i, k;
+	uint32_t k;
+	size_t i;
 
 	for (i = 0; i < rep->nr_hists; i++) {
 		const struct lh_report_histogram *src = &rep->hists[i];
 		struct lh_merge_khist *kh = NULL;
+		uint64_t h = lh_hash(src->kind, strlen(src->kind) + 1,
+				     lh_hash(src->source, strlen(src->source) + 1,
+					     (uint64_t)(int64_t)src->cpu));
+		size_t pos = 0;
 		char *what;
 
-		for (k = 0; k < m->nr_khists && !kh; k++)
+		while (!kh && lh_htab_find(&m->khist_htab, h, &pos, &k))
 			if (m->khists[k].cpu == src->cpu && !strcmp(m->khists[k].kind, src->kind) &&
 			    !strcmp(m->khists[k].source, src->source))
 				kh = &m->khists[k];
 		if (!kh) {
 			LH_GROW(m->khists, m->nr_khists + 1, m->alloc_khists);
+			lh_htab_add(&m->khist_htab, h, (uint32_t)m->nr_khists);
 			kh = &m->khists[m->nr_khists++];
 			memset(kh, 0, sizeof(*kh));
 			kh->source = lh_xstrdup(src->source);
@@ -384,24 +388,17 @@ static void fold_khists(struct lh_merge *m, const char *name, const struct lh_re
 
 int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *rep)
 {
-	const char *run_id = rep->has_run ? rep->run.run_id : NULL;
 	const char *why = lh_report_error(rep);
 	unsigned long errors = m->nr_errors;
 	struct lh_merge_host *h;
-	size_t host, pos = 0;
+	size_t host;
 	uint32_t k;
 	int t;
 
-	if (run_id) {
-		/* run ids are 128 random bits: a hash that matches is the same run */
-		uint64_t rh = lh_hash(run_id, strlen(run_id), 0);
-
-		if (lh_htab_find(&m->runs, rh, &pos, &k)) {
-			error(m, lh_xasprintf("report '%s': the same run (run_id %s) as a report folded before: merging would count it twice",
-					      name, run_id));
-			return -1;
-		}
-		lh_htab_add(&m->runs, rh, 0);
+	if (lh_report_run_seen(&m->runs, lh_report_run_id(rep), 0, &k)) {
+		error(m, lh_xasprintf("report '%s': the same run (run_id %s) as a report folded before: merging would count it twice",
+				      name, lh_report_run_id(rep)));
+		return -1;
 	}
 	if (why && !m->o.accept_error) {
 		error(m, lh_xasprintf("report '%s': its verdict is error (%s); --accept-error merges it anyway",
@@ -478,14 +475,13 @@ static void judge_rules(struct lh_merge *m)
 					      r->unevaluated == 1 ? "" : "s",
 					      lh_gate_fail_on_name(&m->o.gate)));
 		} else if (r->gate_hits) {
-			LH_GROW(m->violations, m->nr_violations + 1, m->alloc_violations);
-			m->violations[m->nr_violations++] =
-				lh_xasprintf("rule %s (%s) hit %lu time%s on %zu host%s, worst %s", r->id,
-					     lh_severity_name(r->severity), r->gate_hits,
+			lh_verdict_violation(&m->verdict,
+				lh_xasprintf("rule %s (%s) hit %lu time%s on %zu host%s, worst %s",
+					     r->id, lh_severity_name(r->severity), r->gate_hits,
 					     r->gate_hits == 1 ? "" : "s", r->hosts.nr,
 					     r->hosts.nr == 1 ? "" : "s",
 					     lh_report_fmt_us(lh_report_us_to_ns(r->worst_us), a,
-							      sizeof(a)));
+							      sizeof(a))));
 		}
 	}
 }
@@ -503,30 +499,37 @@ void lh_merge_finish(struct lh_merge *m)
 		error(m, lh_xstrdup(m->unread ? "no report could be read" : "no report was given"));
 	for (t = 0; t < LH_TRACER_NR; t++) {
 		const struct lh_merge_tracer *mt = &m->tracers[t];
-		bool own = m->o.gate.has_max[t] && t != LH_TRACER_UNKNOWN;
+		const struct lh_gate_measure me = {
+			.measured = mt->measured, .not_measured = mt->not_measured,
+			.has_worst = mt->gate_seen,
+			.worst_ns = lh_report_us_to_ns(mt->gate_worst_us),
+		};
 		const char *tn = lh_tracer_name(t);
+		bool own;
 
-		if (!lh_gate_budget(&m->o.gate, t, &budget))
-			continue;
-		if (!mt->sections && !own)
-			continue;	/* 'all' judges what was measured */
-		if (!mt->sections) {
-			error(m, lh_xasprintf("%s is gated by --max but no report measured it%s%s",
-					      tn, mt->not_measured ? ": " : "",
-					      mt->not_measured ? mt->not_measured : ""));
-		} else if (mt->not_measured) {
-			error(m, lh_xasprintf("%s is gated by --max but a report could not measure it: %s",
-					      tn, mt->not_measured));
-		} else if (mt->gate_seen && lh_report_us_to_ns(mt->gate_worst_us) > budget) {
-			LH_GROW(m->violations, m->nr_violations + 1, m->alloc_violations);
-			m->violations[m->nr_violations++] =
+		switch (lh_gate_judge_max(&m->o.gate, t, &me, &budget, &own)) {
+		case LH_GATE_MAX_NONE:
+		case LH_GATE_MAX_PASS:
+			break;
+		case LH_GATE_MAX_UNMEASURED:
+			if (!mt->measured)
+				error(m, lh_xasprintf("%s is gated by --max but no report measured it%s%s",
+						      tn, mt->not_measured ? ": " : "",
+						      mt->not_measured ? mt->not_measured : ""));
+			else
+				error(m, lh_xasprintf("%s is gated by --max but a report could not measure it: %s",
+						      tn, mt->not_measured));
+			break;
+		case LH_GATE_MAX_OVER:
+			lh_verdict_violation(&m->verdict,
 				lh_xasprintf("%s: the fleet's worst %s on %s is over --max %s=%s", tn,
 					     lh_report_fmt_us(lh_report_us_to_ns(mt->gate_worst_us),
 							      a, sizeof(a)),
 					     host_name(&m->hosts[mt->gate_host], name,
 						       sizeof(name)),
 					     own ? tn : "all",
-					     lh_report_fmt_us(budget, b, sizeof(b)));
+					     lh_report_fmt_us(budget, b, sizeof(b))));
+			break;
 		}
 	}
 	judge_rules(m);
@@ -534,13 +537,7 @@ void lh_merge_finish(struct lh_merge *m)
 
 const char *lh_merge_verdict(const struct lh_merge *m)
 {
-	return m->error ? "error" : m->nr_violations ? "fail" : "pass";
-}
-
-/* Tracers in the order reports list them: the known ones, then the unknown. */
-static enum lh_tracer tracer_at(int i)
-{
-	return i + 1 == LH_TRACER_NR ? LH_TRACER_UNKNOWN : (enum lh_tracer)(i + 1);
+	return lh_verdict_name(&m->verdict);
 }
 
 static const struct lh_merge *sort_m;
@@ -625,12 +622,12 @@ static void write_text_tracers(const struct lh_merge *m, FILE *out)
 	fprintf(out, "  %-15s %10s %10s %10s  %s\n", "tracer", "sections", "worst", "gated",
 		"on host");
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(i)];
+		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(i)];
 
 		if (!mt->sections)
 			continue;
 		any = true;
-		fprintf(out, "  %-15s %10lu %10s %10s  %s\n", lh_tracer_name(tracer_at(i)),
+		fprintf(out, "  %-15s %10lu %10s %10s  %s\n", lh_tracer_name(lh_tracer_at(i)),
 			mt->sections, fmt_worst(mt->seen, mt->worst_us, a, sizeof(a)),
 			fmt_worst(mt->gate_seen, mt->gate_worst_us, b, sizeof(b)),
 			mt->seen ? fit(host_name(&m->hosts[mt->worst_host], name, sizeof(name)),
@@ -657,7 +654,7 @@ static void write_text_hosts(const struct lh_merge *m, FILE *out)
 		fprintf(out, "  %-22s %-18s %7lu", fit(host_name(h, name, sizeof(name)), 22, cut),
 			fit(h->kernel ? h->kernel : "?", 18, kcut), h->reports);
 		for (t = 0; t < LH_TRACER_NR; t++) {
-			enum lh_tracer tt = tracer_at(t);
+			enum lh_tracer tt = lh_tracer_at(t);
 
 			if (!h->sections[tt])
 				continue;
@@ -732,11 +729,11 @@ static void write_text_hists(const struct lh_merge *m, FILE *out)
 	fprintf(out, "  %-16s %-4s %10s %10s %10s %10s %10s\n", "histogram", "cpu", "count", "p50",
 		"p99", "p99.9", "max");
 	for (t = 0; t < LH_TRACER_NR; t++) {
-		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(t)];
+		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(t)];
 
 		if (!mt->hist.count)
 			continue;
-		snprintf(what, sizeof(what), "%s%s", lh_tracer_name(tracer_at(t)),
+		snprintf(what, sizeof(what), "%s%s", lh_tracer_name(lh_tracer_at(t)),
 			 mt->maxima_only ? " (maxima)" : "");
 		hist_row(out, what, "all", &mt->hist);
 		for (slot = 0; slot < mt->nr_cpus; slot++) {
@@ -795,12 +792,12 @@ static int write_text(const struct lh_merge *m, FILE *out)
 		fprintf(out, "%s --fail-on %s", i++ ? "\n      " : "",
 			lh_gate_fail_on_name(&m->o.gate));
 	fputs(i ? "\n" : " none\n", out);
-	if (m->error)
-		fprintf(out, "Verdict: ERROR: %s\n", m->error);
+	if (m->verdict.error)
+		fprintf(out, "Verdict: ERROR: %s\n", m->verdict.error);
 	else
-		fprintf(out, "Verdict: %s\n", m->nr_violations ? "FAIL" : "PASS");
-	for (i = 0; i < m->nr_violations; i++)
-		fprintf(out, "  %s\n", m->violations[i]);
+		fprintf(out, "Verdict: %s\n", m->verdict.nr_violations ? "FAIL" : "PASS");
+	for (i = 0; i < m->verdict.nr_violations; i++)
+		fprintf(out, "  %s\n", m->verdict.violations[i]);
 	return 0;
 }
 
@@ -887,7 +884,7 @@ static json_object *jtracers(const struct lh_merge *m)
 	int i;
 
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(i)];
+		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(i)];
 
 		if (!mt->sections && !mt->not_measured)
 			continue;
@@ -912,7 +909,7 @@ static json_object *jtracers(const struct lh_merge *m)
 			json_object_array_add(a, c);
 		}
 		add(e, "cpus", a);
-		add(o, lh_tracer_name(tracer_at(i)), e);
+		add(o, lh_tracer_name(lh_tracer_at(i)), e);
 	}
 	return o;
 }
@@ -933,12 +930,12 @@ static json_object *jhosts(const struct lh_merge *m, const uint32_t *v)
 		add(e, "reports_error", json_object_new_uint64(h->reports_error));
 		tr = json_object_new_object();
 		for (t = 0; t < LH_TRACER_NR; t++) {
-			if (!h->sections[tracer_at(t)])
+			if (!h->sections[lh_tracer_at(t)])
 				continue;
 			x = json_object_new_object();
-			add(x, "sections", json_object_new_uint64(h->sections[tracer_at(t)]));
-			add(x, "worst_us", jus(true, h->worst_us[tracer_at(t)]));
-			add(tr, lh_tracer_name(tracer_at(t)), x);
+			add(x, "sections", json_object_new_uint64(h->sections[lh_tracer_at(t)]));
+			add(x, "worst_us", jus(true, h->worst_us[lh_tracer_at(t)]));
+			add(tr, lh_tracer_name(lh_tracer_at(t)), x);
 		}
 		add(e, "tracers", tr);
 		json_object_array_add(a, e);
@@ -1012,10 +1009,10 @@ static int write_json(const struct lh_merge *m, FILE *out)
 	add(root, "lathound", jstr(LH_VERSION));
 	add(root, "merge_version", json_object_new_int(1));
 	add(root, "verdict", jstr(lh_merge_verdict(m)));
-	add(root, "error", jstr(m->error));
+	add(root, "error", jstr(m->verdict.error));
 	a = json_object_new_array();
-	for (i = 0; i < m->nr_violations; i++)
-		json_object_array_add(a, jstr(m->violations[i]));
+	for (i = 0; i < m->verdict.nr_violations; i++)
+		json_object_array_add(a, jstr(m->verdict.violations[i]));
 	add(root, "violations", a);
 	o = json_object_new_object();
 	for (t = 0; t < LH_TRACER_NR; t++)
@@ -1062,9 +1059,9 @@ static const char *tracer_violation(const struct lh_merge *m, const char *tn)
 {
 	size_t i, n = strlen(tn);
 
-	for (i = 0; i < m->nr_violations; i++)
-		if (!strncmp(m->violations[i], tn, n) && m->violations[i][n] == ':')
-			return m->violations[i];
+	for (i = 0; i < m->verdict.nr_violations; i++)
+		if (!strncmp(m->verdict.violations[i], tn, n) && m->verdict.violations[i][n] == ':')
+			return m->verdict.violations[i];
 	return NULL;
 }
 
@@ -1074,11 +1071,11 @@ static char *rule_violations(const struct lh_merge *m)
 	char *all = NULL, *s;
 	size_t i;
 
-	for (i = 0; i < m->nr_violations; i++) {
-		if (strncmp(m->violations[i], "rule ", 5))
+	for (i = 0; i < m->verdict.nr_violations; i++) {
+		if (strncmp(m->verdict.violations[i], "rule ", 5))
 			continue;
-		s = all ? lh_xasprintf("%s; %s", all, m->violations[i]) :
-			  lh_xstrdup(m->violations[i]);
+		s = all ? lh_xasprintf("%s; %s", all, m->verdict.violations[i]) :
+			  lh_xstrdup(m->verdict.violations[i]);
 		free(all);
 		all = s;
 	}
@@ -1105,17 +1102,20 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 		failures += tracer_violation(m, lh_tracer_name(t)) != NULL;
 	}
 	cases += rules;
-	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", out);
-	fprintf(out, "  <testsuite name=\"lathound merge\" tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n",
-		cases, failures, m->error ? 1 : 0);
+	lh_junit_begin(out, &(struct lh_junit_suite){
+		.name = "lathound merge", .tests = cases, .failures = failures,
+		.errors = m->verdict.error ? 1 : 0,
+	});
 	s = lh_xasprintf("%lu report%s folded, %zu host%s, %lu unreadable: %s", m->reports,
 			 m->reports == 1 ? "" : "s", m->nr_hosts, m->nr_hosts == 1 ? "" : "s",
 			 m->unread, lh_merge_verdict(m));
-	ret |= lh_escape_junit_case(out, "lathound.merge", "merge", NULL, m->error, s);
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.merge", .name = "merge", .error = m->verdict.error, .out = s,
+	});
 	free(s);
 	for (t = 0; t < LH_TRACER_NR; t++) {
-		const struct lh_merge_tracer *mt = &m->tracers[tracer_at(t)];
-		const char *tn = lh_tracer_name(tracer_at(t));
+		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(t)];
+		const char *tn = lh_tracer_name(lh_tracer_at(t));
 
 		if (!mt->sections)
 			continue;
@@ -1124,8 +1124,10 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 									  a, sizeof(a)),
 				 mt->seen ? host_name(&m->hosts[mt->worst_host], hn, sizeof(hn)) :
 				 "-", mt->sections);
-		ret |= lh_escape_junit_case(out, "lathound.merge", name, tracer_violation(m, tn),
-					    NULL, s);
+		ret |= lh_junit_case(out, &(struct lh_junit_case){
+			.classname = "lathound.merge", .name = name,
+			.failure = tracer_violation(m, tn), .out = s,
+		});
 		free(s);
 	}
 	if (rules) {
@@ -1135,11 +1137,13 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 			hits += m->rules[i].hits;
 		snprintf(name, sizeof(name), "rules --fail-on %s", lh_gate_fail_on_name(&m->o.gate));
 		s = lh_xasprintf("%lu rule hits across the fleet", hits);
-		ret |= lh_escape_junit_case(out, "lathound.merge", name, rule_fail, NULL, s);
+		ret |= lh_junit_case(out, &(struct lh_junit_case){
+			.classname = "lathound.merge", .name = name, .failure = rule_fail, .out = s,
+		});
 		free(s);
 	}
 	free(rule_fail);
-	fputs("  </testsuite>\n</testsuites>\n", out);
+	lh_junit_end(out);
 	return ret ? -1 : 0;
 }
 

@@ -56,6 +56,7 @@ struct lh_merge_cpu {
 
 struct lh_merge_tracer {
 	unsigned long		sections;
+	bool			measured;	/* sections counted, or a run had it armed */
 	bool			seen;
 	uint64_t		worst_us;	/* over every section */
 	size_t			worst_host;
@@ -120,13 +121,12 @@ struct lh_merge {
 	struct lh_htab		rule_htab;
 	struct lh_merge_khist	*khists;
 	size_t			nr_khists, alloc_khists;
+	struct lh_htab		khist_htab;	/* khists by source, kind and CPU */
 	struct lh_htab		runs;		/* run_id hashes */
-	char			*error;		/* why the verdict is error, or NULL */
+	struct lh_verdict	verdict;
 	unsigned long		nr_errors;
 	char			*problems[LH_MERGE_PROBLEMS];	/* errors and listed unreadables */
 	unsigned long		nr_problems;
-	char			**violations;	/* the gates that failed, each a sentence */
-	size_t			nr_violations, alloc_violations;
 	bool			finished;
 };
 

@@ -26,6 +26,11 @@ enum lh_tracer {
 
 /* Return: the tracefs name ("irqsoff"...), "unknown" for LH_TRACER_UNKNOWN. Static. */
 const char *lh_tracer_name(enum lh_tracer t);
+/* Return: the i-th tracer in the order reports list them: the known ones, then the unknown. */
+static inline enum lh_tracer lh_tracer_at(int i)
+{
+	return i + 1 < LH_TRACER_NR ? (enum lh_tracer)(i + 1) : LH_TRACER_UNKNOWN;
+}
 /*
  * Return: the tracer called name[0..len) in any case ("wakeup_RT" is wakeup_rt, as some
  * kernels print it), or LH_TRACER_UNKNOWN.

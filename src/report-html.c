@@ -82,14 +82,9 @@ static void __attribute__((format(printf, 3, 4))) row(FILE *out, const char *nam
 	fputs("</td></tr>", out);
 }
 
-static enum lh_tracer tracer_at(int i)
-{
-	return i + 1 < LH_TRACER_NR ? (enum lh_tracer)(i + 1) : LH_TRACER_UNKNOWN;
-}
-
 static const char *verdict_class(const struct lh_report *rep)
 {
-	return rep->error ? "error" : rep->passed ? "pass" : "fail";
+	return rep->verdict.error ? "error" : rep->passed ? "pass" : "fail";
 }
 
 /* "CPU3", "CPU?" */
@@ -241,7 +236,7 @@ static void write_head(const struct lh_report *rep, FILE *out)
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "style-src 'unsafe-inline'\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
-	put(out, "lathound %s report: %s", mode, rep->error ? "ERROR" : rep->passed ? "PASS" : "FAIL");
+	put(out, "lathound %s report: %s", mode, rep->verdict.error ? "ERROR" : rep->passed ? "PASS" : "FAIL");
 	if (rep->has_run && rep->run.host)
 		put(out, " (%s)", rep->run.host);
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
@@ -256,20 +251,20 @@ static void write_verdict(const struct lh_report *rep, FILE *out)
 	size_t i;
 
 	fprintf(out, "<section id=\"verdict\"><p><span class=\"verdict %s\">%s</span> ",
-		verdict_class(rep), rep->error ? "ERROR" : rep->passed ? "PASS" : "FAIL");
+		verdict_class(rep), rep->verdict.error ? "ERROR" : rep->passed ? "PASS" : "FAIL");
 	esc(out, lh_report_gates_text(rep, gates, sizeof(gates)));
 	fputs("</p>\n", out);
-	if (rep->error) {
+	if (rep->verdict.error) {
 		fputs("<p class=\"error-text\"><b>error:</b> ", out);
-		esc(out, rep->error);
+		esc(out, rep->verdict.error);
 		put(out, " (the gates, for what was read: %s)", rep->passed ? "pass" : "FAIL");
 		fputs("</p>\n", out);
 	}
-	if (rep->nr_violations) {
+	if (rep->verdict.nr_violations) {
 		fputs("<ul class=\"violations\">\n", out);
-		for (i = 0; i < rep->nr_violations; i++) {
+		for (i = 0; i < rep->verdict.nr_violations; i++) {
 			fputs("<li>", out);
-			esc(out, rep->violations[i]);
+			esc(out, rep->verdict.violations[i]);
 			fputs("</li>\n", out);
 		}
 		fputs("</ul>\n", out);
@@ -291,13 +286,13 @@ static void write_tracers(const struct lh_report *rep, FILE *out)
 	      "<th class=\"n\">accepted</th><th>CPU</th><th>task</th><th>started at -&gt; ended at</th>"
 	      "<th>source</th></tr>\n", out);
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		const struct lh_report_tracer *tr = &rep->tracers[tracer_at(i)];
+		const struct lh_report_tracer *tr = &rep->tracers[lh_tracer_at(i)];
 		const struct lh_report_where *wh = &tr->worst;
 
 		if (!tr->count)
 			continue;
 		fprintf(out, "<tr><td>%s</td><td class=\"n\">%llu us</td><td class=\"n\">%lu</td>"
-			"<td class=\"n\">%lu</td><td>%s</td>", lh_tracer_name(tracer_at(i)),
+			"<td class=\"n\">%lu</td><td>%s</td>", lh_tracer_name(lh_tracer_at(i)),
 			(unsigned long long)wh->latency_us, tr->count, tr->accepted,
 			cpu_name(wh->cpu, cpu, sizeof(cpu)));
 		td_task(out, wh->comm, wh->pid);
@@ -325,7 +320,7 @@ static void write_distributions(const struct lh_report *rep, FILE *out)
 		"Histograms of %s; counts on a log scale; the red line is the --max budget.</p>\n",
 		lh_report_sections_caption(rep, caption, sizeof(caption)));
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		enum lh_tracer t = tracer_at(i);
+		enum lh_tracer t = lh_tracer_at(i);
 		const struct lh_report_tracer *tr = &rep->tracers[t];
 		size_t slot, k, n = 0, cpus = 0;
 
@@ -471,12 +466,12 @@ static void write_progression(const struct lh_report *rep, FILE *out)
 	int i;
 
 	for (i = 0; i < LH_TRACER_NR; i++)
-		any |= rep->tracers[tracer_at(i)].nr_steps > 0;
+		any |= rep->tracers[lh_tracer_at(i)].nr_steps > 0;
 	if (!any)
 		return;
 	fputs("<h2 id=\"progression\">Progression of maxima</h2>\n", out);
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		enum lh_tracer t = tracer_at(i);
+		enum lh_tracer t = lh_tracer_at(i);
 		const struct lh_report_tracer *tr = &rep->tracers[t];
 		struct lh_svg_chart c;
 		size_t k, j, n, series = 0;

@@ -1050,10 +1050,10 @@ static void report_json(struct jw *w, const struct lh_report *rep)
 	jw_str(w, "mode", rep->has_run && rep->run.mode ? rep->run.mode : "analyze");
 	jw_str(w, "board", rep->opts.board);
 	jw_str(w, "verdict", lh_report_verdict(rep));
-	jw_str(w, "error", rep->error);
+	jw_str(w, "error", rep->verdict.error);
 	jw_arr(w, "violations");
-	for (i = 0; i < rep->nr_violations; i++)
-		jw_str(w, NULL, rep->violations[i]);
+	for (i = 0; i < rep->verdict.nr_violations; i++)
+		jw_str(w, NULL, rep->verdict.violations[i]);
 	jw_end(w);
 	gate_json(w, rep);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "junit.h"
 #include "report-priv.h"
 
 struct junit_case {
@@ -72,8 +72,8 @@ static void run_case(const struct lh_report *rep, struct junit_case *c)
 	snprintf(c->name, sizeof(c->name), "run");
 	if (run->ended_ns > run->started_ns)
 		c->time = (double)(run->ended_ns - run->started_ns) / 1e9;
-	if (rep->error)
-		c->error = lh_xstrdup(rep->error);
+	if (rep->verdict.error)
+		c->error = lh_xstrdup(rep->verdict.error);
 	join(&c->out, lh_xasprintf("ended by %s", run->end_reason ? run->end_reason : "?"));
 	for (t = 1; t < LH_TRACER_NR; t++) {
 		if (!run->armed_ns[t])
@@ -176,12 +176,12 @@ static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 
 	if (rep->has_run) {
 		run_case(rep, &cs[n++]);
-	} else if (rep->error && !rep->inputs_unread) {
+	} else if (rep->verdict.error && !rep->inputs_unread) {
 		struct junit_case *c = &cs[n++];
 
 		c->classname = "lathound.input";
 		snprintf(c->name, sizeof(c->name), "input");
-		c->error = lh_xstrdup(rep->error);
+		c->error = lh_xstrdup(rep->verdict.error);
 		c->out = lh_xstrdup("the run failed: the other testcases cover only what was read");
 	}
 	/* Each input not read in full, named by its file: an error, or skipped when accepted. */
@@ -267,30 +267,12 @@ static void free_cases(struct junit_case *cs, size_t n)
  * <failure>, <error> or <skipped/>: the message, and for the first two the same text with
  * detail (may be NULL) after it as the element's text.
  */
-static void write_outcome(FILE *out, const char *tag, const char *text, const char *detail,
-			  const char *type)
-{
-	fprintf(out, "      <%s message=\"", tag);
-	lh_escape_xml(out, text);
-	if (!type) {
-		fprintf(out, "\"/>\n");
-		return;
-	}
-	fprintf(out, "\" type=\"%s\">", type);
-	lh_escape_xml(out, text);
-	if (detail && *detail) {
-		putc('\n', out);
-		lh_escape_xml(out, detail);
-	}
-	fprintf(out, "</%s>\n", tag);
-}
-
 int lh_report_write_junit(struct lh_report *rep, FILE *out)
 {
 	size_t n, i, failures = 0, errors = 0, skipped = 0;
 	struct junit_case *cs = make_cases(rep, &n);
 	uint64_t start = rep->created_ns, end = lh_wall_ns();
-	char stamp[32];
+	char stamp[32], suite[48];
 	double secs;
 
 	if (rep->has_run) {
@@ -305,29 +287,21 @@ int lh_report_write_junit(struct lh_report *rep, FILE *out)
 		errors += cs[i].error != NULL;
 		skipped += cs[i].skipped != NULL;
 	}
+	snprintf(suite, sizeof(suite), "lathound %s",
+		 rep->has_run && rep->run.mode ? rep->run.mode : "analyze");
 	errno = 0;
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(out, "<testsuites name=\"lathound\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\" timestamp=\"%s\">\n",
-		n, failures, errors, skipped, secs, stamp);
-	fprintf(out, "  <testsuite name=\"lathound %s\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\" timestamp=\"%s\">\n",
-		rep->has_run && rep->run.mode ? rep->run.mode : "analyze", n, failures, errors,
-		skipped, secs, stamp);
+	lh_junit_begin(out, &(struct lh_junit_suite){
+		.name = suite, .tests = n, .failures = failures, .errors = errors, .timed = true,
+		.skipped = skipped, .time = secs, .timestamp = stamp,
+	});
 	write_properties(rep, out);
-	for (i = 0; i < n; i++) {
-		fprintf(out, "    <testcase classname=\"%s\" name=\"", cs[i].classname);
-		lh_escape_xml(out, cs[i].name);
-		fprintf(out, "\" time=\"%.3f\">\n", cs[i].time);
-		if (cs[i].error)
-			write_outcome(out, "error", cs[i].error, NULL, cs[i].classname);
-		if (cs[i].failure)
-			write_outcome(out, "failure", cs[i].failure, cs[i].detail, cs[i].classname);
-		if (cs[i].skipped)
-			write_outcome(out, "skipped", cs[i].skipped, NULL, NULL);
-		fprintf(out, "      <system-out>");
-		lh_escape_xml(out, cs[i].out);
-		fprintf(out, "</system-out>\n    </testcase>\n");
-	}
-	fprintf(out, "  </testsuite>\n</testsuites>\n");
+	for (i = 0; i < n; i++)
+		lh_junit_case(out, &(struct lh_junit_case){
+			.classname = cs[i].classname, .name = cs[i].name, .error = cs[i].error,
+			.failure = cs[i].failure, .detail = cs[i].detail, .skipped = cs[i].skipped,
+			.out = cs[i].out ? cs[i].out : "", .typed = true, .time = cs[i].time,
+		});
+	lh_junit_end(out);
 	free_cases(cs, n);
 	return lh_report_stream_status(out);
 }

@@ -21,7 +21,13 @@
 #include "report-priv.h"
 #include "rules.h"
 
-#define MAX_REPORT_BYTES	(1UL << 30)	/* a report file larger than this is refused */
+/*
+ * Memory is bounded by the input: a report larger than LH_REPORT_MAX_BYTES is refused, and so
+ * is one whose json-c tree would take more than TREE_FACTOR times its size plus TREE_SLACK
+ * (tree_bytes()): real reports take 5 to 18 times their size, 3 bytes of "{}," take 800.
+ */
+#define TREE_FACTOR		16
+#define TREE_SLACK		(64ULL << 20)
 
 /* One input's identity, for the checks that reports merged are of one board. */
 struct input {
@@ -36,6 +42,8 @@ struct lh_report_loader {
 	struct lh_report_load_opts	o;
 	struct lh_report		*rep;
 	struct lh_htab			rule_ids;	/* rules of rep->own_rules by id */
+	struct lh_htab			runs;		/* run ids read (lh_report_run_seen()) */
+	struct lh_htab			hists;		/* rep->hists by source, kind and CPU */
 	unsigned long			seq;		/* records read, in order */
 	size_t				max_kept;
 	struct input			*inputs;
@@ -62,6 +70,18 @@ struct ctx {
 	char			path[256];
 	size_t			len;
 	uint64_t		tracer_counts;	/* this report's tracers' counts, summed */
+	/* this report's own counts, which its kept records must fit */
+	struct own_tracer {
+		uint64_t	count, accepted;
+		uint64_t	worst_us, gate_us;	/* of worst and worst_gated (0: null) */
+		uint64_t	kept, kept_accepted;
+	}			tracer[LH_TRACER_NR];
+	struct own_rule {
+		bool		listed;
+		uint64_t	hits, accepted, worst_us, gate_worst_us;
+		uint64_t	kept, kept_accepted;
+	}			*rule;		/* by rule index */
+	size_t			nr_rule, alloc_rule;
 	bool			failed;
 };
 
@@ -308,10 +328,8 @@ static void same_count(struct ctx *c, const char *key, uint64_t count, const cha
  */
 #define ADD_COUNT(c, key, sum, n)						\
 	do {									\
-		if (__builtin_add_overflow((sum), (n), &(sum))) {		\
-			(sum) = ~(__typeof__(sum))0;				\
+		if (LH_ADD_CHECKED(sum, n))					\
 			bad((c), (key), "the reports' counts add up past 2^64");	\
-		}								\
 	} while (0)
 
 /* Return: the tracer a key or field names: a known one, "unknown", or (any) unknown. */
@@ -523,11 +541,54 @@ static void load_progression(struct ctx *c, json_object *o, struct lh_report_tra
 		  get_u64(c, o, "progression_dropped"));
 }
 
+/*
+ * A tracer's worst and worst_gated, added to tr, once checked against what they summarize:
+ * worst is there when a section was counted and is the max_us; worst_gated, the worst of the
+ * sections no 'ignore' rule accepted, is there exactly when some were not accepted, is no
+ * longer than worst, and is worst when none was accepted.
+ */
+static void check_worsts(struct ctx *c, json_object *v, uint64_t count, uint64_t accepted,
+			 struct lh_report_tracer *tr)
+{
+	struct lh_report_where w, g;
+	bool has_w = get_where(c, v, "worst", &w), has_g = get_where(c, v, "worst_gated", &g);
+	uint64_t max_us = get_u64(c, v, "max_us");
+
+	if (c->failed)
+		return;
+	if (accepted > count)
+		bad(c, "accepted", "%llu, but its count is %llu", (unsigned long long)accepted,
+		    (unsigned long long)count);
+	else if (has_w != (count > 0))
+		bad(c, "worst", "%s with a count of %llu", has_w ? "set" : "null",
+		    (unsigned long long)count);
+	else if (has_w && w.latency_us != max_us)
+		bad(c, "max_us", "%llu, but its worst is %llu", (unsigned long long)max_us,
+		    (unsigned long long)w.latency_us);
+	else if (has_g != (count > accepted))
+		bad(c, "worst_gated", "%s with %llu of %llu sections accepted",
+		    has_g ? "set" : "null", (unsigned long long)accepted,
+		    (unsigned long long)count);
+	else if (has_g && g.latency_us > w.latency_us)
+		bad(c, "worst_gated", "%llu, longer than its worst %llu",
+		    (unsigned long long)g.latency_us, (unsigned long long)w.latency_us);
+	else if (has_g && !accepted && g.latency_us != w.latency_us)
+		bad(c, "worst_gated", "%llu, but no section was accepted and its worst is %llu",
+		    (unsigned long long)g.latency_us, (unsigned long long)w.latency_us);
+	if (c->failed)
+		return;
+	c->tracer[tr - c->rep->tracers].worst_us = has_w ? w.latency_us : 0;
+	c->tracer[tr - c->rep->tracers].gate_us = has_g ? g.latency_us : 0;
+	if (has_w)
+		merge_where(&tr->worst, &w);
+	if (has_g)
+		merge_where(&tr->gate, &g);
+}
+
 static void load_tracers(struct ctx *c, json_object *root)
 {
 	json_object *o = member(c, root, "tracers", json_type_object, false);
 	struct lh_report *rep = c->rep;
-	struct lh_report_where w;
 	uint64_t n, count;
 
 	if (!o)
@@ -553,15 +614,13 @@ static void load_tracers(struct ctx *c, json_object *root)
 		n = get_u64(c, v, "accepted");
 		ADD_COUNT(c, "accepted", tr->accepted, n);
 		ADD_COUNT(c, "accepted", rep->accepted_records, n);
-		get_u64(c, v, "max_us");
 		if (rep->has_run && json_object_object_get_ex(v, "armed_s", NULL))
 			ADD_COUNT(c, "armed_s", rep->run.armed_ns[t], get_ns(c, v, "armed_s", 1e9));
 		if (rep->has_run && json_object_object_get_ex(v, "blind_s", NULL))
 			ADD_COUNT(c, "blind_s", rep->run.blind_ns[t], get_ns(c, v, "blind_s", 1e9));
-		if (get_where(c, v, "worst", &w))
-			merge_where(&tr->worst, &w);
-		if (get_where(c, v, "worst_gated", &w))
-			merge_where(&tr->gate, &w);
+		c->tracer[t].count = count;
+		c->tracer[t].accepted = n;
+		check_worsts(c, v, count, n, tr);
 		/* each record is counted in the histogram, and in its CPU's when it has one */
 		same_count(c, "count", count, "its histogram counts",
 			   get_hist(c, v, "histogram", &tr->hist));
@@ -587,6 +646,17 @@ static size_t rule_find(struct lh_report_loader *l, const char *id)
 	return (size_t)-1;
 }
 
+/* Return: this report's counts of rule idx (zero until its entry is read). */
+static struct own_rule *own_rule(struct ctx *c, size_t idx)
+{
+	if (idx >= c->nr_rule) {
+		LH_GROW(c->rule, idx + 1, c->alloc_rule);
+		memset(c->rule + c->nr_rule, 0, (idx + 1 - c->nr_rule) * sizeof(*c->rule));
+		c->nr_rule = idx + 1;
+	}
+	return &c->rule[idx];
+}
+
 static void load_rules(struct ctx *c, json_object *root)
 {
 	struct lh_report_loader *l = c->l;
@@ -598,8 +668,9 @@ static void load_rules(struct ctx *c, json_object *root)
 	for (i = 0; i < n; i++) {
 		struct lh_rule desc = { 0 };
 		struct lh_report_rule *ra;
+		struct own_rule *own;
 		const char *sev;
-		uint64_t uneval;
+		uint64_t uneval, gate_uneval;
 		size_t idx;
 
 		p = push(c, "rules", 0);
@@ -626,17 +697,40 @@ static void load_rules(struct ctx *c, json_object *root)
 									 idx)->severity));
 		}
 		ra = lh_report_rule_agg(c->rep, idx);
-		ADD_COUNT(c, "hits", ra->hits, get_u64(c, e, "hits"));
-		ADD_COUNT(c, "accepted", ra->accepted, get_u64(c, e, "accepted"));
-		ra->gate_hits = ra->hits - (ra->accepted < ra->hits ? ra->accepted : ra->hits);
-		ra->worst_us = max_u64(ra->worst_us, get_u64(c, e, "worst_us"));
-		ra->gate_worst_us = max_u64(ra->gate_worst_us, get_u64(c, e, "gate_worst_us"));
+		own = own_rule(c, idx);
+		if (own->listed)
+			bad(c, "id", "rule '%s' is listed twice", desc.id);
+		own->listed = true;
+		own->hits = get_u64(c, e, "hits");
+		own->accepted = get_u64(c, e, "accepted");
+		own->worst_us = get_u64(c, e, "worst_us");
+		own->gate_worst_us = get_u64(c, e, "gate_worst_us");
 		uneval = get_u64(c, e, "unevaluated");
+		gate_uneval = get_u64(c, e, "gate_unevaluated");
+		/* what is derived from the hits must fit them, or B's 'accepted' hides A's hits */
+		if (!c->failed && own->accepted > own->hits)
+			bad(c, "accepted", "%llu, more than its %llu hits",
+			    (unsigned long long)own->accepted, (unsigned long long)own->hits);
+		else if (!c->failed && gate_uneval > uneval)
+			bad(c, "gate_unevaluated", "%llu, more than its %llu unevaluated",
+			    (unsigned long long)gate_uneval, (unsigned long long)uneval);
+		else if (!c->failed && own->gate_worst_us > own->worst_us)
+			bad(c, "gate_worst_us", "%llu, longer than its worst_us %llu",
+			    (unsigned long long)own->gate_worst_us,
+			    (unsigned long long)own->worst_us);
+		if (c->failed) {
+			pop(c, p);
+			continue;
+		}
+		ADD_COUNT(c, "hits", ra->hits, own->hits);
+		ADD_COUNT(c, "accepted", ra->accepted, own->accepted);
+		ra->gate_hits = ra->hits - ra->accepted;
+		ra->worst_us = max_u64(ra->worst_us, own->worst_us);
+		ra->gate_worst_us = max_u64(ra->gate_worst_us, own->gate_worst_us);
 		ADD_COUNT(c, "unevaluated", ra->unevaluated, uneval);
 		/* records a rule could not be evaluated on: only said when not none */
 		c->rep->unevaluated_records = lh_sat_add(c->rep->unevaluated_records, uneval);
-		ADD_COUNT(c, "gate_unevaluated", ra->gate_unevaluated,
-			  get_u64(c, e, "gate_unevaluated"));
+		ADD_COUNT(c, "gate_unevaluated", ra->gate_unevaluated, gate_uneval);
 		pop(c, p);
 	}
 }
@@ -919,6 +1013,50 @@ static void load_record(struct ctx *c, json_object *e, struct lh_record *r, stru
 	r->captured_ns = get_time(c, e, "captured_at");
 }
 
+/*
+ * A kept record r with its match m against this report's counts: the record is one of its
+ * tracer's sections and of each rule's hits, accepted exactly when an 'ignore' rule hit it,
+ * and no longer than the worsts it is counted in.
+ */
+static void check_kept(struct ctx *c, const struct lh_record *r, const struct lh_match *m)
+{
+	enum lh_tracer t = (unsigned int)r->tracer < LH_TRACER_NR ? r->tracer : LH_TRACER_UNKNOWN;
+	struct own_tracer *ot = &c->tracer[t];
+	bool ignored = false;
+	size_t i;
+
+	ot->kept++;
+	ot->kept_accepted += m->accepted;
+	if (ot->kept > ot->count || ot->kept_accepted > ot->accepted ||
+	    ot->kept - ot->kept_accepted > ot->count - ot->accepted)
+		bad(c, NULL, "a %s record%s more than its tracer counts", lh_tracer_name(t),
+		    m->accepted ? " accepted" : " not accepted");
+	else if (r->latency_us > ot->worst_us || (!m->accepted && r->latency_us > ot->gate_us))
+		bad(c, "latency_us", "%llu, longer than its tracer's %s",
+		    (unsigned long long)r->latency_us, m->accepted ? "worst" : "worst_gated");
+	for (i = 0; i < m->nr_hits && !c->failed; i++) {
+		const struct lh_rule *rule = lh_rules_get(c->rep->own_rules, m->hits[i]);
+		struct own_rule *or = own_rule(c, m->hits[i]);
+
+		ignored |= rule->severity == LH_SEV_IGNORE;
+		or->kept++;
+		or->kept_accepted += m->accepted;
+		if (!or->listed)
+			bad(c, "rules", "rule '%s' is not in the report's rules", rule->id);
+		else if (or->kept > or->hits || or->kept_accepted > or->accepted ||
+			 or->kept - or->kept_accepted > or->hits - or->accepted)
+			bad(c, "rules", "rule '%s' hits more %srecords than its hits and accepted say",
+			    rule->id, m->accepted ? "accepted " : "");
+		else if (r->latency_us > or->worst_us ||
+			 (!m->accepted && r->latency_us > or->gate_worst_us))
+			bad(c, "rules", "rule '%s' hits it, but its %s is shorter", rule->id,
+			    m->accepted ? "worst_us" : "gate_worst_us");
+	}
+	if (!c->failed && ignored != m->accepted)
+		bad(c, "accepted", "%s, but %s of its rules is 'ignore'",
+		    m->accepted ? "true" : "false", ignored ? "one" : "none");
+}
+
 static void load_records(struct ctx *c, json_object *root)
 {
 	struct lh_match m = { 0 };
@@ -937,6 +1075,8 @@ static void load_records(struct ctx *c, json_object *root)
 		e = element(c, a, i);
 		if (e)
 			load_record(c, e, r, &m);
+		if (!c->failed)
+			check_kept(c, r, &m);
 		if (!c->failed)
 			lh_report_keep(c->rep, r, &m, c->l->seq++);
 		lh_record_free(r);
@@ -1174,6 +1314,19 @@ static void load_irq_stats(struct ctx *c, json_object *root)
 	pop(c, p);
 }
 
+/* Return: the index in all of the caller of symbol sym (of hash h) in t, or UINT32_MAX. */
+static uint32_t caller_find(const struct lh_htab *t, const struct lh_report_caller *all,
+			    uint64_t h, const char *sym)
+{
+	size_t pos = 0;
+	uint32_t k;
+
+	while (lh_htab_find(t, h, &pos, &k))
+		if (!strcmp(all[k].symbol, sym))
+			return k;
+	return UINT32_MAX;
+}
+
 /*
  * The callers of a kernel histogram (optional: reports before them have none), added to
  * those of the same histogram read before: counts summed, maxima kept, longest first.
@@ -1181,14 +1334,18 @@ static void load_irq_stats(struct ctx *c, json_object *root)
 static void load_callers(struct ctx *c, json_object *e, struct lh_report_histogram *kh)
 {
 	struct lh_report_caller *all = NULL, x;
-	size_t i, k, n, nr = 0, alloc = 0;
+	struct lh_htab by_symbol = { 0 };
+	size_t i, n, nr = 0, alloc = 0;
 	const char *note;
 	json_object *a, *o;
+	uint32_t k;
+	uint64_t h;
 
 	for (i = 0; i < kh->nr_callers; i++) {
 		LH_GROW(all, nr + 1, alloc);
 		all[nr] = kh->callers[i];
-		all[nr++].symbol = kh->callers[i].symbol;
+		h = lh_hash(all[nr].symbol, strlen(all[nr].symbol), 0);
+		lh_htab_add(&by_symbol, h, (uint32_t)nr++);
 	}
 	a = array(c, e, "callers", &n);
 	note = get_str(c, e, "callers_note", true, &c->rep->arena);
@@ -1203,11 +1360,12 @@ static void load_callers(struct ctx *c, json_object *e, struct lh_report_histogr
 		pop(c, q);
 		if (c->failed)
 			break;
-		for (k = 0; k < nr && strcmp(all[k].symbol, x.symbol); k++)
-			;
-		if (k == nr) {
+		h = lh_hash(x.symbol, strlen(x.symbol), 0);
+		k = caller_find(&by_symbol, all, h, x.symbol);
+		if (k == UINT32_MAX) {
 			LH_GROW(all, nr + 1, alloc);
-			all[nr++] = x;
+			all[nr] = x;
+			lh_htab_add(&by_symbol, h, (uint32_t)nr++);
 			continue;
 		}
 		all[k].count = lh_sat_add(all[k].count, x.count);
@@ -1216,6 +1374,7 @@ static void load_callers(struct ctx *c, json_object *e, struct lh_report_histogr
 	if (!c->failed)
 		lh_report_histogram_set_callers(kh, all, nr, LH_HIST_TOP_CALLERS,
 						note ? note : kh->callers_note);
+	lh_htab_release(&by_symbol);
 	free(all);
 }
 
@@ -1223,7 +1382,9 @@ static void load_hists(struct ctx *c, json_object *root)
 {
 	struct lh_report *rep = c->rep;
 	json_object *a, *e;
-	size_t i, k, n, p;
+	size_t i, n, p, pos;
+	uint32_t k;
+	uint64_t h;
 
 	a = array(c, root, "histograms", &n);
 	for (i = 0; i < n; i++) {
@@ -1241,12 +1402,16 @@ static void load_hists(struct ctx *c, json_object *root)
 			pop(c, p);
 			continue;
 		}
-		for (k = 0; k < rep->nr_hists && !kh; k++)
+		h = lh_hash(kind, strlen(kind) + 1, lh_hash(source, strlen(source) + 1,
+							      (uint64_t)(int64_t)cpu));
+		pos = 0;
+		while (!kh && lh_htab_find(&c->l->hists, h, &pos, &k))
 			if (rep->hists[k].cpu == cpu && !strcmp(rep->hists[k].kind, kind) &&
 			    !strcmp(rep->hists[k].source, source))
 				kh = &rep->hists[k];
 		if (!kh) {
 			LH_GROW(rep->hists, rep->nr_hists + 1, rep->alloc_hists);
+			lh_htab_add(&c->l->hists, h, (uint32_t)rep->nr_hists);
 			kh = &rep->hists[rep->nr_hists++];
 			memset(kh, 0, sizeof(*kh));
 			kh->source = source;
@@ -1315,6 +1480,7 @@ static void check_input(struct ctx *c, const struct lh_run_info *run, const char
 	struct lh_report_loader *l = c->l;
 	const char *kernel = run->kernel ? run->kernel : lh_report_kernel(l->rep);
 	struct input *in;
+	uint32_t first;
 	size_t i;
 
 	LH_GROW(l->inputs, l->nr_inputs + 1, l->alloc_inputs);
@@ -1324,13 +1490,15 @@ static void check_input(struct ctx *c, const struct lh_run_info *run, const char
 	in->host = run->host ? lh_xstrdup(run->host) : NULL;
 	in->kernel = kernel ? lh_xstrdup(kernel) : NULL;
 	in->run_id = run->run_id ? lh_xstrdup(run->run_id) : NULL;
+	if (lh_report_run_seen(&l->runs, in->run_id, (uint32_t)(l->nr_inputs - 1), &first)) {
+		bad(c, NULL, "the same run (run_id %s) as '%s': merging would count it twice",
+		    in->run_id, l->inputs[first].name);
+		return;
+	}
 	for (i = 0; i + 1 < l->nr_inputs; i++) {
 		const struct input *o = &l->inputs[i];
 
-		if (in->run_id && o->run_id && !strcmp(in->run_id, o->run_id))
-			bad(c, NULL, "the same run (run_id %s) as '%s': merging would count it twice",
-			    in->run_id, o->name);
-		else if (!in->board != !o->board || (in->board && strcmp(in->board, o->board)))
+		if (!in->board != !o->board || (in->board && strcmp(in->board, o->board)))
 			bad(c, NULL, "board '%s', but '%s' is of board '%s': only reports of one board merge here",
 			    in->board ? in->board : "(none)", o->name, o->board ? o->board : "(none)");
 		else if (in->host && o->host && strcmp(in->host, o->host))
@@ -1492,6 +1660,8 @@ void lh_report_loader_free(struct lh_report_loader *l)
 		return;
 	lh_report_free(l->rep);
 	lh_htab_release(&l->rule_ids);
+	lh_htab_release(&l->runs);
+	lh_htab_release(&l->hists);
 	for (i = 0; i < l->nr_inputs; i++) {
 		free(l->inputs[i].name);
 		free(l->inputs[i].board);
@@ -1508,6 +1678,46 @@ void lh_report_loader_free(struct lh_report_loader *l)
 	free(l);
 }
 
+/*
+ * Return: about what json-c takes to hold the tree of buf[0..len), from its structure alone:
+ * an object about 800 bytes (its hash table), an array 160, a member or element 100 (json-c
+ * 0.16 on 64-bit: RSS of 200,000 of each, less the buffer).
+ */
+static uint64_t tree_bytes(const char *buf, size_t len)
+{
+	uint64_t objects = 0, arrays = 0, items = 1;
+	bool in_str = false;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		char ch = buf[i];
+
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+			continue;
+		}
+		switch (ch) {
+		case '"':
+			in_str = true;
+			break;
+		case '{':
+			objects++;
+			break;
+		case '[':
+			arrays++;
+			break;
+		case ',':
+		case ':':
+			items++;
+			break;
+		}
+	}
+	return objects * 800 + arrays * 160 + items * 100;
+}
+
 int lh_report_loader_add(struct lh_report_loader *l, const char *name, const char *buf,
 			 size_t len, struct lh_diag *diag)
 {
@@ -1519,6 +1729,15 @@ int lh_report_loader_add(struct lh_report_loader *l, const char *name, const cha
 
 	if (!l->rep) {
 		lh_diag_add(diag, LH_DIAG_ERROR, "report '%s': the reading already ended", shown);
+		free(shown);
+		return -1;
+	}
+	if (len > LH_REPORT_MAX_BYTES || tree_bytes(buf, len) > TREE_FACTOR * len + TREE_SLACK) {
+		lh_diag_add(diag, LH_DIAG_ERROR, len > LH_REPORT_MAX_BYTES ?
+			    "report '%s': larger than %d MiB, more than a report of lathound's holds" :
+			    "report '%s': its structure would take more than %d times its size in memory: not a report lathound wrote",
+			    shown, len > LH_REPORT_MAX_BYTES ? (int)(LH_REPORT_MAX_BYTES >> 20) :
+			    TREE_FACTOR);
 		free(shown);
 		return -1;
 	}
@@ -1549,6 +1768,7 @@ int lh_report_loader_add(struct lh_report_loader *l, const char *name, const cha
 	}
 	json_tokener_free(tok);
 	ret = load(&c, root);
+	free(c.rule);
 	json_object_put(root);
 	free(shown);
 	return ret;
@@ -1579,12 +1799,16 @@ int lh_report_loader_add_file(struct lh_report_loader *l, const char *path,
 		if (fl >= 0)
 			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	}
-	ret = lh_read_fd(fd, &buf, &alloc, &len, MAX_REPORT_BYTES);
-	if (ret) {
+	ret = lh_read_fd(fd, &buf, &alloc, &len, LH_REPORT_MAX_BYTES + 8192);
+	if (ret && errno == EFBIG) {
+		/* (said by lh_report_loader_add(), as for a buffer) */
+		ret = 0;
+		len = LH_REPORT_MAX_BYTES + 1;
+	} else if (ret) {
 		char *shown = lh_record_escape_dup(path);
 
 		lh_diag_add(diag, LH_DIAG_ERROR, "cannot read report '%s': %s", shown,
-			    errno == EFBIG ? "larger than 1 GiB" : strerror(errno));
+			    strerror(errno));
 		free(shown);
 	}
 	if (!is_stdin)
@@ -1717,7 +1941,7 @@ struct lh_report *lh_report_loader_finish(struct lh_report_loader *l, struct lh_
 	if (l->o.fail_on)
 		gate.fail_on = l->o.fail_on->fail_on;
 	lh_report_evaluate(rep, &gate);
-	verdict = rep->error ? "error" : rep->passed ? "pass" : "fail";
+	verdict = rep->verdict.error ? "error" : rep->passed ? "pass" : "fail";
 	if (l->nr_inputs == 1 && !l->o.max && !l->o.fail_on && strcmp(verdict, l->verdict)) {
 		lh_diag_add(diag, LH_DIAG_ERROR, "report '%s': its verdict is '%s', but its data judged by its own gates give '%s': the report is inconsistent",
 			    l->inputs[0].name, l->verdict, verdict);

@@ -25,6 +25,9 @@
 
 #include "report.h"
 
+/* A report larger than this is refused: lathound's largest real ones are about 18 MiB. */
+#define LH_REPORT_MAX_BYTES	(32UL << 20)
+
 struct lh_report_load_opts {
 	/* records kept in full; 0: as many as the input that kept the most */
 	size_t			keep;

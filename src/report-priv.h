@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The report's insides, shared by report.c (aggregation, gate) and its writers
- * (report-text.c, report-json.c, report-junit.c, report-html.c, and metrics.c for
- * Prometheus), and by diff.c, which compares reports read back. Not for other modules.
+ * The report's insides, shared by report.c (aggregation, gate), its writers (report-text.c,
+ * report-json.c, report-junit.c, report-html.c, and metrics.c for Prometheus), its reader
+ * (report-load.c), and diff.c and merge.c, which compare and fold reports read back. Not for
+ * other modules.
  */
 #ifndef LH_REPORT_PRIV_H
 #define LH_REPORT_PRIV_H
@@ -166,11 +167,8 @@ struct lh_report {
 	uint64_t			created_ns;	/* CLOCK_REALTIME: when analyze began */
 	bool				evaluated;
 	bool				passed;
-	char				*error;		/* lh_report_set_error(), or NULL */
+	struct lh_verdict		verdict;	/* error: lh_report_set_error() */
 	struct lh_gate			gate;
-	char				**violations;
-	size_t				nr_violations;
-	size_t				alloc_violations;
 
 	/* histograms the kernel counted (lh_report_set_histogram()) */
 	struct lh_report_histogram	*hists;
@@ -247,9 +245,11 @@ char *lh_report_gates_text(const struct lh_report *rep, char *buf, size_t len);
 struct lh_report_kept **lh_report_kept_sorted(const struct lh_report *rep);
 /* Return: indices of the offenders, worst first (free it). */
 size_t *lh_report_offenders_sorted(const struct lh_report *rep);
+/* Return: what rep measured of tracer t, for lh_gate_judge_max(). */
+struct lh_gate_measure lh_report_measure(const struct lh_report *rep, enum lh_tracer t);
 /*
- * Return: the violation text for tracer t under its --max budget, or NULL when it passes or
- * has none (free it).
+ * Return: the violation text for tracer t under its --max budget, or NULL when it passes,
+ * has none or cannot be judged (lh_report_evaluate()'s error) (free it).
  */
 char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t);
 /* Return: the violation text for rule i under --fail-on, or NULL when it passes (free it). */

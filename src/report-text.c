@@ -45,12 +45,6 @@ static char *cpu_name(int cpu, char *buf, size_t len)
 	return buf;
 }
 
-/* Tracers in the order of enum lh_tracer, 'unknown' last. */
-static enum lh_tracer tracer_at(int i)
-{
-	return i + 1 < LH_TRACER_NR ? (enum lh_tracer)(i + 1) : LH_TRACER_UNKNOWN;
-}
-
 #define TOP_CPUS	16	/* CPUs whose progression is shown per tracer */
 
 /* "irqsoff CPU0: 150 -> 900 -> 2002 us" for each CPU whose maximum rose. */
@@ -128,12 +122,12 @@ static void print_tracers(const struct lh_report *rep, FILE *out)
 	int i, w = 6;
 
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		const struct lh_report_tracer *tr = &rep->tracers[tracer_at(i)];
+		const struct lh_report_tracer *tr = &rep->tracers[lh_tracer_at(i)];
 		size_t s;
 
 		if (!tr->count)
 			continue;
-		w = max_int(w, (int)strlen(lh_tracer_name(tracer_at(i))));
+		w = max_int(w, (int)strlen(lh_tracer_name(lh_tracer_at(i))));
 		if (tr->nr_cpus > 1)	/* "  CPU8191" */
 			w = max_int(w, 5 + snprintf(NULL, 0, "%zu", tr->nr_cpus - 2));
 		accepted += tr->accepted;
@@ -148,13 +142,13 @@ static void print_tracers(const struct lh_report *rep, FILE *out)
 	fprintf(out, "  %-*s  %10s  %8s  %4s  %-20s  %s\n", w, "TRACER", "WORST", "SECTIONS",
 		"CPU", "TASK", "STARTED AT -> ENDED AT");
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		const struct lh_report_tracer *tr = &rep->tracers[tracer_at(i)];
+		const struct lh_report_tracer *tr = &rep->tracers[lh_tracer_at(i)];
 		const struct lh_report_where *wh = &tr->worst;
 
 		if (!tr->count)
 			continue;
 		fprintf(out, "  %-*s  %7llu us  %8lu  %4s  %-20s  ", w,
-			lh_tracer_name(tracer_at(i)), (unsigned long long)wh->latency_us, tr->count,
+			lh_tracer_name(lh_tracer_at(i)), (unsigned long long)wh->latency_us, tr->count,
 			cpu_name(wh->cpu, cpu, sizeof(cpu)),
 			task_name(wh->comm, wh->pid, task, sizeof(task)));
 		if (wh->started[0] || wh->ended[0])
@@ -180,8 +174,8 @@ static void print_tracers(const struct lh_report *rep, FILE *out)
 		return;
 	fprintf(out, "  progression of maxima:\n");
 	for (i = 0; i < LH_TRACER_NR; i++)
-		if (rep->tracers[tracer_at(i)].count)
-			print_progression(&rep->tracers[tracer_at(i)], tracer_at(i), out);
+		if (rep->tracers[lh_tracer_at(i)].count)
+			print_progression(&rep->tracers[lh_tracer_at(i)], lh_tracer_at(i), out);
 }
 
 #define HIST_BAR	24	/* columns of the longest bar */
@@ -319,7 +313,7 @@ static void print_distributions(const struct lh_report *rep, FILE *out)
 		     "value shown, within the resolution in brackets)\n");
 	print_kernel_hists(rep, out);
 	for (i = 0; i < LH_TRACER_NR; i++) {
-		enum lh_tracer t = tracer_at(i);
+		enum lh_tracer t = lh_tracer_at(i);
 		const struct lh_report_tracer *tr = &rep->tracers[t];
 
 		if (!tr->count)
@@ -611,11 +605,11 @@ static void print_run(const struct lh_report *rep, FILE *out)
 			run->snapshots_dropped, run->snapshots_dropped == 1 ? "" : "s");
 		fprintf(out, "  armed:");
 		for (i = 0; i < LH_TRACER_NR; i++)
-			if (run->armed_ns[tracer_at(i)])
+			if (run->armed_ns[lh_tracer_at(i)])
 				fprintf(out, " %s %.1f s (blind %.1f s)",
-					lh_tracer_name(tracer_at(i)),
-					(double)run->armed_ns[tracer_at(i)] / 1e9,
-					(double)run->blind_ns[tracer_at(i)] / 1e9);
+					lh_tracer_name(lh_tracer_at(i)),
+					(double)run->armed_ns[lh_tracer_at(i)] / 1e9,
+					(double)run->blind_ns[lh_tracer_at(i)] / 1e9);
 		fputc('\n', out);
 	}
 	for (i = 1; i < LH_TRACER_NR; i++)
@@ -669,15 +663,15 @@ static void print_verdict(const struct lh_report *rep, FILE *out)
 	char buf[512];
 	int t;
 
-	if (rep->error)
+	if (rep->verdict.error)
 		fprintf(out, "\nVerdict: ERROR: %s\nGates, for what was read: %s (%s)\n",
-			rep->error, rep->passed ? "pass" : "FAIL",
+			rep->verdict.error, rep->passed ? "pass" : "FAIL",
 			lh_report_gates_text(rep, buf, sizeof(buf)));
 	else
 		fprintf(out, "\nVerdict: %s (%s)\n", rep->passed ? "PASS" : "FAIL",
 			lh_report_gates_text(rep, buf, sizeof(buf)));
-	for (t = 0; (size_t)t < rep->nr_violations; t++)
-		fprintf(out, "  - %s\n", rep->violations[t]);
+	for (t = 0; (size_t)t < rep->verdict.nr_violations; t++)
+		fprintf(out, "  - %s\n", rep->verdict.violations[t]);
 }
 
 int lh_report_write_text(struct lh_report *rep, FILE *out)

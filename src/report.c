@@ -111,15 +111,6 @@ static void kept_free(struct lh_report_kept *k)
 	free(k);
 }
 
-static void free_violations(struct lh_report *rep)
-{
-	size_t i;
-
-	for (i = 0; i < rep->nr_violations; i++)
-		free(rep->violations[i]);
-	rep->nr_violations = 0;
-}
-
 void lh_report_free(struct lh_report *rep)
 {
 	size_t i;
@@ -159,12 +150,10 @@ void lh_report_free(struct lh_report *rep)
 	for (i = 0; i < rep->nr_warnings; i++)
 		free(rep->warnings[i]);
 	free(rep->warnings);
-	free_violations(rep);
-	free(rep->violations);
+	lh_verdict_release(&rep->verdict);
 	lh_match_release(&rep->match);
 	lh_diag_release(&rep->own_diag);
 	lh_arena_release(&rep->arena);
-	free(rep->error);
 	free(rep);
 }
 
@@ -729,17 +718,43 @@ bool lh_report_rule_gated(const struct lh_report *rep, size_t i)
 	return rule->severity != LH_SEV_IGNORE && rule->severity >= rep->gate.fail_on;
 }
 
+struct lh_gate_measure lh_report_measure(const struct lh_report *rep, enum lh_tracer t)
+{
+	const struct lh_report_tracer *tr = &rep->tracers[t];
+	bool armed = rep->has_run && rep->run.armed_ns[t];
+
+	return (struct lh_gate_measure){
+		.measured = tr->count || armed,
+		.not_measured = rep->has_run ? rep->run.not_measured[t] : NULL,
+		.has_worst = tr->gate.set,
+		.worst_ns = lh_report_us_to_ns(tr->gate.latency_us),
+	};
+}
+
+/* Return: why tracer t's --max budget cannot be judged, or NULL (free it). */
+static char *unmeasured_error(const struct lh_report *rep, enum lh_tracer t)
+{
+	struct lh_gate_measure m = lh_report_measure(rep, t);
+	uint64_t budget_ns;
+	bool own;
+
+	if (lh_gate_judge_max(&rep->gate, t, &m, &budget_ns, &own) != LH_GATE_MAX_UNMEASURED)
+		return NULL;
+	return lh_xasprintf("%s is gated by --max %s but was not measured (%s): its budget cannot be judged",
+			    lh_tracer_name(t), own ? lh_tracer_name(t) : "all",
+			    m.not_measured ? m.not_measured :
+			    rep->has_run ? "the run never armed it" : "the input holds no section of it");
+}
+
 char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t)
 {
 	const struct lh_report_where *w = &rep->tracers[t].gate;
+	struct lh_gate_measure m = lh_report_measure(rep, t);
 	char worst[32], budget[32], by[32], where[96] = "";
-	bool own = t != LH_TRACER_UNKNOWN && rep->gate.has_max[t];
-	uint64_t budget_ns, worst_ns;
+	uint64_t budget_ns, worst_ns = m.worst_ns;
+	bool own;
 
-	if (!w->set || !lh_gate_budget(&rep->gate, t, &budget_ns))
-		return NULL;
-	worst_ns = lh_report_us_to_ns(w->latency_us);
-	if (worst_ns <= budget_ns)
+	if (lh_gate_judge_max(&rep->gate, t, &m, &budget_ns, &own) != LH_GATE_MAX_OVER)
 		return NULL;
 	if (w->comm[0] && w->pid >= 0)
 		snprintf(where, sizeof(where), "%s-%d", w->comm, w->pid);
@@ -808,14 +823,6 @@ bool lh_report_error_is_derived(const char *err)
 	return n > k && !strcmp(err + n - k, UNDECIDED) && strstr(err, " could not be evaluated on ");
 }
 
-static void add_violation(struct lh_report *rep, char *v)
-{
-	if (!v)
-		return;
-	LH_GROW(rep->violations, rep->nr_violations + 1, rep->alloc_violations);
-	rep->violations[rep->nr_violations++] = v;
-}
-
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 {
 	char *err;
@@ -824,35 +831,42 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 
 	merge_own_diag(rep);
 	rep->gate = *g;
-	free_violations(rep);
+	lh_verdict_clear_violations(&rep->verdict);
 	for (t = 1; t < LH_TRACER_NR; t++)
-		add_violation(rep, lh_report_max_violation(rep, t));
-	add_violation(rep, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
+		lh_verdict_violation(&rep->verdict, lh_report_max_violation(rep, t));
+	lh_verdict_violation(&rep->verdict, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
 	for (i = 0; i < rep->nr_rules; i++)
-		add_violation(rep, lh_report_rule_violation(rep, i));
+		lh_verdict_violation(&rep->verdict, lh_report_rule_violation(rep, i));
 	/* what was not read cannot have passed */
 	err = input_error(rep);
 	if (err)
 		lh_report_set_error(rep, err);
 	free(err);
+	/* nor can a budget on a tracer that was not measured */
+	for (t = 1; t < LH_TRACER_NR && !rep->verdict.error; t++) {
+		err = unmeasured_error(rep, t);
+		if (err)
+			lh_report_set_error(rep, err);
+		free(err);
+	}
 	/* as git grep and GNU grep stop: a rule the gate needed could not be evaluated */
 	err = lh_report_unevaluated_error(rep);
 	if (err)
 		lh_report_set_error(rep, err);
 	free(err);
 	rep->evaluated = true;
-	rep->passed = !rep->nr_violations;
-	return rep->passed && !rep->error;
+	rep->passed = !rep->verdict.nr_violations;
+	return rep->passed && !rep->verdict.error;
 }
 
 size_t lh_report_nr_violations(const struct lh_report *rep)
 {
-	return rep->nr_violations;
+	return rep->verdict.nr_violations;
 }
 
 const char *lh_report_violation(const struct lh_report *rep, size_t i)
 {
-	return i < rep->nr_violations ? rep->violations[i] : NULL;
+	return i < rep->verdict.nr_violations ? rep->verdict.violations[i] : NULL;
 }
 
 static int cmp_kept(const void *a, const void *b)
@@ -950,6 +964,25 @@ int lh_report_write_file(struct lh_report *rep, enum lh_format fmt, const char *
 	return ret;
 }
 
+const char *lh_report_run_id(const struct lh_report *rep)
+{
+	return rep->has_run ? rep->run.run_id : NULL;
+}
+
+bool lh_report_run_seen(struct lh_htab *runs, const char *id, uint32_t who, uint32_t *first)
+{
+	uint64_t h;
+	size_t pos = 0;
+
+	if (!id)
+		return false;
+	h = lh_hash(id, strlen(id), 0);
+	if (lh_htab_find(runs, h, &pos, first))
+		return true;
+	lh_htab_add(runs, h, who);
+	return false;
+}
+
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t)
 {
 	if ((unsigned int)t >= LH_TRACER_NR || !rep->tracers[t].worst.set)
@@ -969,13 +1002,13 @@ unsigned long lh_report_rule_hits(const struct lh_report *rep)
 
 void lh_report_set_error(struct lh_report *rep, const char *what)
 {
-	if (!rep->error)
-		rep->error = lh_xstrdup(what);
+	if (!rep->verdict.error)
+		rep->verdict.error = lh_xstrdup(what);
 }
 
 const char *lh_report_error(const struct lh_report *rep)
 {
-	return rep->error;
+	return rep->verdict.error;
 }
 
 /* Return: the kernel histogram of kind on cpu, added empty when not there. */
@@ -1101,5 +1134,5 @@ char *lh_report_sections_caption(const struct lh_report *rep, char *buf, size_t 
 
 const char *lh_report_verdict(const struct lh_report *rep)
 {
-	return rep->error ? "error" : rep->passed ? "pass" : "fail";
+	return rep->verdict.error ? "error" : rep->passed ? "pass" : "fail";
 }

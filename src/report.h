@@ -2,8 +2,8 @@
 /*
  * Worst-case latency reports and release gates. The report aggregates records (per
  * tracer, per CPU progression of maxima, offenders grouped by signature, rule hits),
- * keeps a bounded number of records in full, evaluates the gate, and writes text, JSON
- * (json-c) or JUnit XML. Pure except for the writers, which take a FILE *.
+ * keeps a bounded number of records in full, evaluates the gate, and writes text, JSON,
+ * JUnit XML or HTML. Pure except for the writers, which take a FILE *.
  */
 #ifndef LH_REPORT_H
 #define LH_REPORT_H
@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "histogram.h"
+#include "htab.h"
 #include "irqstat.h"
 #include "parse.h"
 #include "record.h"
@@ -55,6 +56,52 @@ const char *lh_gate_fail_on_name(const struct lh_gate *g);
  * Return: true and *ns when t has a budget.
  */
 bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns);
+
+/*
+ * The verdict of a report, a merge or a diff: error when something it was asked to judge
+ * could not be (the first reason is kept), else fail when a gate failed, else pass.
+ */
+struct lh_verdict {
+	char	*error;			/* why the verdict is error, or NULL */
+	char	**violations;		/* the gates that failed, each a sentence */
+	size_t	nr_violations, alloc_violations;
+};
+
+/* Makes the verdict error for why (taken; freed when an error was set before). */
+void lh_verdict_error(struct lh_verdict *v, char *why);
+/* Adds a failed gate, what (taken; NULL: nothing). */
+void lh_verdict_violation(struct lh_verdict *v, char *what);
+/* Forgets the violations (a report judged again); the error stays. */
+void lh_verdict_clear_violations(struct lh_verdict *v);
+/* Frees what v holds; v is then empty (pass). */
+void lh_verdict_release(struct lh_verdict *v);
+/* Return: "error", "fail" or "pass" (static). */
+const char *lh_verdict_name(const struct lh_verdict *v);
+
+/* What --max says of one tracer (lh_gate_judge_max()). */
+enum lh_gate_max {
+	LH_GATE_MAX_NONE,		/* no budget applies */
+	LH_GATE_MAX_PASS,		/* measured, the worst within its budget (or no section) */
+	LH_GATE_MAX_OVER,		/* measured, the worst over its budget: the gate fails */
+	LH_GATE_MAX_UNMEASURED,		/* the budget cannot be judged: an error */
+};
+
+/* What was measured of one tracer, for lh_gate_judge_max(). */
+struct lh_gate_measure {
+	bool		measured;	/* sections were counted, or a run had it armed */
+	const char	*not_measured;	/* why a run could not measure it, or NULL */
+	bool		has_worst;	/* a section no 'ignore' rule accepted was seen */
+	uint64_t	worst_ns;	/* the longest of them */
+};
+
+/*
+ * Judges tracer t by --max: its own budget, else 'all' (the only one of LH_TRACER_UNKNOWN). A tracer with
+ * its own budget must have been measured; 'all' judges the tracers that were, but one a run
+ * says it could not measure is an error under either. Return: the result, with *budget_ns and
+ * *own (whether the budget is t's own rather than 'all') set unless LH_GATE_MAX_NONE.
+ */
+enum lh_gate_max lh_gate_judge_max(const struct lh_gate *g, enum lh_tracer t,
+				   const struct lh_gate_measure *m, uint64_t *budget_ns, bool *own);
 
 enum lh_format { LH_FORMAT_TEXT, LH_FORMAT_JSON, LH_FORMAT_JUNIT, LH_FORMAT_HTML, LH_FORMAT_NR };
 /* Return: 0, or -1 when name is not text, json, junit or html. */
@@ -219,6 +266,17 @@ struct lh_report_caller {
  */
 void lh_report_set_callers(struct lh_report *rep, const char *kind,
 			   const struct lh_report_caller *c, size_t n, const char *note);
+
+/*
+ * The one check that reports are not the same run twice: run ids (128 random bits) noted in
+ * runs by their hash, a hash noted before being the same run. Notes run_id (NULL: none, as
+ * in an 'analyze' report or a merge of several runs: nothing is noted) with value who.
+ * Return: true and *first (the value it was noted with first) when it was noted before.
+ */
+bool lh_report_run_seen(struct lh_htab *runs, const char *run_id, uint32_t who,
+			uint32_t *first);
+/* Return: rep's run id (borrowed), or NULL when it has none. */
+const char *lh_report_run_id(const struct lh_report *rep);
 
 /* Return: the worst latency seen for tracer t in µs (0 when none), for status lines. */
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t);

@@ -236,12 +236,24 @@ static inline uint64_t lh_hash_fast(const void *s, size_t len, uint64_t seed)
 	return h ^ (h >> 29);
 }
 
-/* Return: a + b, or UINT64_MAX past it: a count that saturates, never one that goes round. */
+/*
+ * The one overflow policy of counts: a sum never goes round, it stays at its largest.
+ * LH_ADD_CHECKED(sum, n): sum += n for an unsigned sum of any width. Return: 0, or -1 when
+ * the sum would pass its largest value (it is then that value): a caller whose verdict rests
+ * on the sum says so (a report's counts); one whose sum is a statistic just keeps it.
+ */
+#define LH_ADD_CHECKED(sum, n)							\
+	__extension__ ({							\
+		__typeof__(sum) *s_ = &(sum);					\
+		__builtin_add_overflow(*s_, (n), s_) ?				\
+			(*s_ = (__typeof__(sum))~(__typeof__(sum))0, -1) : 0;	\
+	})
+
+/* Return: a + b, or UINT64_MAX past it (LH_ADD_CHECKED()'s policy, as a value). */
 static inline uint64_t lh_sat_add(uint64_t a, uint64_t b)
 {
-	uint64_t s;
-
-	return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+	LH_ADD_CHECKED(a, b);
+	return a;
 }
 
 /*

@@ -15,6 +15,7 @@
 
 #include "diff.h"
 #include "check-main.h"
+#include "report-feed.h"
 
 static const char test_rules[] =
 	"[raid-irq-held]\n"
@@ -50,30 +51,6 @@ static void teardown(void)
 static struct lh_report *rep_alloc(void)
 {
 	return lh_report_alloc(rules, NULL);
-}
-
-/* Adds n sections of lat us on cpu with the stack frame (NULL: none), matched against rules. */
-static void add(struct lh_report *rep, enum lh_tracer t, uint64_t lat, int cpu,
-		const char *frame, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		struct lh_record *r = lh_record_alloc();
-
-		r->tracer = t;
-		r->tracer_name = lh_arena_strdup(&r->arena, lh_tracer_name(t));
-		r->latency_us = lat;
-		r->cpu = cpu;
-		r->nr_cpus = 4;
-		r->task.pid = 1;
-		if (frame)
-			lh_record_add_frame(r, 0, frame, strlen(frame));
-		r->source = lh_arena_strdup(&r->arena, "t.trace");
-		r->line = 1;
-		ck_assert_int_eq(lh_report_feed(r, rep), 0);
-		lh_record_free(r);
-	}
 }
 
 /* The gate every report is evaluated by: none but --fail-on none, so that verdicts pass. */
@@ -176,7 +153,7 @@ START_TEST(equal_reports_pass)
 	add(new_rep, LH_TRACER_IRQSOFF, 100, 0, "fakeraid_isr", 1);
 	d = compare(&g);
 	ck_assert_str_eq(lh_diff_verdict(d), "pass");
-	ck_assert_ptr_null(d->error);
+	ck_assert_ptr_null(d->verdict.error);
 	ck_assert_uint_eq(d->nr_offenders, 0);
 	ck_assert_uint_eq(d->nr_rules, 0);
 	ck_assert(row(d, LH_TRACER_IRQSOFF, LH_DIFF_ALL_CPUS)->gated);
@@ -214,10 +191,10 @@ START_TEST(growth_per_tracer_and_cpu)
 	ck_assert_double_eq_tol(r->change_pct, 87.5, 1e-9);
 	ck_assert(r->gated && r->failed);
 	ck_assert_str_eq(lh_diff_verdict(d), "fail");
-	ck_assert_uint_eq(d->nr_violations, 2);
-	ck_assert_str_eq(d->violations[0],
+	ck_assert_uint_eq(d->verdict.nr_violations, 2);
+	ck_assert_str_eq(d->verdict.violations[0],
 			 "irqsoff: worst grew +50.0% (100us -> 150us), over --max-growth irqsoff=10%");
-	ck_assert_str_eq(d->violations[1],
+	ck_assert_str_eq(d->verdict.violations[1],
 			 "irqsoff on CPU 1: worst grew +87.5% (80us -> 150us), over --max-growth irqsoff=10%");
 	lh_diff_free(d);
 
@@ -261,7 +238,7 @@ START_TEST(p999_when_both_count_enough)
 	ck_assert_int_eq(r->basis, LH_DIFF_P999);
 	ck_assert(r->new_ns > r->base_ns);
 	ck_assert_str_eq(lh_diff_verdict(d), "fail");
-	ck_assert_ptr_nonnull(strstr(d->violations[0], "p99.9 grew"));
+	ck_assert_ptr_nonnull(strstr(d->verdict.violations[0], "p99.9 grew"));
 	lh_diff_free(d);
 	lh_report_free(new_rep);
 
@@ -353,7 +330,7 @@ START_TEST(kernel_histograms_compare_percentiles)
 	ck_assert_int_eq(r->dist, LH_DIFF_DIST_KERNEL);
 	ck_assert_uint_eq(r->new_p99_ns, 41000);
 	ck_assert_str_eq(lh_diff_verdict(d), "fail");
-	ck_assert_str_eq(d->violations[0],
+	ck_assert_str_eq(d->verdict.violations[0],
 			 "irqsoff: p99.9 grew +272.7% (11us -> 41us), over --max-growth irqsoff=10%");
 	lh_diff_free(d);
 	lh_report_free(new_rep);
@@ -417,7 +394,7 @@ START_TEST(irq_handlers_gated)
 	d = compare(&g);
 	ck_assert(d->irqs[0].failed);
 	ck_assert_str_eq(lh_diff_verdict(d), "fail");
-	ck_assert_str_eq(d->violations[0],
+	ck_assert_str_eq(d->verdict.violations[0],
 			 "irq 24 fakeraid: p99 grew +250.0%, over --max-irq-growth 10%");
 	lh_diff_free(d);
 
@@ -426,7 +403,7 @@ START_TEST(irq_handlers_gated)
 	lh_report_set_run(base_rep, &run);
 	d = compare(&g);
 	ck_assert_str_eq(lh_diff_verdict(d), "error");
-	ck_assert_str_eq(d->error,
+	ck_assert_str_eq(d->verdict.error,
 			 "--max-irq-growth cannot be judged: no base report collected IRQ statistics");
 	both_free(d);
 	lh_irqstat_free(bs);
@@ -466,7 +443,7 @@ START_TEST(offenders_new_gone_grown)
 	g.max_new_offenders = 0;
 	d = compare(&g);
 	ck_assert_str_eq(lh_diff_verdict(d), "fail");
-	ck_assert_ptr_nonnull(strstr(d->violations[0], "1 new offender signature, over --max-new-offenders 0"));
+	ck_assert_ptr_nonnull(strstr(d->verdict.violations[0], "1 new offender signature, over --max-new-offenders 0"));
 	both_free(d);
 }
 END_TEST
@@ -485,8 +462,8 @@ START_TEST(new_rule_hits_by_severity)
 	d = compare(&g);
 	ck_assert_uint_eq(d->nr_rules, 2);
 	ck_assert_str_eq(lh_diff_verdict(d), "fail");
-	ck_assert_uint_eq(d->nr_violations, 1);
-	ck_assert_ptr_nonnull(strstr(d->violations[0], "rule 'raid-irq-held' (critical) hit 1 record, none in the base"));
+	ck_assert_uint_eq(d->verdict.nr_violations, 1);
+	ck_assert_ptr_nonnull(strstr(d->verdict.violations[0], "rule 'raid-irq-held' (critical) hit 1 record, none in the base"));
 	lh_diff_free(d);
 
 	/* slow-alloc grew from 1 to 3 hits, but it was not new: only reported. */
@@ -517,7 +494,7 @@ START_TEST(fail_closed)
 	add(new_rep, LH_TRACER_IRQSOFF, 100, 0, "a", 1);
 	d = compare(&g);
 	ck_assert_str_eq(lh_diff_verdict(d), "error");
-	ck_assert_str_eq(d->error, "preemptoff is gated by --max-growth but neither side measured it");
+	ck_assert_str_eq(d->verdict.error, "preemptoff is gated by --max-growth but neither side measured it");
 	lh_diff_free(d);
 
 	/* Gated by 'all', measured by the base only: the new kernel lost a measurement. */
@@ -525,7 +502,7 @@ START_TEST(fail_closed)
 	add(base_rep, LH_TRACER_PREEMPTOFF, 50, 0, "a", 1);
 	d = compare(&g);
 	ck_assert_str_eq(lh_diff_verdict(d), "error");
-	ck_assert_str_eq(d->error, "preemptoff is gated by --max-growth but only the base reports measured it");
+	ck_assert_str_eq(d->verdict.error, "preemptoff is gated by --max-growth but only the base reports measured it");
 	lh_diff_free(d);
 
 	/* Gated, measured on both sides, but one board of the new set measured nothing. */
@@ -537,7 +514,7 @@ START_TEST(fail_closed)
 		g = gate("irqsoff=10");
 		d = compare(&g);
 		ck_assert_str_eq(lh_diff_verdict(d), "error");
-		ck_assert_str_eq(d->error, "irqsoff is gated by --max-growth but a new report did not measure it: irqsoff is not in available_tracers");
+		ck_assert_str_eq(d->verdict.error, "irqsoff is gated by --max-growth but a new report did not measure it: irqsoff is not in available_tracers");
 		lh_diff_free(d);
 		run.not_measured[LH_TRACER_IRQSOFF] = NULL;
 		lh_report_set_run(new_rep, &run);
@@ -555,7 +532,7 @@ START_TEST(fail_closed)
 		struct lh_diff_side n = { NULL, NULL, 0, "cannot open report 'x.json'" };
 
 		d = lh_diff_compute(&b, &n, &g);
-		ck_assert_str_eq(d->error, "a new report could not be read: cannot open report 'x.json'");
+		ck_assert_str_eq(d->verdict.error, "a new report could not be read: cannot open report 'x.json'");
 		lh_diff_free(d);
 	}
 
@@ -563,7 +540,7 @@ START_TEST(fail_closed)
 	lh_report_set_error(new_rep, "cannot read 'x.trace'");
 	d = compare(&g);
 	ck_assert_str_eq(lh_diff_verdict(d), "error");
-	ck_assert_str_eq(d->error, "new report 'new.json': its verdict is error (cannot read 'x.trace'); --accept-error compares it anyway");
+	ck_assert_str_eq(d->verdict.error, "new report 'new.json': its verdict is error (cannot read 'x.trace'); --accept-error compares it anyway");
 	lh_diff_free(d);
 	g.accept_error = true;
 	d = compare(&g);
@@ -606,8 +583,8 @@ START_TEST(sets_of_reports)
 	ck_assert(!row(d, LH_TRACER_WAKEUP_RT, LH_DIFF_ALL_CPUS)->base.present);
 	/* +5% over all CPUs passes; CPU 0 of the boards went 100us -> 150us and fails */
 	ck_assert_str_eq(lh_diff_verdict(d), "fail");
-	ck_assert_uint_eq(d->nr_violations, 1);
-	ck_assert_str_eq(d->violations[0],
+	ck_assert_uint_eq(d->verdict.nr_violations, 1);
+	ck_assert_str_eq(d->verdict.violations[0],
 			 "irqsoff on CPU 0: worst grew +50.0% (100us -> 150us), over --max-growth irqsoff=20%");
 	lh_diff_free(d);
 	for (i = 0; i < 2; i++)

@@ -467,6 +467,68 @@ START_TEST(unevaluated_critical_rule)
 }
 END_TEST
 
+/* --max judged once: its own budget needs the tracer measured, 'all' what a run could not. */
+START_TEST(judge_max_values)
+{
+	struct lh_gate g;
+	struct lh_gate_measure none = { 0 }, worst = { .measured = true, .has_worst = true,
+						       .worst_ns = 2000000 };
+	struct lh_gate_measure armed = { .measured = true };
+	struct lh_gate_measure lost = { .measured = true, .not_measured = "not in --tracer" };
+	const char *err;
+	uint64_t ns;
+	bool own;
+
+	lh_gate_init(&g);
+	ck_assert_int_eq(lh_gate_judge_max(&g, LH_TRACER_IRQSOFF, &worst, &ns, &own),
+			 LH_GATE_MAX_NONE);
+	ck_assert_int_eq(lh_gate_parse_max(&g, "irqsoff=1ms", &err), 0);
+	ck_assert_int_eq(lh_gate_judge_max(&g, LH_TRACER_IRQSOFF, &worst, &ns, &own),
+			 LH_GATE_MAX_OVER);
+	ck_assert(own);
+	ck_assert_uint_eq(ns, 1000000);
+	ck_assert_int_eq(lh_gate_judge_max(&g, LH_TRACER_IRQSOFF, &armed, &ns, &own),
+			 LH_GATE_MAX_PASS);
+	ck_assert_int_eq(lh_gate_judge_max(&g, LH_TRACER_IRQSOFF, &none, &ns, &own),
+			 LH_GATE_MAX_UNMEASURED);
+	ck_assert_int_eq(lh_gate_judge_max(&g, LH_TRACER_IRQSOFF, &lost, &ns, &own),
+			 LH_GATE_MAX_UNMEASURED);
+	ck_assert_int_eq(lh_gate_judge_max(&g, LH_TRACER_PREEMPTOFF, &none, &ns, &own),
+			 LH_GATE_MAX_NONE);
+	ck_assert_int_eq(lh_gate_parse_max(&g, "all=5ms", &err), 0);
+	/* 'all' judges what was measured, and errs on what a run says it could not */
+	ck_assert_int_eq(lh_gate_judge_max(&g, LH_TRACER_PREEMPTOFF, &none, &ns, &own),
+			 LH_GATE_MAX_PASS);
+	ck_assert(!own);
+	ck_assert_int_eq(lh_gate_judge_max(&g, LH_TRACER_PREEMPTOFF, &lost, &ns, &own),
+			 LH_GATE_MAX_UNMEASURED);
+	ck_assert_int_eq(lh_gate_judge_max(&g, LH_TRACER_UNKNOWN, &worst, &ns, &own),
+			 LH_GATE_MAX_PASS);
+}
+END_TEST
+
+/* One verdict for reports, merges and diffs: the first error wins, violations make it fail. */
+START_TEST(verdict_values)
+{
+	struct lh_verdict v = { 0 };
+
+	ck_assert_str_eq(lh_verdict_name(&v), "pass");
+	lh_verdict_violation(&v, NULL);
+	ck_assert_str_eq(lh_verdict_name(&v), "pass");
+	lh_verdict_violation(&v, lh_xstrdup("irqsoff: over"));
+	ck_assert_str_eq(lh_verdict_name(&v), "fail");
+	lh_verdict_error(&v, lh_xstrdup("first"));
+	lh_verdict_error(&v, lh_xstrdup("second"));
+	ck_assert_str_eq(lh_verdict_name(&v), "error");
+	ck_assert_str_eq(v.error, "first");
+	lh_verdict_clear_violations(&v);
+	ck_assert_uint_eq(v.nr_violations, 0);
+	ck_assert_str_eq(lh_verdict_name(&v), "error");
+	lh_verdict_release(&v);
+	ck_assert_str_eq(lh_verdict_name(&v), "pass");
+}
+END_TEST
+
 static Suite *gate_suite(void)
 {
 	Suite *s = suite_create("gate");
@@ -486,6 +548,8 @@ static Suite *gate_suite(void)
 	tcase_add_test(tc, huge_latency_fails_max);
 	tcase_add_test(tc, unevaluated_rule_is_error);
 	tcase_add_test(tc, unevaluated_critical_rule);
+	tcase_add_test(tc, judge_max_values);
+	tcase_add_test(tc, verdict_values);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1178,6 +1178,10 @@ START_TEST(junit_well_formed_and_escaped)
 	lh_report_add(rep, r, &m);
 	lh_record_free(r);
 	lh_match_release(&m);
+	/* (a budget on a tracer never measured is an error: wakeup was) */
+	r = mk(LH_TRACER_WAKEUP, 50, 2, "w", 3, "s", "e", NULL);
+	lh_report_add(rep, r, NULL);
+	lh_record_free(r);
 
 	lh_gate_init(&g);
 	ck_assert_int_eq(lh_gate_parse_max(&g, "irqsoff=1ms", &err), 0);

@@ -327,6 +327,26 @@ START_TEST(read_write_fd)
 }
 END_TEST
 
+/* One overflow policy: a sum stays at its largest and says so, whatever its width. */
+START_TEST(add_checked)
+{
+	uint64_t a = UINT64_MAX - 1;
+	uint32_t b = UINT32_MAX - 1;
+	unsigned long c = 5;
+
+	ck_assert_int_eq(LH_ADD_CHECKED(a, 1), 0);
+	ck_assert_uint_eq(a, UINT64_MAX);
+	ck_assert_int_eq(LH_ADD_CHECKED(a, 1), -1);
+	ck_assert_uint_eq(a, UINT64_MAX);
+	ck_assert_int_eq(LH_ADD_CHECKED(b, 2), -1);
+	ck_assert_uint_eq(b, UINT32_MAX);
+	ck_assert_int_eq(LH_ADD_CHECKED(c, 7), 0);
+	ck_assert_uint_eq(c, 12);
+	ck_assert_uint_eq(lh_sat_add(UINT64_MAX - 2, 5), UINT64_MAX);
+	ck_assert_uint_eq(lh_sat_add(2, 5), 7);
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -344,6 +364,7 @@ static Suite *util_suite(void)
 	tcase_add_test(tc, hashes);
 	tcase_add_test(tc, hash_fast_tail);
 	tcase_add_test(tc, read_write_fd);
+	tcase_add_test(tc, add_checked);
 	suite_add_tcase(s, tc);
 	return s;
 }
