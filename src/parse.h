@@ -35,6 +35,7 @@ struct lh_parse_stats {
 	unsigned long	skipped;	/* snapshots dropped as malformed or truncated */
 	unsigned long	bad_lines;	/* lines that matched no known layout */
 	unsigned long	incomplete;	/* records whose body is elided or cut */
+	unsigned long	cut;		/* of those, the ones whose body is cut (not read in full) */
 	unsigned long	cut_lines;	/* lines longer than LH_PARSE_LINE_MAX */
 };
 
@@ -104,6 +105,7 @@ struct lh_parse_outcome {
 	unsigned long		empty_line;	/* see lh_parser_why_empty(); 0: none */
 	unsigned long		qp_line;
 	char			first_skip[LH_PARSE_SKIP_LEN];	/* "": none skipped */
+	char			first_cut[LH_PARSE_SKIP_LEN];	/* "": none cut */
 };
 
 /*
@@ -138,5 +140,13 @@ const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p);
  * NULL when it skipped none. Names the reason an input was not read in full.
  */
 const char *lh_parser_first_skip(const struct lh_parser *p);
+/*
+ * Return: how the first record with a cut body (lh_record_body()) of the input
+ * lh_parse_end() ended is cut, "line 1: snapshot 'irqsoff' shows 26 of the 167 entries its
+ * header declares, and no elision marker" (borrowed, valid until the next parse), or NULL
+ * when none is. An elided body ('...', '[...]', '<snip>') is a person's choice, read in full
+ * as published; a cut one is an input not read in full.
+ */
+const char *lh_parser_first_cut(const struct lh_parser *p);
 
 #endif /* LH_PARSE_H */
