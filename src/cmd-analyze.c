@@ -111,7 +111,8 @@ unread(struct input *inp, const char *fmt, ...)
  * What one piece of input costs: a regular file is mapped and read MAP_PIECE bytes at a time,
  * each piece given back to the page cache once parsed (so that RSS stays bounded); anything
  * else (standard input, a pipe, a device) is read READ_PIECE bytes at a time. A trace.dat is
- * the exception: libtracecmd needs it whole, and gives back its latency text whole.
+ * the exception: libtracecmd needs it whole (a pipe's is held, up to LH_TRACEDAT_STREAM_MAX),
+ * and its latency text comes back a piece at a time, as a text input's.
  */
 #define MAP_PIECE	(8 << 20)
 #define READ_PIECE	(256 << 10)
@@ -145,6 +146,12 @@ static int tracedat_record(struct lh_record *r, void *arg)
 	return lh_report_feed(r, inp->rep);
 }
 
+/* A piece of a trace.dat's latency text, for the parser as a text input's would be. */
+static int feed_text(const char *text, size_t len, void *parser)
+{
+	return lh_parse_feed(parser, text, len);
+}
+
 /*
  * Parses the latency text of a trace.dat whose bytes buf[0..len) (all of them) were read
  * from fd. Return: 0, or -1 when it cannot be read (inp says why).
@@ -153,17 +160,13 @@ static int feed_tracedat(int fd, const char *buf, size_t len, struct input *inp,
 			 struct lh_parser *p)
 {
 	const char *why;
-	char *text;
-	size_t text_len;
 
 	inp->tracedat = true;
 	lh_parse_begin(p, inp->in.name, tracedat_record, inp);	/* nothing was fed yet */
-	if (lh_tracedat_read_latency(fd, buf, len, &text, &text_len, &why)) {
+	if (lh_tracedat_read_latency(fd, buf, len, feed_text, p, &why)) {
 		unread(inp, "cannot read trace.dat '%s': %s", inp->shown, why);
 		return -1;
 	}
-	lh_parse_feed(p, text, text_len);
-	free(text);
 	return 0;
 }
 
@@ -249,6 +252,13 @@ static int feed_stream(int fd, struct input *inp, struct lh_parser *p)
 		if (whole) {
 			if (!n) {
 				ret = feed_tracedat(fd, buf, len, inp, p);
+				break;
+			}
+			if (len >= LH_TRACEDAT_STREAM_MAX) {
+				unread(inp, "cannot read trace.dat '%s': more than %u MiB through a "
+				       "pipe (libtracecmd needs it whole: give it as a file)",
+				       inp->shown, LH_TRACEDAT_STREAM_MAX >> 20);
+				ret = -1;
 				break;
 			}
 			continue;

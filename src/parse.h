@@ -25,6 +25,11 @@
  * first, is flagged truncated and warned about.
  */
 #define LH_PARSE_RECORD_MAX	(32 * 1024 * 1024)
+/*
+ * The most text of one tracefs 'trace' file read into memory at once: a live capture's read,
+ * a trace.dat's latency data. A snapshot never comes close.
+ */
+#define LH_TRACE_TEXT_MAX	(256u << 20)
 
 struct lh_parser;
 

@@ -164,6 +164,41 @@ done
 echo "# $passed of $nflips flips of every 7th byte pass: names garbled inside intact lines"
 check "trace.dat, $nflips bit flips of every 7th byte: exit 0, 1 or 2 each time" \
 	test "$crashed" = 0
+# ---- memory bounded whatever the file says ----
+# A trace.dat through a pipe is held whole for libtracecmd, up to 64 MiB: 3 GB of it is an
+# error said at once, not an "out of memory".
+if [ -x /usr/bin/time ]; then
+	{ printf '\027\010Dtracing6\0'; head -c 3G /dev/zero; } |
+		/usr/bin/time -f '%M' -o "$TMP/rss" "${LATHOUND_RUN[@]}" analyze - \
+		>"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	expect_rc "3 GB of trace.dat through a pipe: an error" 1
+	expect_in "3 GB of trace.dat through a pipe: said so" "$(cat "$TMP/err")" \
+		"cannot read trace.dat '<stdin>': more than 64 MiB through a pipe"
+	rss=$(tail -1 "$TMP/rss")
+	check "3 GB of trace.dat through a pipe: max RSS ${rss} kB < 100 MB" [ "$rss" -lt 102400 ]
+else
+	skip "3 GB of trace.dat through a pipe" "no /usr/bin/time (apt-get install time)"
+fi
+# Latency data of 64 MiB of newlines in zstd chunks (a file of 0.2 MB): read from the child a
+# piece at a time into the parser, as a text input is, not held whole.
+if command -v trace-cmd >/dev/null && [ -x /usr/bin/time ] &&
+   trace-cmd convert -i "$DAT" -o "$TMP/v6.dat" --file-version 6 >/dev/null 2>&1; then
+	at=$(grep -abo 'latency  ' "$TMP/v6.dat" | head -1 | cut -d: -f1)
+	{ head -c $((at + 10)) "$TMP/v6.dat"; yes '' | head -c 64M; } >"$TMP/nl6.dat"
+	trace-cmd convert -i "$TMP/nl6.dat" -o "$TMP/nl.dat" --file-version 7 \
+		--compression zstd >/dev/null 2>&1
+	rm -f "$TMP/nl6.dat"
+	/usr/bin/time -f '%M' -o "$TMP/rss" "${LATHOUND_RUN[@]}" analyze "$TMP/nl.dat" \
+		>"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	expect_rc "trace.dat of $(($(stat -c %s "$TMP/nl.dat") / 1024)) KiB holding 64 MiB of newlines: no snapshot, an error" 1
+	rss=$(tail -1 "$TMP/rss")
+	check "64 MiB of latency text: max RSS ${rss} kB < 40 MB" [ "$rss" -lt 40960 ]
+else
+	skip "64 MiB of latency text" "no trace-cmd or /usr/bin/time here"
+fi
+
 printf '\027\010Dtracing' >"$TMP/magic.dat"
 run analyze "${NORULES[@]}" "$TMP/magic.dat"
 expect_rc "nothing but trace-cmd's magic" 1
