@@ -289,6 +289,7 @@ static void judge_input(struct input *inp, const struct lh_parser *p,
 	const char *skip = lh_parser_first_skip(p);
 	unsigned long n = st->snapshots - before->snapshots, k = st->skipped - before->skipped;
 	unsigned long c = st->cut - before->cut, bad = st->bad_lines - before->bad_lines;
+	unsigned long odd = st->odd_entries - before->odd_entries;
 	char reason[256];
 
 	inp->in.snapshots = n;
@@ -308,10 +309,11 @@ static void judge_input(struct input *inp, const struct lh_parser *p,
 	else if (c)
 		unread(inp, "trace '%s': %lu of %lu snapshots cut, read in part (%s)", inp->shown, c,
 		       n, lh_parser_first_cut(p) ?: "?");
-	else if (inp->tracedat && (inp->damage[0] || bad))
+	else if (inp->tracedat && (inp->damage[0] || bad || odd))
 		unread(inp, "trace.dat '%s': libtracecmd returned latency text the kernel never "
 		       "writes, damaged (%s)", inp->shown, inp->damage[0] ? inp->damage :
-		       "lines of no known layout");
+		       bad ? "lines of no known layout" :
+		       "entries that are no function call or event the kernel prints");
 }
 
 /* Parses one trace file ("-": standard input) into the report; inp says how much was read. */

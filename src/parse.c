@@ -129,6 +129,7 @@ struct lh_parser {
 	bool			warned_outside;
 	bool			warned_cut;
 	bool			line_was_cut;	/* the line logical_line() gets next */
+	bool			odd_text;	/* content() took text the kernel never prints */
 
 	/* the snapshot being parsed */
 	enum state		state;
@@ -1272,6 +1273,8 @@ static void irq_entry(struct lh_parser *p, const char *s, const char *e, double 
 	struct lh_irq *irq;
 	int v;
 
+	if (!q || !find(q, e, " name="))
+		p->odd_text = true;	/* the kernel prints both */
 	if (!q || r->nr_irqs >= MAX_IRQS || !rec_room(p))
 		return;
 	q += 4;
@@ -1302,6 +1305,8 @@ static void irq_exit(struct lh_parser *p, const char *s, const char *e, double t
 	size_t i;
 	int v;
 
+	if (!q || !find(q, e, " ret="))
+		p->odd_text = true;	/* the kernel prints both */
 	if (!q)
 		return;
 	q += 4;
@@ -1360,6 +1365,8 @@ static bool content(struct lh_parser *p, const char *s, const char *e, const str
 		;
 	if (n == s || n >= e || *n != ':')
 		return false;
+	if (n + 1 < e && n[1] != ' ')
+		p->odd_text = true;	/* the kernel prints "name: args" */
 	if (n - s == 17 && !memcmp(s, "irq_handler_entry", 17)) {
 		if (t)
 			us = ts_us(p, t);
@@ -1493,8 +1500,10 @@ static inline void timed_entry(struct lh_parser *p, const struct line *l, const 
 		memcpy(p->ctx_comm, comm, p->ctx_len);
 		p->ctx_pid = pid;
 	}
-	/* an unknown but well-formed line is other tracers' or events' output */
-	content(p, c + (c + 1 < e ? 2 : 1), e, t, l->s, c, true);
+	/* an unknown but well-formed line is other tracers' or events' output: counted */
+	p->odd_text = false;
+	if (!content(p, c + (c + 1 < e ? 2 : 1), e, t, l->s, c, true) || p->odd_text)
+		p->stats.odd_entries++;
 	entry(p, 1);
 }
 
@@ -2132,6 +2141,7 @@ void lh_parser_outcome(const struct lh_parser *p, const struct lh_parse_stats *b
 	o->stats.incomplete = p->stats.incomplete - before->incomplete;
 	o->stats.cut_lines = p->stats.cut_lines - before->cut_lines;
 	o->stats.cut = p->stats.cut - before->cut;
+	o->stats.odd_entries = p->stats.odd_entries - before->odd_entries;
 	o->lineno = p->lineno;
 	o->empty_line = p->empty_line;
 	o->qp_line = p->qp_line;
@@ -2148,6 +2158,7 @@ void lh_parse_absorb(struct lh_parser *p, const struct lh_parse_outcome *o)
 	p->stats.incomplete += o->stats.incomplete;
 	p->stats.cut_lines += o->stats.cut_lines;
 	p->stats.cut += o->stats.cut;
+	p->stats.odd_entries += o->stats.odd_entries;
 	p->input_records += o->stats.snapshots;
 	p->input_skipped += o->stats.skipped;
 	p->lineno = o->lineno;

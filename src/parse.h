@@ -42,6 +42,12 @@ struct lh_parse_stats {
 	unsigned long	incomplete;	/* records whose body is elided or cut */
 	unsigned long	cut;		/* of those, the ones whose body is cut (not read in full) */
 	unsigned long	cut_lines;	/* lines longer than LH_PARSE_LINE_MAX */
+	/*
+	 * timed entries whose text after the time is no function call, "name: args" event or
+	 * wakeup line, or an irq event without its fields: other tools' output in a published
+	 * trace, damage in a kernel's own text (a trace.dat's)
+	 */
+	unsigned long	odd_entries;
 };
 
 /*

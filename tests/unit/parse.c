@@ -1693,6 +1693,35 @@ START_TEST(test_cut_counted)
 }
 END_TEST
 
+/* Entries whose text the kernel never prints are counted (a trace.dat's damage). */
+START_TEST(test_odd_entries)
+{
+	static const char *const odd[] = {
+		"irq_handl r_entry: irq=24 name=fakeraid",	/* no call, no "name: args" */
+		"irq_handler_entry: irq=24 dame=fakeraid",	/* an irq event without its name */
+		"irq_handler_entry:irq=24 name=fakeraid",	/* "name:args" */
+	};
+	struct lh_parser *p = lh_parser_alloc(NULL);
+	const char *at;
+	size_t len, i;
+	char *buf = slurp("vm-irqsoff-fakeraid.trace", &len), *text;
+
+	lh_parse_buffer(p, "t", buf, len, NULL, NULL);
+	ck_assert_uint_eq(lh_parser_stats(p)->odd_entries, 0);
+	at = strstr(buf, "irq_handler_entry: irq=24 name=fakeraid");
+	ck_assert_ptr_nonnull(at);
+	for (i = 0; i < LH_ARRAY_SIZE(odd); i++) {
+		ck_assert_int_ge(asprintf(&text, "%.*s%s%s", (int)(at - buf), buf, odd[i],
+					  at + strlen(odd[0])), 0);
+		lh_parse_buffer(p, "t", text, strlen(text), NULL, NULL);
+		ck_assert_uint_eq(lh_parser_stats(p)->odd_entries, i + 1);
+		free(text);
+	}
+	free(buf);
+	lh_parser_free(p);
+}
+END_TEST
+
 /* "| task: -0": no comm; notes after header lines are not part of what they give. */
 START_TEST(test_layout_header_notes)
 {
@@ -2041,6 +2070,7 @@ static Suite *parse_suite(void)
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_cut_counted);
+	tcase_add_test(tc, test_odd_entries);
 	tcase_add_test(tc, test_binary);
 	tcase_add_test(tc, test_no_state_leak);
 	tcase_add_test(tc, test_dup_survives);
