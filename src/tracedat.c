@@ -9,13 +9,14 @@
  * a report may be going); on other damaged files it allocates sizes read from the file (ASan
  * aborts on them), reads past its buffers and leaks on its error paths. In a child, a crash
  * is one more clear error, and its standard output goes to /dev/null. The child only reads a
- * file it is handed: it runs confined (lh_tracedat_confine()), and what it sends back is read a piece at
- * a time, at most LH_TRACE_TEXT_MAX bytes.
+ * file it is handed: it runs confined (lh_tracedat_confine()), and what it sends back is read
+ * a piece at a time, at most LH_TRACE_TEXT_MAX bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,7 @@ static int limit_address_space(unsigned long budget)
 	return 0;
 #else
 	unsigned long pages;
+	uint64_t bytes;
 	struct rlimit rl;
 	FILE *f = fopen("/proc/self/statm", "re");
 	int n;
@@ -161,7 +163,9 @@ static int limit_address_space(unsigned long budget)
 	fclose(f);
 	if (n != 1)
 		return -1;
-	rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + budget;
+	bytes = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE) + budget;
+	/* a 32-bit rlim_t: beyond it, the address space itself is the limit */
+	rl.rlim_cur = rl.rlim_max = bytes < (uint64_t)RLIM_INFINITY ? (rlim_t)bytes : RLIM_INFINITY;
 	return setrlimit(RLIMIT_AS, &rl);
 #endif
 }
@@ -183,7 +187,7 @@ int lh_tracedat_confine(int in, int out)
 	    setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_CORE, &none))
 		return -1;
 	alarm(CHILD_WALL_SECONDS);
-	if (!geteuid() || !getuid() || !getegid() || !getgid()) {
+	if (!geteuid() || !getuid()) {
 		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))
 			return -1;
