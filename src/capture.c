@@ -11,8 +11,7 @@
 #include <sys/inotify.h>
 
 #include "capture.h"
-
-#define TRACE_READ_MAX	(256u << 20)	/* a snapshot never comes close */
+#include "parse.h"
 
 struct lh_capture {
 	char			*max_path;
@@ -249,7 +248,7 @@ int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len
 		ret = fail(diag, "read", c->max_path);
 		goto out;
 	}
-	if (!nothing_new(c, us) && lh_read_fd(fd, buf, alloc, len, TRACE_READ_MAX)) {
+	if (!nothing_new(c, us) && lh_read_fd(fd, buf, alloc, len, LH_TRACE_TEXT_MAX)) {
 		ret = fail(diag, "read", c->trace_path);
 		goto out;
 	}

@@ -38,8 +38,9 @@ static const char analyze_epilogue[] =
 	"\nexit status:\n"
 	"    0  every gate passed\n"
 	"    1  error: bad option, broken rule file, report not written, or a FILE not read\n"
-	"       in full (unreadable, no latency snapshot, a snapshot skipped as malformed)\n"
-	"       unless --allow-unreadable; the report covers what could be read\n"
+	"       in full (unreadable, no latency snapshot, a snapshot skipped as malformed or\n"
+	"       whose body is cut) unless --allow-unreadable; the report covers what could\n"
+	"       be read\n"
 	"    2  a gate failed: a tracer exceeded its --max, or a rule at or above --fail-on fired\n"
 	"\nexample:\n"
 	"    lathound analyze --max irqsoff=500us --max all=1ms --fail-on warning \\\n"
@@ -85,8 +86,11 @@ static int load_rules(struct lh_rules *rs, const struct analyze *a)
 struct input {
 	struct lh_report_input	in;
 	bool			binary;	/* NUL bytes near its start: not text */
+	bool			tracedat;	/* a trace.dat: kernel text, read by libtracecmd */
 	char			shown[1024];	/* its name, escaped for messages */
 	char			why[1536];
+	char			damage[160];	/* a trace.dat's first record the kernel never wrote */
+	struct lh_report	*rep;		/* where a trace.dat's records go */
 };
 
 /* The first reason an input was not read in full wins. */
@@ -107,7 +111,8 @@ unread(struct input *inp, const char *fmt, ...)
  * What one piece of input costs: a regular file is mapped and read MAP_PIECE bytes at a time,
  * each piece given back to the page cache once parsed (so that RSS stays bounded); anything
  * else (standard input, a pipe, a device) is read READ_PIECE bytes at a time. A trace.dat is
- * the exception: libtracecmd needs it whole, and gives back its latency text whole.
+ * the exception: libtracecmd needs it whole (a pipe's is held, up to LH_TRACEDAT_STREAM_MAX),
+ * and its latency text comes back a piece at a time, as a text input's.
  */
 #define MAP_PIECE	(8 << 20)
 #define READ_PIECE	(256 << 10)
@@ -121,6 +126,33 @@ static void release_pages(const char *s, size_t n)
 }
 
 /*
+ * A record of a trace.dat's latency data, which is the kernel's text as it printed it (and
+ * trace-cmd's compressed chunks carry no checksum): a known tracer, the '#N/M' the kernel
+ * always prints, every entry it declares and no elision. Anything else is damage, noted.
+ */
+static int tracedat_record(struct lh_record *r, void *arg)
+{
+	struct input *inp = arg;
+	const char *what = NULL;
+
+	if (r->tracer == LH_TRACER_UNKNOWN)
+		what = "a tracer that is no latency tracer lathound knows";
+	else if (!r->entries)
+		what = "no '#N/M' entry count in its header";
+	else if (lh_record_body(r) != LH_BODY_COMPLETE)
+		what = r->elided ? "an elision or text between its entries" : "a cut body";
+	if (what && !inp->damage[0])
+		snprintf(inp->damage, sizeof(inp->damage), "line %lu: %s", r->line, what);
+	return lh_report_feed(r, inp->rep);
+}
+
+/* A piece of a trace.dat's latency text, for the parser as a text input's would be. */
+static int feed_text(const char *text, size_t len, void *parser)
+{
+	return lh_parse_feed(parser, text, len);
+}
+
+/*
  * Parses the latency text of a trace.dat whose bytes buf[0..len) (all of them) were read
  * from fd. Return: 0, or -1 when it cannot be read (inp says why).
  */
@@ -128,15 +160,13 @@ static int feed_tracedat(int fd, const char *buf, size_t len, struct input *inp,
 			 struct lh_parser *p)
 {
 	const char *why;
-	char *text;
-	size_t text_len;
 
-	if (lh_tracedat_read_latency(fd, buf, len, &text, &text_len, &why)) {
+	inp->tracedat = true;
+	lh_parse_begin(p, inp->in.name, tracedat_record, inp);	/* nothing was fed yet */
+	if (lh_tracedat_read_latency(fd, buf, len, feed_text, p, &why)) {
 		unread(inp, "cannot read trace.dat '%s': %s", inp->shown, why);
 		return -1;
 	}
-	lh_parse_feed(p, text, text_len);
-	free(text);
 	return 0;
 }
 
@@ -224,6 +254,13 @@ static int feed_stream(int fd, struct input *inp, struct lh_parser *p)
 				ret = feed_tracedat(fd, buf, len, inp, p);
 				break;
 			}
+			if (len >= LH_TRACEDAT_STREAM_MAX) {
+				unread(inp, "cannot read trace.dat '%s': more than %u MiB through a "
+				       "pipe (libtracecmd needs it whole: give it as a file)",
+				       inp->shown, LH_TRACEDAT_STREAM_MAX >> 20);
+				ret = -1;
+				break;
+			}
 			continue;
 		}
 		if (len && lh_parse_feed(p, buf, len))
@@ -239,8 +276,11 @@ static int feed_stream(int fd, struct input *inp, struct lh_parser *p)
 }
 
 /*
- * What the parser made of one input: no snapshot at all, or snapshots it skipped as
- * malformed, leave the input unread (in part), and the gate cannot judge what it did not read.
+ * What the parser made of one input: no snapshot at all, snapshots it skipped as malformed,
+ * or snapshots whose body is cut (lh_parser_first_cut(); an elided one is read as published)
+ * leave the input unread (in part), and the gate cannot judge what it did not read. A
+ * trace.dat holds the kernel's text as it wrote it: an elision or a line of no known layout
+ * there is damage (trace-cmd's compressed chunks carry no checksum), not a person's choice.
  */
 static void judge_input(struct input *inp, const struct lh_parser *p,
 			const struct lh_parse_stats *before)
@@ -248,6 +288,8 @@ static void judge_input(struct input *inp, const struct lh_parser *p,
 	const struct lh_parse_stats *st = lh_parser_stats(p);
 	const char *skip = lh_parser_first_skip(p);
 	unsigned long n = st->snapshots - before->snapshots, k = st->skipped - before->skipped;
+	unsigned long c = st->cut - before->cut, bad = st->bad_lines - before->bad_lines;
+	unsigned long odd = st->odd_entries - before->odd_entries;
 	char reason[256];
 
 	inp->in.snapshots = n;
@@ -264,6 +306,14 @@ static void judge_input(struct input *inp, const struct lh_parser *p,
 	else if (k)
 		unread(inp, "trace '%s': %lu of %lu snapshots skipped as malformed (%s)",
 		       inp->shown, k, k + n, skip ? skip : "?");
+	else if (c)
+		unread(inp, "trace '%s': %lu of %lu snapshots cut, read in part (%s)", inp->shown, c,
+		       n, lh_parser_first_cut(p) ?: "?");
+	else if (inp->tracedat && (inp->damage[0] || bad || odd))
+		unread(inp, "trace.dat '%s': libtracecmd returned latency text the kernel never "
+		       "writes, damaged (%s)", inp->shown, inp->damage[0] ? inp->damage :
+		       bad ? "lines of no known layout" :
+		       "entries that are no function call or event the kernel prints");
 }
 
 /* Parses one trace file ("-": standard input) into the report; inp says how much was read. */
@@ -276,6 +326,7 @@ static void analyze_file(const char *path, struct input *inp, const struct reade
 	int fd, ret = -2;
 
 	inp->in.name = is_stdin ? "<stdin>" : path;
+	inp->rep = rd->rep;
 	lh_record_escape(inp->shown, sizeof(inp->shown), inp->in.name, strlen(inp->in.name));
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -332,7 +383,7 @@ int lh_cmd_analyze(int argc, char **argv)
 					  "bytes per chunk of a parallel parse (for tests)")),
 		LH_OPT_GATES(&a.gate),
 		LH_OPT_BOOL(0, "allow-unreadable", &a.allow_unreadable,
-			    "an input not read in full (no snapshot, a malformed one) is listed, not an error"),
+			    "an input not read in full (no snapshot, a malformed or cut one) is listed, not an error"),
 		LH_OPT_END(),
 	};
 	struct lh_report_opts ropts = { 0 };

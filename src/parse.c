@@ -123,10 +123,13 @@ struct lh_parser {
 	unsigned long		input_skipped;
 	/* why its first snapshot was skipped */
 	char			first_skip[LH_PARSE_SKIP_LEN];
+	char			first_cut[LH_PARSE_SKIP_LEN];	/* how its first cut body is */
 	unsigned long		empty_line;	/* a '# tracer:' line with nothing after it */
 	unsigned long		qp_line;	/* undecoded quoted-printable seen there */
 	bool			warned_outside;
 	bool			warned_cut;
+	bool			line_was_cut;	/* the line logical_line() gets next */
+	bool			odd_text;	/* content() took text the kernel never prints */
 
 	/* the snapshot being parsed */
 	enum state		state;
@@ -719,6 +722,28 @@ static void finish_record(struct lh_parser *p)
 	}
 }
 
+/* Counts the record just ended as cut, and says how the input's first one is. */
+static void note_cut(struct lh_parser *p)
+{
+	const struct lh_record *r = p->rec;
+	char *buf = p->first_cut;
+	size_t len = sizeof(p->first_cut);
+
+	p->stats.cut++;
+	if (buf[0])
+		return;
+	if (r->truncated)
+		snprintf(buf, len, "line %lu: snapshot '%s' is cut by lathound's size limits",
+			 r->line, snap_name(p));
+	else if (r->unended)
+		snprintf(buf, len, "line %lu: the input ends inside the body of snapshot '%s', mid-line",
+			 r->line, snap_name(p));
+	else
+		snprintf(buf, len, "line %lu: snapshot '%s' shows %lu of the %lu entries its header "
+			 "declares, and no elision marker", r->line, snap_name(p), r->entries_present,
+			 r->entries);
+}
+
 /* Ends the snapshot in progress, handing its record over when it has one. */
 static void end_snapshot(struct lh_parser *p)
 {
@@ -755,6 +780,8 @@ static void end_snapshot(struct lh_parser *p)
 	p->input_records++;
 	if (lh_record_body(r) != LH_BODY_COMPLETE)
 		p->stats.incomplete++;
+	if (lh_record_body(r) == LH_BODY_CUT)
+		note_cut(p);
 	if (p->fn && p->fn(r, p->arg) < 0)
 		p->stopped = true;
 }
@@ -1246,6 +1273,8 @@ static void irq_entry(struct lh_parser *p, const char *s, const char *e, double 
 	struct lh_irq *irq;
 	int v;
 
+	if (!q || !find(q, e, " name="))
+		p->odd_text = true;	/* the kernel prints both */
 	if (!q || r->nr_irqs >= MAX_IRQS || !rec_room(p))
 		return;
 	q += 4;
@@ -1276,6 +1305,8 @@ static void irq_exit(struct lh_parser *p, const char *s, const char *e, double t
 	size_t i;
 	int v;
 
+	if (!q || !find(q, e, " ret="))
+		p->odd_text = true;	/* the kernel prints both */
 	if (!q)
 		return;
 	q += 4;
@@ -1334,6 +1365,8 @@ static bool content(struct lh_parser *p, const char *s, const char *e, const str
 		;
 	if (n == s || n >= e || *n != ':')
 		return false;
+	if (n + 1 < e && n[1] != ' ')
+		p->odd_text = true;	/* the kernel prints "name: args" */
 	if (n - s == 17 && !memcmp(s, "irq_handler_entry", 17)) {
 		if (t)
 			us = ts_us(p, t);
@@ -1467,8 +1500,10 @@ static inline void timed_entry(struct lh_parser *p, const struct line *l, const 
 		memcpy(p->ctx_comm, comm, p->ctx_len);
 		p->ctx_pid = pid;
 	}
-	/* an unknown but well-formed line is other tracers' or events' output */
-	content(p, c + (c + 1 < e ? 2 : 1), e, t, l->s, c, true);
+	/* an unknown but well-formed line is other tracers' or events' output: counted */
+	p->odd_text = false;
+	if (!content(p, c + (c + 1 < e ? 2 : 1), e, t, l->s, c, true) || p->odd_text)
+		p->stats.odd_entries++;
 	entry(p, 1);
 }
 
@@ -1687,8 +1722,40 @@ static bool start_line(struct lh_parser *p, const struct line *l)
 	return false;
 }
 
-/* A logical line n: a physical one, or several that a mail encoding joined. */
+/* Return: how many entries and frames the record in progress holds. */
+static size_t body_size(const struct lh_record *r)
+{
+	size_t n = r->entries_present, i;
+
+	for (i = 0; i < r->nr_stacks; i++)
+		n += r->stacks[i].nr;
+	return n;
+}
+
+static void classify_line(struct lh_parser *p, const char *s, const char *e, unsigned long n);
+
+/*
+ * A logical line n: a physical one, or several that a mail encoding joined. A line cut at
+ * LH_PARSE_LINE_MAX cuts the record it is part of (a header line, an entry or a frame), not
+ * the one that prose after it ends.
+ */
 static void logical_line(struct lh_parser *p, const char *s, const char *e, unsigned long n)
+{
+	size_t before;
+
+	if (!p->line_was_cut) {
+		classify_line(p, s, e, n);
+		return;
+	}
+	p->line_was_cut = false;
+	before = p->state == ST_BODY ? body_size(p->rec) : 0;
+	classify_line(p, s, e, n);
+	if (p->state == ST_HEADER || (p->state == ST_BODY && body_size(p->rec) != before))
+		p->rec->truncated = true;
+}
+
+/* Classifies logical line n and reads it into the snapshot it belongs to, if any. */
+static void classify_line(struct lh_parser *p, const char *s, const char *e, unsigned long n)
 {
 	struct line l;
 
@@ -1737,12 +1804,14 @@ static void join_add(struct joinbuf *j, const char *s, size_t n)
 	j->len += n;
 }
 
-/* A line was longer than LH_PARSE_LINE_MAX: say so once per input, flag its record. */
+/*
+ * A line was longer than LH_PARSE_LINE_MAX: say so once per input; logical_line() flags its
+ * record when the line is part of it.
+ */
 static void line_cut(struct lh_parser *p, unsigned long n)
 {
 	p->stats.cut_lines++;
-	if (p->state == ST_HEADER || p->state == ST_BODY)
-		p->rec->truncated = true;
+	p->line_was_cut = true;
 	if (!p->warned_cut) {
 		p->warned_cut = true;
 		warn(p, n, "line longer than %d KiB: read up to there (more such lines are only "
@@ -1969,9 +2038,9 @@ void lh_parse_begin(struct lh_parser *p, const char *source, lh_record_fn fn, vo
 	p->qp = p->flowed = p->in_ctype = false;
 	p->qpj.active = p->flj.active = false;
 	p->input_records = p->input_skipped = 0;
-	p->first_skip[0] = '\0';
+	p->first_skip[0] = p->first_cut[0] = '\0';
 	p->empty_line = p->qp_line = 0;
-	p->warned_outside = p->warned_cut = false;
+	p->warned_outside = p->warned_cut = p->line_was_cut = false;
 	p->state = ST_NONE;
 	p->lat_wrapped = false;
 }
@@ -2010,9 +2079,11 @@ static void snapshot_break(struct lh_parser *p, unsigned long n)
 int lh_parse_end(struct lh_parser *p)
 {
 	struct joinbuf *j;
+	bool unended;
 
 	if (!p->stopped && p->eol == EOL_UNKNOWN)
 		set_eol(p, memchr(p->carry.buf, '\r', p->carry.len) ? EOL_CR : EOL_LF);
+	unended = p->carry.len || p->carry.cut;	/* the last line has no ending */
 	if (!p->stopped && (p->carry.len || p->carry.cut))
 		carry_line(p);
 	j = &p->qpj;
@@ -2027,6 +2098,9 @@ int lh_parse_end(struct lh_parser *p)
 			line_cut(p, j->line);
 		logical_line(p, j->buf, j->buf + j->len, j->line);
 	}
+	/* a body that goes on up to a last line without an ending: cut there (head -c) */
+	if (unended && p->state == ST_BODY)
+		p->rec->unended = true;
 	if (!p->stopped)
 		snapshot_break(p, p->lineno);
 	p->state = ST_NONE;
@@ -2066,10 +2140,13 @@ void lh_parser_outcome(const struct lh_parser *p, const struct lh_parse_stats *b
 	o->stats.bad_lines = p->stats.bad_lines - before->bad_lines;
 	o->stats.incomplete = p->stats.incomplete - before->incomplete;
 	o->stats.cut_lines = p->stats.cut_lines - before->cut_lines;
+	o->stats.cut = p->stats.cut - before->cut;
+	o->stats.odd_entries = p->stats.odd_entries - before->odd_entries;
 	o->lineno = p->lineno;
 	o->empty_line = p->empty_line;
 	o->qp_line = p->qp_line;
 	memcpy(o->first_skip, p->first_skip, sizeof(o->first_skip));
+	memcpy(o->first_cut, p->first_cut, sizeof(o->first_cut));
 }
 
 void lh_parse_absorb(struct lh_parser *p, const struct lh_parse_outcome *o)
@@ -2080,6 +2157,8 @@ void lh_parse_absorb(struct lh_parser *p, const struct lh_parse_outcome *o)
 	p->stats.bad_lines += o->stats.bad_lines;
 	p->stats.incomplete += o->stats.incomplete;
 	p->stats.cut_lines += o->stats.cut_lines;
+	p->stats.cut += o->stats.cut;
+	p->stats.odd_entries += o->stats.odd_entries;
 	p->input_records += o->stats.snapshots;
 	p->input_skipped += o->stats.skipped;
 	p->lineno = o->lineno;
@@ -2090,6 +2169,8 @@ void lh_parse_absorb(struct lh_parser *p, const struct lh_parse_outcome *o)
 		p->qp_line = o->qp_line;
 	if (!p->first_skip[0])
 		memcpy(p->first_skip, o->first_skip, sizeof(p->first_skip));
+	if (!p->first_cut[0])
+		memcpy(p->first_cut, o->first_cut, sizeof(p->first_cut));
 }
 
 const char *lh_parser_why_empty(const struct lh_parser *p, char *buf, size_t len)
@@ -2156,4 +2237,9 @@ const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p)
 const char *lh_parser_first_skip(const struct lh_parser *p)
 {
 	return p->first_skip[0] ? p->first_skip : NULL;
+}
+
+const char *lh_parser_first_cut(const struct lh_parser *p)
+{
+	return p->first_cut[0] ? p->first_cut : NULL;
 }

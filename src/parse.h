@@ -25,6 +25,11 @@
  * first, is flagged truncated and warned about.
  */
 #define LH_PARSE_RECORD_MAX	(32 * 1024 * 1024)
+/*
+ * The most text of one tracefs 'trace' file read into memory at once: a live capture's read,
+ * a trace.dat's latency data. A snapshot never comes close.
+ */
+#define LH_TRACE_TEXT_MAX	(256u << 20)
 
 struct lh_parser;
 
@@ -35,7 +40,14 @@ struct lh_parse_stats {
 	unsigned long	skipped;	/* snapshots dropped as malformed or truncated */
 	unsigned long	bad_lines;	/* lines that matched no known layout */
 	unsigned long	incomplete;	/* records whose body is elided or cut */
+	unsigned long	cut;		/* of those, the ones whose body is cut (not read in full) */
 	unsigned long	cut_lines;	/* lines longer than LH_PARSE_LINE_MAX */
+	/*
+	 * timed entries whose text after the time is no function call, "name: args" event or
+	 * wakeup line, or an irq event without its fields: other tools' output in a published
+	 * trace, damage in a kernel's own text (a trace.dat's)
+	 */
+	unsigned long	odd_entries;
 };
 
 /*
@@ -104,6 +116,7 @@ struct lh_parse_outcome {
 	unsigned long		empty_line;	/* see lh_parser_why_empty(); 0: none */
 	unsigned long		qp_line;
 	char			first_skip[LH_PARSE_SKIP_LEN];	/* "": none skipped */
+	char			first_cut[LH_PARSE_SKIP_LEN];	/* "": none cut */
 };
 
 /*
@@ -138,5 +151,13 @@ const struct lh_parse_stats *lh_parser_stats(const struct lh_parser *p);
  * NULL when it skipped none. Names the reason an input was not read in full.
  */
 const char *lh_parser_first_skip(const struct lh_parser *p);
+/*
+ * Return: how the first record with a cut body (lh_record_body()) of the input
+ * lh_parse_end() ended is cut, "line 1: snapshot 'irqsoff' shows 26 of the 167 entries its
+ * header declares, and no elision marker" (borrowed, valid until the next parse), or NULL
+ * when none is. An elided body ('...', '[...]', '<snip>') is a person's choice, read in full
+ * as published; a cut one is an input not read in full.
+ */
+const char *lh_parser_first_cut(const struct lh_parser *p);
 
 #endif /* LH_PARSE_H */

@@ -66,7 +66,7 @@ static void record_clear(struct lh_record *r)
 	r->cpu = r->nr_cpus = -1;
 	r->preempt_model = r->kernel = NULL;
 	r->entries = r->entries_total = r->entries_present = 0;
-	r->elided = r->truncated = false;
+	r->elided = r->truncated = r->unended = false;
 	task_init(&r->task);
 	task_init(&r->woken);
 	task_init(&r->waker);
@@ -141,6 +141,7 @@ void lh_record_copy(struct lh_record *c, const struct lh_record *r)
 	c->entries_present = r->entries_present;
 	c->elided = r->elided;
 	c->truncated = r->truncated;
+	c->unended = r->unended;
 	dup_task(c, &c->task, &r->task);
 	dup_task(c, &c->woken, &r->woken);
 	dup_task(c, &c->waker, &r->waker);
@@ -295,9 +296,12 @@ const char *lh_record_strndup(struct lh_record *r, const char *s, size_t len)
 
 enum lh_body lh_record_body(const struct lh_record *r)
 {
+	/* an elision is a person's choice; an end or a cap inside the body is not */
+	if (r->truncated || r->unended)
+		return LH_BODY_CUT;
 	if (r->elided)
 		return LH_BODY_ELIDED;
-	if (r->truncated || r->entries_present < r->entries)
+	if (r->entries_present < r->entries)
 		return LH_BODY_CUT;
 	return LH_BODY_COMPLETE;
 }

@@ -87,7 +87,8 @@ struct lh_stack {
 enum lh_body {
 	LH_BODY_COMPLETE,	/* every entry the header declares is there */
 	LH_BODY_ELIDED,		/* an elision: '[...]', '...', '<snip>', prose between entries */
-	LH_BODY_CUT,		/* fewer entries than declared and no elision, or cut by a cap */
+	LH_BODY_CUT,		/* fewer entries than declared and no elision, the input ended
+				   inside it, or cut by a cap */
 };
 
 struct lh_record {
@@ -103,6 +104,7 @@ struct lh_record {
 	unsigned long	entries_present;	/* entry lines read ('<stack trace>' + frames: 1) */
 	bool		elided;		/* the body has an elision marker or a gap of prose */
 	bool		truncated;	/* a cap of lathound's cut it (long line, record size) */
+	bool		unended;	/* the input ended inside its body, mid-line */
 
 	struct lh_task	task;		/* the task charged with the section ('| task:') */
 	const char	*started_at;	/* the site's name; NULL for wakeup tracers */

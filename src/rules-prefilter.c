@@ -22,7 +22,8 @@
  * Vectorscan compiles a millisecond or more per pattern (a second for a thousand rules,
  * more than matching them costs on a large trace), so the compiled database is kept in a
  * cache directory (LATHOUND_CACHE_DIR, else $XDG_CACHE_HOME/lathound, else
- * ~/.cache/lathound; LATHOUND_CACHE_DIR="" for none): one file per database, named
+ * ~/.cache/lathound, but ROOT_CACHE_DIR for root; LATHOUND_CACHE_DIR="" for none): one file
+ * per database, named
  * by its hash, holding the patterns themselves (compared in full before use), the rules
  * compiled and the serialized database; the CACHE_FILES most recently used are kept. A
  * file that is not exactly what this rule set and this Vectorscan would compile, or a
@@ -232,6 +233,12 @@ static hs_database_t *compile(const char *const *e, const unsigned int *flags,
 #define CACHE_MAGIC	"lathound vectorscan cache 1\n"
 #define CACHE_FILES	16	/* two per rule set: a line, a record's lines */
 #define CACHE_MAX	(1UL << 30)
+/*
+ * Root's: under 'sudo -E' HOME and XDG_CACHE_HOME are still the user's, and a directory
+ * that root creates in another user's home (~/.cache, root-owned 0700) breaks the user's
+ * own programs.
+ */
+#define ROOT_CACHE_DIR	"/var/cache/lathound"
 
 /* Return: the cache directory, open, or -1 when there is none to use. */
 static int cache_dir(void)
@@ -246,6 +253,8 @@ static int cache_dir(void)
 		return -1;
 	if (env)
 		path = lh_xstrdup(env);
+	else if (!geteuid())
+		path = lh_xstrdup(ROOT_CACHE_DIR);
 	else if (xdg && *xdg == '/')
 		path = lh_xasprintf("%s/lathound", xdg);
 	else if (home && *home == '/')

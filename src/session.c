@@ -18,6 +18,7 @@
 #include <tracefs.h>
 
 #include "lockfile.h"
+#include "record.h"
 #include "session.h"
 #include "state.h"
 
@@ -491,9 +492,30 @@ static void event_from_symbol(char *ev, size_t len, const char *sym, size_t n)
 		ev[0] = '_';
 }
 
+/* A control character (a newline would start a second definition in kprobe_events). */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* The reason a --kprobe definition is refused, the definition escaped in it. Return: -1. */
+static int kprobe_refuse(struct lh_diag *diag, const char *def, const char *why)
+{
+	char *shown = lh_record_escape_dup(def);
+
+	fail(diag, "invalid kprobe definition '%s': %s", shown, why);
+	free(shown);
+	return -1;
+}
+
 /*
  * Parses "p[:[GROUP/]EVENT] SYMBOL [FETCHARGS]" ('r' for a return probe) or a bare
- * SYMBOL. The group defaults to "lathound", the event to the symbol.
+ * SYMBOL. The group is "lathound" (the default; any other is refused, so that a run can
+ * neither add nor remove another tool's probes), the event defaults to the symbol. A
+ * definition is one line of kprobe_events: a control character in it is refused.
  * Return: 0, or -1 with the reason in diag. Frees nothing on error (k zeroed first).
  */
 static int kprobe_parse(const char *def, struct kprobe_def *k, struct lh_diag *diag)
@@ -502,6 +524,9 @@ static int kprobe_parse(const char *def, struct kprobe_def *k, struct lh_diag *d
 	size_t n;
 
 	memset(k, 0, sizeof(*k));
+	if (has_control(def))
+		return kprobe_refuse(diag, def, "it holds a control character (one definition, "
+				     "one line)");
 	while (*s == ' ')
 		s++;
 	sp = s + strcspn(s, " \t");
@@ -544,7 +569,14 @@ static int kprobe_parse(const char *def, struct kprobe_def *k, struct lh_diag *d
 		if (slash) {
 			if (!ident_ok(colon, slash - colon))
 				goto bad;
-			snprintf(k->group, sizeof(k->group), "%.*s", (int)(slash - colon), colon);
+			if ((size_t)(slash - colon) != strlen(KPROBE_GROUP) ||
+			    memcmp(colon, KPROBE_GROUP, strlen(KPROBE_GROUP))) {
+				free(k->addr);
+				free(k->args);
+				memset(k, 0, sizeof(*k));
+				return kprobe_refuse(diag, def, "--kprobe adds probes in the '"
+						     KPROBE_GROUP "/' group only");
+			}
 		}
 		if (!ident_ok(name, end - name))
 			goto bad;
@@ -559,8 +591,7 @@ bad:
 	free(k->addr);
 	free(k->args);
 	memset(k, 0, sizeof(*k));
-	return fail(diag, "invalid kprobe definition '%s': expected 'p:lathound/NAME SYMBOL [FETCHARGS]' or a symbol",
-		    def);
+	return kprobe_refuse(diag, def, "expected 'p:lathound/NAME SYMBOL [FETCHARGS]' or a symbol");
 }
 
 static void kprobe_def_release(struct kprobe_def *k)

@@ -7,20 +7,28 @@
  * written for hostile input: version 1.3 dies of a NULL pointer on a version 6 flyrecord cut
  * inside its CPU data, after printing "File possibly truncated..." on standard output (where
  * a report may be going); on other damaged files it allocates sizes read from the file (ASan
- * aborts on them) and leaks on its error paths. In a child, a crash is one more clear error,
- * and its standard output goes to /dev/null.
+ * aborts on them), reads past its buffers and leaks on its error paths. In a child, a crash
+ * is one more clear error, and its standard output goes to /dev/null. The child only reads a
+ * file it is handed: it runs confined (lh_tracedat_confine()), and what it sends back is read
+ * a piece at a time, at most LH_TRACE_TEXT_MAX bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <trace-cmd.h>
 
+#include "parse.h"
 #include "tracedat.h"
 #include "util.h"
 
@@ -44,6 +52,17 @@ int tracecmd_get_file_state(struct tracecmd_input *handle);
 static const char tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 /*
+ * What the child may use: address space beyond what it inherits from this process (a file
+ * of a few MiB needs a few tens; libtracecmd 1.3 allocates 2-4 GB on some damaged ones), CPU
+ * seconds and wall-clock seconds (a file that took longer is damaged, or an attack).
+ */
+#define CHILD_AS_BUDGET		(1024UL << 20)
+#define CHILD_CPU_SECONDS	30
+#define CHILD_WALL_SECONDS	60
+#define NOBODY			65534	/* the overflow uid and gid, whatever /etc/passwd says */
+#define TEXT_PIECE		(256 << 10)	/* the latency text is read this much at a time */
+
+/*
  * How the child ends: its exit status, clear of the 1 that exit(1) and the sanitizers use.
  * Any other end (a signal, 1) is a crash.
  */
@@ -54,6 +73,7 @@ enum child_status {
 	CHILD_NO_LATENCY,	/* a flyrecord of events */
 	CHILD_READ,		/* latency data, but not readable to its end */
 	CHILD_PIPE,		/* the parent stopped reading */
+	CHILD_CONFINE,		/* its limits or privileges could not be set */
 };
 
 static const char *const child_errors[] = {
@@ -62,6 +82,7 @@ static const char *const child_errors[] = {
 	[CHILD_NO_LATENCY]	= "no latency data in it, only a flyrecord of events (record with 'trace-cmd record -p irqsoff' or another latency tracer)",
 	[CHILD_READ]		= "libtracecmd cannot read its latency data (truncated or corrupt)",
 	[CHILD_PIPE]		= "its latency data could not be passed on",
+	[CHILD_CONFINE]		= "cannot confine libtracecmd's process (resource limits, dropping privileges)",
 };
 
 /* Return: what the child's wait status says went wrong (static), or NULL when nothing. */
@@ -73,6 +94,10 @@ static const char *child_error(int status)
 		return NULL;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 		return "libtracecmd was killed reading it";
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+		return "libtracecmd used more than its CPU time limit reading it (a corrupt file)";
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		return "libtracecmd took more than its time limit reading it (a corrupt file)";
 	if (code > 0 && (size_t)code < LH_ARRAY_SIZE(child_errors) && child_errors[code])
 		return child_errors[code];
 	return "libtracecmd crashed reading it (a corrupt file)";
@@ -107,21 +132,86 @@ static int open_copy(int fd, const char *buf, size_t len)
 	return dfd;
 }
 
+/* Closes every descriptor above standard error but a and b. Return: 0, or -1 with errno. */
+static int close_others(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3 && close_range(3, (unsigned int)lo - 1, 0))
+		return -1;
+	if (hi > lo + 1 && close_range((unsigned int)lo + 1, (unsigned int)hi - 1, 0))
+		return -1;
+	return close_range((unsigned int)hi + 1, ~0U, 0);
+}
+
+/* Sets RLIMIT_AS to the address space the process has now plus budget. Return: 0 or -1. */
+static int limit_address_space(unsigned long budget)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	/* ASan reserves terabytes of shadow memory: a limit would stop it, not libtracecmd */
+	return 0;
+#else
+	unsigned long pages;
+	uint64_t bytes;
+	struct rlimit rl;
+	FILE *f = fopen("/proc/self/statm", "re");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%lu", &pages);
+	fclose(f);
+	if (n != 1)
+		return -1;
+	bytes = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE) + budget;
+	/* a 32-bit rlim_t: beyond it, the address space itself is the limit */
+	rl.rlim_cur = rl.rlim_max = bytes < (uint64_t)RLIM_INFINITY ? (rlim_t)bytes : RLIM_INFINITY;
+	return setrlimit(RLIMIT_AS, &rl);
+#endif
+}
+
+int lh_tracedat_confine(int in, int out)
+{
+	struct rlimit cpu = { CHILD_CPU_SECONDS, CHILD_CPU_SECONDS + 1 }, none = { 0, 0 };
+	sigset_t limits;
+
+	/* the limits end it by these signals, whatever this process did with them */
+	sigemptyset(&limits);
+	sigaddset(&limits, SIGALRM);
+	sigaddset(&limits, SIGXCPU);
+	signal(SIGALRM, SIG_DFL);
+	signal(SIGXCPU, SIG_DFL);
+	if (sigprocmask(SIG_UNBLOCK, &limits, NULL))
+		return -1;
+	if (close_others(in, out) || limit_address_space(CHILD_AS_BUDGET) ||
+	    setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_CORE, &none))
+		return -1;
+	alarm(CHILD_WALL_SECONDS);
+	if (!geteuid() || !getuid()) {
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			return -1;
+	}
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return 0;
+}
+
 /* The child: writes the latency text to out. Return: its exit status (enum child_status). */
 static int child_read(int fd, const char *buf, size_t len, int out)
 {
 	struct tracecmd_input *handle;
 	char *chunk = NULL;
 	size_t chunk_size = 0;
-	int dfd, r, ret = CHILD_OK;
+	int dfd, nfd, r, ret = CHILD_OK;
 
-	dfd = open("/dev/null", O_WRONLY);
-	if (dfd < 0 || dup2(dfd, STDOUT_FILENO) < 0 || dup2(dfd, STDERR_FILENO) < 0)
-		return CHILD_SETUP;
-	close(dfd);
 	dfd = open_copy(fd, buf, len);
-	if (dfd < 0)
+	nfd = open("/dev/null", O_RDWR);
+	if (dfd < 0 || nfd < 0 || dup2(nfd, STDIN_FILENO) < 0 || dup2(nfd, STDOUT_FILENO) < 0 ||
+	    dup2(nfd, STDERR_FILENO) < 0)
 		return CHILD_SETUP;
+	if (lh_tracedat_confine(dfd, out))
+		return CHILD_CONFINE;
 	/* No plugins: they only format events, and would load code named by the environment. */
 	handle = tracecmd_open_fd(dfd, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!handle)
@@ -143,12 +233,48 @@ static int child_read(int fd, const char *buf, size_t len, int out)
 	return ret;
 }
 
-int lh_tracedat_read_latency(int fd, const char *buf, size_t len, char **text, size_t *text_len,
-			     const char **err)
+/*
+ * Reads the child's output from fd a piece at a time into fn, at most LH_TRACE_TEXT_MAX
+ * bytes. Return: 0; 1 when fn asked to stop; -1 with *err set.
+ */
+static int pass_text(int fd, lh_tracedat_text_fn fn, void *arg, const char **err)
 {
-	char *out = NULL;
-	size_t alloc = 0;
-	int pipefd[2], status, read_ret, read_errno;
+	char *buf = lh_xmalloc(TEXT_PIECE);
+	size_t total = 0;
+	ssize_t n;
+	int ret = 0;
+
+	for (;;) {
+		n = read(fd, buf, TEXT_PIECE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n < 0) {
+				*err = strerror(errno);
+				ret = -1;
+			}
+			break;
+		}
+		total += (size_t)n;
+		if (total > LH_TRACE_TEXT_MAX) {
+			*err = "its latency data is larger than 256 MiB (a tracefs trace file never is)";
+			ret = -1;
+			break;
+		}
+		if (fn(buf, (size_t)n, arg)) {
+			ret = 1;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+int lh_tracedat_read_latency(int fd, const char *buf, size_t len, lh_tracedat_text_fn fn,
+			     void *arg, const char **err)
+{
+	const char *why = NULL;
+	int pipefd[2], status, passed;
 	pid_t pid, waited;
 
 	if (pipe2(pipefd, O_CLOEXEC)) {
@@ -167,20 +293,20 @@ int lh_tracedat_read_latency(int fd, const char *buf, size_t len, char **text, s
 		_exit(child_read(fd, buf, len, pipefd[1]));
 	}
 	close(pipefd[1]);
-	read_ret = lh_read_fd(pipefd[0], &out, &alloc, text_len, SIZE_MAX);
-	read_errno = errno;
+	passed = pass_text(pipefd[0], fn, arg, &why);
+	if (passed)	/* it need not go on: the text was refused, or is not wanted */
+		kill(pid, SIGKILL);
 	close(pipefd[0]);
 	do
 		waited = waitpid(pid, &status, 0);
 	while (waited < 0 && errno == EINTR);
 
-	*err = waited < 0 ? strerror(errno) : child_error(status);
-	if (!*err && read_ret)
-		*err = strerror(read_errno);
-	if (*err) {
-		free(out);
+	if (passed < 0) {
+		*err = why;
 		return -1;
 	}
-	*text = out;
-	return 0;
+	if (passed > 0)
+		return 0;
+	*err = waited < 0 ? strerror(errno) : child_error(status);
+	return *err ? -1 : 0;
 }

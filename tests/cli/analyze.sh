@@ -358,12 +358,13 @@ expect_not_in "junit: no failure" "$out" "<failure"
 expect_in "junit: rule below --fail-on says its hits" "$out" "1 hit (0 accepted), worst 2007us; severity warning, --fail-on critical: below --fail-on"
 
 # Every trace of the corpus at once
-# (two hold a snapshot lathound skips as malformed: an error unless accepted)
+# (two hold a snapshot lathound skips as malformed, one a body cut short: an error unless
+# accepted)
 run analyze "${NORULES[@]}" -f json "$DATA"/*.trace
-expect_rc "the whole corpus: two files with a skipped snapshot make it an error" 1
+expect_rc "the whole corpus: files with a skipped snapshot or a cut body make it an error" 1
 echo "$out" >"$TMP/all-data.json"
 expect_jq "corpus: the files not read in full are named" "$TMP/all-data.json" \
-	"[.input.files[] | select(.problem) | .name] == [\"$DATA/handmade-malformed.trace\", \"$DATA/handmade-truncated-header.trace\"]"
+	"[.input.files[] | select(.problem) | .name] == [\"$DATA/handmade-malformed.trace\", \"$DATA/handmade-truncated-body.trace\", \"$DATA/handmade-truncated-header.trace\"]"
 run analyze "${NORULES[@]}" -f json --allow-unreadable "$DATA"/*.trace
 expect_rc "the whole corpus, --allow-unreadable" 0
 echo "$out" >"$TMP/all-data.json"
@@ -446,6 +447,47 @@ run analyze -r "$TMP/bt-scope.rules" -f json "$FUNC"
 expect_rc "unevaluated rule out of its tracer scope: pass" 0
 printf '%s' "$out" >"$TMP/bt-scope.json"
 expect_jq "out of scope: not marked" "$TMP/bt-scope.json" '.records[0].unevaluated_rules == []'
+
+# A cut snapshot is an input not read in full; an elided one is read as published.
+# head -n 47 keeps 26 of the 167 entries its header declares, and stops right before the
+# fakeraid handler that fails the full trace's gate.
+FULL=$DATA/vm-irqsoff-func.trace
+head -n 47 "$FULL" >"$TMP/cut.trace"
+cut_why="trace '$TMP/cut.trace': 1 of 1 snapshots cut, read in part (line 1: snapshot 'irqsoff' shows 26 of the 167 entries its header declares, and no elision marker)"
+run analyze "$FULL"
+expect_rc "the whole vm-irqsoff-func.trace fails its gate" 2
+run analyze "$TMP/cut.trace"
+expect_rc "its first 47 lines (a body cut after 26 of 167 entries): an error" 1
+expect_in "cut body: stderr names the file and how it is cut" "$err" "error: $cut_why"
+expect_in "cut body: the text report's verdict says so" "$out" "Verdict: ERROR"
+run analyze -f json "$TMP/cut.trace"
+printf '%s' "$out" >"$TMP/cut.json"
+expect_jq "cut body: JSON names the input and why" "$TMP/cut.json" \
+	".verdict == \"error\" and (.input.files[0].problem | startswith(\"trace '$TMP/cut.trace': 1 of 1 snapshots cut\")) and .records[0].body == \"cut\""
+run analyze -f junit "$TMP/cut.trace"
+expect_in "cut body: JUnit has an error testcase for the input" "$out" \
+	'<testcase classname="lathound.input" name="'"$TMP"'/cut.trace"'
+expect_in "cut body: JUnit says why" "$out" "1 of 1 snapshots cut, read in part"
+run analyze -f html "$TMP/cut.trace"
+expect_in "cut body: HTML says why" "$out" "1 of 1 snapshots cut, read in part"
+run analyze --allow-unreadable -f json "$TMP/cut.trace"
+expect_rc "cut body, --allow-unreadable: the gates judge what was read" 0
+printf '%s' "$out" >"$TMP/cut-ok.json"
+expect_jq "cut body, --allow-unreadable: listed as accepted" "$TMP/cut-ok.json" \
+	'.input.files[0].accepted == true and (.input.files[0].problem | contains("cut"))'
+# the input ends mid-line (head -c): every entry there, the last stack frame cut
+head -c -8 "$FULL" >"$TMP/unended.trace"
+run analyze "$TMP/unended.trace"
+expect_rc "a body that ends mid-line (head -c): an error" 1
+expect_in "ends mid-line: said so" "$err" \
+	"(line 1: the input ends inside the body of snapshot 'irqsoff', mid-line)"
+# an elision marker ('[...]', '...', '<snip>') where entries are left out: read in full
+sed '60,150c\[...]' "$FULL" >"$TMP/elided.trace"
+run analyze -f json "$TMP/elided.trace"
+expect_rc "the same trace with entries elided ('[...]'): read, its gate fails" 2
+printf '%s' "$out" >"$TMP/elided.json"
+expect_jq "elided body: listed as elided, no problem" "$TMP/elided.json" \
+	'.records[0].body == "elided" and (.input.files[0].problem == null)'
 
 # Bash completion: options come from the command's --help, values from what they accept
 comp() {

@@ -301,6 +301,24 @@ else
 	expect_in "rules list: no prefilter" "$out" "prefilter: none (built without Vectorscan)"
 fi
 unset LATHOUND_CACHE_DIR
+# Under 'sudo -E' HOME is the user's: root never creates ~/.cache there (root-owned 0700, it
+# breaks the user's own programs) but uses its own, /var/cache/lathound.
+if [ $hs = no ]; then
+	skip "root's cache" "built without Vectorscan: no cache"
+elif [ "$(id -u)" != 0 ]; then
+	skip "root's cache is not in HOME" "not root"
+else
+	mkdir -p "$TMP/home"
+	chown 65534:65534 "$TMP/home"
+	HOME=$TMP/home XDG_CACHE_HOME= run rules list -r "$TMP/pf.rules"
+	expect_rc "as root, HOME another user's (sudo -E): rules list" 0
+	check "as root: nothing created in the other user's HOME" \
+		[ -z "$(ls -A "$TMP/home")" ]
+	check "as root: the cache is /var/cache/lathound, root's, 0700" \
+		[ "$(stat -c '%u %a' /var/cache/lathound 2>&1)" = "0 700" ]
+	HOME=$TMP/home XDG_CACHE_HOME=$TMP/home/xdg run rules list -r "$TMP/pf.rules"
+	check "as root: not in the user's XDG_CACHE_HOME either" [ -z "$(ls -A "$TMP/home")" ]
+fi
 
 # A failed write of the summary is an error.
 if [ -w /dev/full ]; then

@@ -1642,6 +1642,86 @@ START_TEST(test_layout_body)
 }
 END_TEST
 
+/*
+ * A cut body is counted and said (what 'analyze' makes an input not read in full); an
+ * elided one is not; a line cut at LH_PARSE_LINE_MAX cuts the record it is part of only.
+ */
+START_TEST(test_cut_counted)
+{
+	struct lh_parser *p = lh_parser_alloc(NULL);
+	size_t len, n;
+	char *buf = slurp("handmade-truncated-body.trace", &len), *text;
+
+	/* as the file is: its last line has no ending (head -c) */
+	lh_parse_buffer(p, "t", buf, len, NULL, NULL);
+	ck_assert_uint_eq(lh_parser_stats(p)->cut, 1);
+	ck_assert_str_eq(lh_parser_first_cut(p), "line 1: the input ends inside the body of "
+			 "snapshot 'preemptirqsoff', mid-line");
+	/* the same with its last line ended: the count of entries says it */
+	buf = realloc(buf, len + 1);
+	buf[len] = '\n';
+	lh_parse_buffer(p, "t", buf, len + 1, NULL, NULL);
+	ck_assert_uint_eq(lh_parser_stats(p)->cut, 2);
+	ck_assert_str_eq(lh_parser_first_cut(p), "line 1: snapshot 'preemptirqsoff' shows 39 of "
+			 "the 1821 entries its header declares, and no elision marker");
+	free(buf);
+
+	/* an elision: incomplete, not cut */
+	buf = slurp("published/10-netdev-powerpc-irqsoff-8182x-elided.trace", &len);
+	lh_parse_buffer(p, "t", buf, len, NULL, NULL);
+	ck_assert_uint_eq(lh_parser_stats(p)->cut, 2);
+	ck_assert_uint_eq(lh_parser_stats(p)->incomplete, 3);
+	ck_assert_ptr_null(lh_parser_first_cut(p));
+	free(buf);
+
+	/* a line longer than LH_PARSE_LINE_MAX after the body (prose) cuts nothing */
+	n = strlen(base_snapshot);
+	text = malloc(n + LH_PARSE_LINE_MAX + 2);
+	memcpy(text, base_snapshot, n);
+	memset(text + n, 'a', LH_PARSE_LINE_MAX + 1);
+	text[n + LH_PARSE_LINE_MAX + 1] = '\n';
+	lh_parse_buffer(p, "t", text, n + LH_PARSE_LINE_MAX + 2, NULL, NULL);
+	ck_assert_uint_eq(lh_parser_stats(p)->cut_lines, 1);
+	ck_assert_uint_eq(lh_parser_stats(p)->cut, 2);
+	/* one that is an entry of the body does */
+	memcpy(text + n, " kswapd0-91        1d....    0us : x", 36);
+	lh_parse_buffer(p, "t", text, n + LH_PARSE_LINE_MAX + 2, NULL, NULL);
+	ck_assert_uint_eq(lh_parser_stats(p)->cut, 3);
+	ck_assert_ptr_nonnull(strstr(lh_parser_first_cut(p), "cut by lathound's size limits"));
+	free(text);
+	lh_parser_free(p);
+}
+END_TEST
+
+/* Entries whose text the kernel never prints are counted (a trace.dat's damage). */
+START_TEST(test_odd_entries)
+{
+	static const char *const odd[] = {
+		"irq_handl r_entry: irq=24 name=fakeraid",	/* no call, no "name: args" */
+		"irq_handler_entry: irq=24 dame=fakeraid",	/* an irq event without its name */
+		"irq_handler_entry:irq=24 name=fakeraid",	/* "name:args" */
+	};
+	struct lh_parser *p = lh_parser_alloc(NULL);
+	const char *at;
+	size_t len, i;
+	char *buf = slurp("vm-irqsoff-fakeraid.trace", &len), *text;
+
+	lh_parse_buffer(p, "t", buf, len, NULL, NULL);
+	ck_assert_uint_eq(lh_parser_stats(p)->odd_entries, 0);
+	at = strstr(buf, "irq_handler_entry: irq=24 name=fakeraid");
+	ck_assert_ptr_nonnull(at);
+	for (i = 0; i < LH_ARRAY_SIZE(odd); i++) {
+		ck_assert_int_ge(asprintf(&text, "%.*s%s%s", (int)(at - buf), buf, odd[i],
+					  at + strlen(odd[0])), 0);
+		lh_parse_buffer(p, "t", text, strlen(text), NULL, NULL);
+		ck_assert_uint_eq(lh_parser_stats(p)->odd_entries, i + 1);
+		free(text);
+	}
+	free(buf);
+	lh_parser_free(p);
+}
+END_TEST
+
 /* "| task: -0": no comm; notes after header lines are not part of what they give. */
 START_TEST(test_layout_header_notes)
 {
@@ -1989,6 +2069,8 @@ static Suite *parse_suite(void)
 	tcase_add_test(tc, test_wakeup_dl);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_truncated);
+	tcase_add_test(tc, test_cut_counted);
+	tcase_add_test(tc, test_odd_entries);
 	tcase_add_test(tc, test_binary);
 	tcase_add_test(tc, test_no_state_leak);
 	tcase_add_test(tc, test_dup_survives);

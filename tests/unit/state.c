@@ -1069,19 +1069,41 @@ START_TEST(buffer_sizes_differ)
 }
 END_TEST
 
+/*
+ * --kprobe definitions: refused before anything is written when they are not one line of
+ * kprobe_events in lathound's group. Adding and removing a probe is libtracefs' dynevent
+ * API, which writes the mounted tracefs, not this tree (and mounts one where none is): that
+ * is tested on a real kernel (tests/vm, scenario kprobe), so that this stays hermetic.
+ */
 START_TEST(kprobes)
 {
 	static const char *probes[] = { "do_sys_open", "p:lathound/myread vfs_read $arg1", NULL };
-	static const char *const bad[] = {
-		"x:y z", "p:lathound/my-probe vfs_read", "p:lathound/x", "", "p:/x vfs_read",
-		"r:9grp/x vfs_read",
+	static const char *const syntax = "expected 'p:lathound/NAME SYMBOL [FETCHARGS]' or a symbol";
+	static const char *const control = "it holds a control character (one definition, one line)";
+	static const char *const group = "--kprobe adds probes in the 'lathound/' group only";
+	static const struct {
+		const char *def, *shown, *why;
+	} bad[] = {
+		{ "x:y z", "x:y z", syntax },
+		{ "p:lathound/my-probe vfs_read", "p:lathound/my-probe vfs_read", syntax },
+		{ "p:lathound/x", "p:lathound/x", syntax },
+		{ "", "", syntax },
+		{ "p:/x vfs_read", "p:/x vfs_read", syntax },
+		{ "r:9grp/x vfs_read", "r:9grp/x vfs_read", syntax },
+		{ "-:kprobes/victim", "-:kprobes/victim", syntax },
+		/* a second line would be a second definition, or another tool's probe removed */
+		{ "p:lathound/x do_sys_open\np:other/evil vfs_read",
+		  "p:lathound/x do_sys_open\\x0ap:other/evil vfs_read", control },
+		{ "do_sys_open\n-:kprobes/victim", "do_sys_open\\x0a-:kprobes/victim", control },
+		{ "p:lathound/x do_sys_open\r", "p:lathound/x do_sys_open\\x0d", control },
+		{ "p:lathound/x vfs_read \x1b[2J", "p:lathound/x vfs_read \\x1b[2J", control },
+		{ "p:other/evil vfs_read", "p:other/evil vfs_read", group },
+		{ "r:kprobes/x vfs_read $retval", "r:kprobes/x vfs_read $retval", group },
 	};
 	struct lh_session_opts o = base_opts();
 	struct lh_session *s;
 	struct snap *before;
-	struct lh_state *st;
 	size_t i;
-	char *k;
 
 	/* no kprobe_events in this kernel */
 	o.kprobes = probes;
@@ -1091,60 +1113,28 @@ START_TEST(kprobes)
 	ck_unchanged(before, NULL);
 	snap_free(before);
 
+	/* with kprobe events: a bad definition among good ones changes nothing */
+	put("kprobe_events", "p:kprobes/victim vfs_write\n");
+	before = snapshot(NULL);
 	for (i = 0; i < LH_ARRAY_SIZE(bad); i++) {
-		const char *one[] = { bad[i], NULL };
-		char want[128];
+		const char *some[] = { "do_sys_open", bad[i].def, NULL };
+		char want[512];
 
 		lh_diag_release(&diag);
-		o.kprobes = one;
+		o.kprobes = some;
 		ck_assert_int_eq(lh_session_create(&s, &o, &diag), -1);
-		snprintf(want, sizeof(want), "invalid kprobe definition '%s'", bad[i]);
+		snprintf(want, sizeof(want), "invalid kprobe definition '%s': %s", bad[i].shown,
+			 bad[i].why);
 		ck_diag(want);
-	}
-
-	/* with kprobe events (the event dirs are what the kernel would create) */
-	lh_diag_release(&diag);
-	put("kprobe_events", "");
-	put("events/lathound/enable", "0\n");
-	put("events/lathound/do_sys_open/enable", "0\n");
-	put("events/lathound/myread/enable", "0\n");
-	before = snapshot("kprobe_events");
-	o.kprobes = probes;
-	if (!tracefs_file_exists(NULL, "kprobe_events")) {
-		/*
-		 * libtracefs 1.6 checks kprobe_events in the mounted tracefs, not in the tree
-		 * of tracefs_set_tracing_dir(): where the host has none, adding fails here,
-		 * and the session must give everything back.
-		 */
-		ck_assert_int_eq(lh_session_create(&s, &o, &diag), -1);
-		ck_diag("cannot add kprobe 'lathound/do_sys_open' at 'do_sys_open'");
-		ck_unchanged(before, "kprobe_events");
+		ck_unchanged(before, NULL);
 		ck_assert(!exists(state_file));
-	} else {
-		if (lh_session_create(&s, &o, &diag))
-			dump_diag();
-		ck_assert_ptr_nonnull(s);
-		k = get("kprobe_events");
-		ck_assert_ptr_nonnull(strstr(k, "p:lathound/do_sys_open do_sys_open"));
-		ck_assert_ptr_nonnull(strstr(k, "p:lathound/myread vfs_read $arg1"));
-		free(k);
-		ck_file("events/lathound/do_sys_open/enable", "1");
-		ck_assert_int_eq(lh_state_read_file(AT_FDCWD, state_file, state_file, &st, &diag),
-				 1);
-		ck_assert_str_eq(lh_state_find(st, "lathound/myread")->value,
-				 "p:lathound/myread vfs_read $arg1");
-		lh_state_free(st);
-		ck_assert_int_eq(lh_session_destroy(s, &diag), 0);
-		k = get("kprobe_events");
-		ck_assert_ptr_nonnull(strstr(k, "-:lathound/do_sys_open"));
-		ck_assert_ptr_nonnull(strstr(k, "-:lathound/myread"));
-		free(k);
-		ck_unchanged(before, "kprobe_events");
 	}
 	snap_free(before);
 
 	/* a kprobe of that name exists already: someone else's */
+	lh_diag_release(&diag);
 	put("kprobe_events", "p:lathound/do_sys_open do_sys_open\n");
+	o.kprobes = probes;
 	ck_assert_int_eq(lh_session_create(&s, &o, &diag), -1);
 	ck_diag("kprobe 'lathound/do_sys_open' already exists");
 }
