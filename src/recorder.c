@@ -207,6 +207,35 @@ static void keep_snapshot(struct lh_recorder *r, const struct capture_ctx *c, co
 }
 
 /*
+ * The captures with a cut body listed in the report, each as an input not read in full (more
+ * are counted in stats and in the report's incomplete bodies, not listed: memory stays
+ * bounded in a soak).
+ */
+#define CUT_LISTED	100
+
+/*
+ * A capture whose body is cut (lathound's record cap, fewer entries than its header
+ * declares) was judged on part of its section: the rules and gates cannot have seen the
+ * rest. It is an input not read in full, which makes the verdict an error (as in analyze),
+ * said once as it happens.
+ */
+static void cut_capture(struct lh_recorder *r, const char *source, unsigned long found)
+{
+	struct lh_report_input in = { .name = source, .snapshots = found };
+	char *why;
+
+	if (r->st.cut++ >= CUT_LISTED)
+		return;
+	why = lh_xasprintf("capture '%s': snapshot cut, read in part (%s)", source,
+			   lh_parser_first_cut(r->parser) ?: "?");
+	if (r->st.cut == 1)
+		say(r, LH_RECORDER_ERROR, "%s", why);
+	in.problem = why;
+	lh_report_add_input(r->report, &in);
+	free(why);
+}
+
+/*
  * Reads the snapshot; a section not read before is parsed, matched, added to the report and
  * stored. With final (the end of a run or of a slice), a section whose notification is still
  * on its way is taken too. The armed tracer was blind from the notification (else from the
@@ -218,7 +247,7 @@ static void take(struct lh_recorder *r, bool final)
 	struct lh_recorder_tracer *tr = &r->st.tracer[r->st.armed];
 	struct capture_ctx c = { .r = r };
 	struct lh_diag d = { 0 };
-	unsigned long hits_before;
+	unsigned long hits_before, cut_before;
 	char source[32];
 	size_t len;
 	int ret;
@@ -243,9 +272,12 @@ static void take(struct lh_recorder *r, bool final)
 	snprintf(source, sizeof(source), "capture-%06lu", r->seq);
 	c.captured_ns = r->ops->wall(r->ctx);
 	hits_before = lh_report_rule_hits(r->report);
+	cut_before = lh_parser_stats(r->parser)->cut;
 	lh_parse_buffer(r->parser, source, r->trace, len, on_record, &c);
 	if (!c.found)
 		return;		/* a snapshot without a section (a buffer just reset) */
+	if (lh_parser_stats(r->parser)->cut != cut_before)
+		cut_capture(r, source, c.found);
 	r->ops->captured(r->ctx);
 	r->st.captures++;
 	tr->captures++;
@@ -404,6 +436,8 @@ static void report_update(struct lh_recorder *r)
 		.snapshots = ps->snapshots - r->parse_added.snapshots,
 		.skipped = ps->skipped - r->parse_added.skipped,
 		.bad_lines = ps->bad_lines - r->parse_added.bad_lines,
+		.incomplete = ps->incomplete - r->parse_added.incomplete,
+		.cut_lines = ps->cut_lines - r->parse_added.cut_lines,
 	};
 	struct lh_run_info *i = &r->info;
 	int t;

@@ -169,6 +169,7 @@ struct lh_recorder_stats {
 	unsigned long	lost;		/* sum over tracers of notifications - captures */
 	unsigned long	stale;		/* reads that found nothing new */
 	unsigned long	read_errors;
+	unsigned long	cut;		/* captures whose body is cut: an error (see take()) */
 	unsigned long	checkpoints;	/* report.json rewrites tried */
 	struct lh_recorder_tracer tracer[LH_TRACER_NR];
 };

@@ -73,7 +73,8 @@ enum child_status {
 	CHILD_NO_LATENCY,	/* a flyrecord of events */
 	CHILD_READ,		/* latency data, but not readable to its end */
 	CHILD_PIPE,		/* the parent stopped reading */
-	CHILD_CONFINE,		/* its limits or privileges could not be set */
+	CHILD_CONFINE,		/* its limits could not be set */
+	CHILD_PRIVILEGES,	/* run as root, it could not become nobody */
 };
 
 static const char *const child_errors[] = {
@@ -82,7 +83,8 @@ static const char *const child_errors[] = {
 	[CHILD_NO_LATENCY]	= "no latency data in it, only a flyrecord of events (record with 'trace-cmd record -p irqsoff' or another latency tracer)",
 	[CHILD_READ]		= "libtracecmd cannot read its latency data (truncated or corrupt)",
 	[CHILD_PIPE]		= "its latency data could not be passed on",
-	[CHILD_CONFINE]		= "cannot confine libtracecmd's process (resource limits, dropping privileges)",
+	[CHILD_CONFINE]		= "cannot confine libtracecmd's process (resource limits)",
+	[CHILD_PRIVILEGES]	= "cannot run libtracecmd as user nobody (uid 65534), as lathound does when run as root: a user namespace that does not map that uid, or no CAP_SETUID/CAP_SETGID (a container); analyze needs no privilege: run it as an ordinary user",
 };
 
 /* Return: what the child's wait status says went wrong (static), or NULL when nothing. */
@@ -190,7 +192,7 @@ int lh_tracedat_confine(int in, int out)
 	if (!geteuid() || !getuid()) {
 		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))
-			return -1;
+			return -2;
 	}
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
@@ -210,8 +212,9 @@ static int child_read(int fd, const char *buf, size_t len, int out)
 	if (dfd < 0 || nfd < 0 || dup2(nfd, STDIN_FILENO) < 0 || dup2(nfd, STDOUT_FILENO) < 0 ||
 	    dup2(nfd, STDERR_FILENO) < 0)
 		return CHILD_SETUP;
-	if (lh_tracedat_confine(dfd, out))
-		return CHILD_CONFINE;
+	r = lh_tracedat_confine(dfd, out);
+	if (r)
+		return r == -2 ? CHILD_PRIVILEGES : CHILD_CONFINE;
 	/* No plugins: they only format events, and would load code named by the environment. */
 	handle = tracecmd_open_fd(dfd, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!handle)

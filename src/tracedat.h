@@ -48,7 +48,9 @@ int lh_tracedat_read_latency(int fd, const char *buf, size_t len, lh_tracedat_te
  * CPU and 60 s of wall-clock time (SIGXCPU, SIGALRM), no core file, no privileges (root
  * becomes nobody, with no supplementary group), none to gain (no_new_privs, not dumpable),
  * and no descriptor above standard error but in and out.
- * Return: 0, or -1 when any of it failed (the process must then read nothing).
+ * Return: 0; -2 when root's privileges could not be dropped (a user namespace that does not
+ * map nobody, a container without CAP_SETUID); -1 when anything else failed. The process
+ * must read nothing after an error.
  */
 int lh_tracedat_confine(int in, int out);
 

@@ -153,6 +153,29 @@ for gate in "--max irqsoff=1ms" "--max all=2500us"; do
 	expect_rc "gate $gate fails" 2
 	expect_in "the violation is said" "$out" "exceeds --max ${gate#--max }"
 done
+# A capture whose body is cut (2 of the 4 entries its header declares) was judged in part:
+# an error in every format, never a PASS, although its latency is under the budget.
+head -n 23 "$IRQSOFF" >"$TMP/cut.trace"
+mkfake
+( wait_armed irqsoff && sleep 0.3 && section "$TMP/cut.trace" 2002 ) &
+BG=$!
+rec -t irqsoff -d 1500ms -o "$TMP/o-cut" "${NORULES[@]}" --max irqsoff=5ms -f junit
+wait $BG
+expect_rc "a cut capture under the budget" 1
+cut_why="capture 'capture-000001': snapshot cut, read in part (line 1: snapshot 'irqsoff' shows 2 of the 4 entries its header declares, and no elision marker)"
+expect_in "it is said as it happens" "$err" "error: $cut_why"
+expect_in "JUnit: an error testcase names the capture" "$out" \
+	"<testcase classname=\"lathound.input\" name=\"capture-000001\""
+expect_jq "JSON: verdict error, the capture listed as not read in full, its body counted" \
+	"$TMP/o-cut/report.json" '.verdict == "error" and .error == "'"$cut_why"'" and
+	.input.unread == 1 and .input.files[0].name == "capture-000001" and
+	.input.incomplete == 1 and .run.captures == 1'
+expect_in "text: the verdict says why" "$(cat "$TMP/o-cut/report.txt")" "Verdict: ERROR: $cut_why"
+expect_in "HTML: the error is said" "$(cat "$TMP/o-cut/report.html")" "snapshot cut, read in part"
+run report "$TMP/o-cut/report.json"
+expect_rc "lathound report on it is an error too" 1
+expect_tree "a cut capture"
+
 cat >"$TMP/hit.rules" <<'EOF'
 [self-test]
 match    = ^execute_preemptirqtest$

@@ -206,4 +206,23 @@ run analyze "${NORULES[@]}" "$TMP/magic.dat"
 expect_rc "nothing but trace-cmd's magic" 1
 expect_in "nothing but the magic: a clear error" "$err" "cannot read trace.dat"
 
+# As root, libtracecmd runs as nobody. Where root cannot become nobody (a user namespace that
+# maps only root, as 'unshare -r' and rootless containers make, or no CAP_SETUID), the read
+# is an error that says so and what to do; as an ordinary user it needs no privilege at all.
+if [ "$(id -u)" = 0 ] && unshare -r true 2>/dev/null; then
+	unshare -r "${LATHOUND_RUN[@]}" analyze "${NORULES[@]}" "$DAT" >"$TMP/out" 2>"$TMP/err"
+	rc=$?; err=$(cat "$TMP/err")
+	expect_rc "root that cannot become nobody (unshare -r)" 1
+	expect_in "... says why and what to do" "$err" \
+		"cannot run libtracecmd as user nobody (uid 65534), as lathound does when run as root: a user namespace that does not map that uid, or no CAP_SETUID/CAP_SETGID (a container); analyze needs no privilege: run it as an ordinary user"
+	cp "$DAT" "$TMP/nobody.dat"
+	chmod 755 "$TMP"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "${LATHOUND_RUN[@]}" analyze \
+		"${NORULES[@]}" --max irqsoff=1ms "$TMP/nobody.dat" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	expect_rc "... as an ordinary user the same file is read and judged" 2
+else
+	skip "root that cannot become nobody" "needs root and user namespaces (unshare -r)"
+fi
+
 finish
