@@ -61,7 +61,7 @@ static const char *const softirq_names[] = {
 
 static const char *const hist_names[LH_NOISE_HIST_NR] = {
 	[LH_NOISE_HIST_IRQ] = "timerlat_irq", [LH_NOISE_HIST_THREAD] = "timerlat_thread",
-	[LH_NOISE_HIST_OSNOISE] = "osnoise",
+	[LH_NOISE_HIST_OSNOISE] = "osnoise", [LH_NOISE_HIST_HWLAT] = "hwlat",
 };
 
 const char *lh_noise_kind_name(enum lh_noise_kind k)
@@ -163,6 +163,33 @@ static int part_cmp(const void *a, const void *b)
 }
 
 /*
+ * The culprit: the thread whose noise events cover most of the window, summed per pid; the
+ * blocking task when no thread ran in it.
+ */
+static void find_culprit(struct lh_noise_spike *s, const struct lh_noise_part *all, size_t nr)
+{
+	size_t i, j;
+
+	s->culprit_pid = s->blocking_pid;
+	snprintf(s->culprit_comm, sizeof(s->culprit_comm), "%s", s->blocking_comm);
+	s->culprit_ns = s->blocking_ns;
+	for (i = 0; i < nr; i++) {
+		uint64_t sum = 0;
+
+		if (all[i].ev.kind != LH_NOISE_THREAD)
+			continue;
+		for (j = 0; j < nr; j++)
+			if (all[j].ev.kind == LH_NOISE_THREAD && all[j].ev.pid == all[i].ev.pid)
+				sum += all[j].overlap_ns;
+		if (sum > s->culprit_ns) {
+			s->culprit_ns = sum;
+			s->culprit_pid = all[i].ev.pid;
+			snprintf(s->culprit_comm, sizeof(s->culprit_comm), "%s", all[i].ev.name);
+		}
+	}
+}
+
+/*
  * Adds every recent event of c that overlaps s's window as a part; the longest
  * LH_NOISE_PARTS are kept. With irq_ts (not 0), the irq event that contains it is the
  * timer's own interrupt.
@@ -198,6 +225,7 @@ static void find_parts(struct lh_noise_spike *s, const struct cpu_state *c, uint
 		}
 		sum += ov;
 	}
+	find_culprit(s, all, nr);
 	qsort(all, nr, sizeof(all[0]), part_cmp);
 	s->nr_parts = nr < LH_NOISE_PARTS ? nr : LH_NOISE_PARTS;
 	memcpy(s->parts, all, s->nr_parts * sizeof(all[0]));
@@ -213,7 +241,7 @@ static void spike_init(struct lh_noise_spike *s, enum lh_noise_tracer t, int cpu
 	memset(s, 0, offsetof(struct lh_noise_spike, frames));
 	s->tracer = t;
 	s->cpu = cpu;
-	s->blocking_pid = -1;
+	s->blocking_pid = s->culprit_pid = -1;
 	s->nr_frames = 0;
 }
 
@@ -304,6 +332,27 @@ void lh_noise_timerlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t seqnum
 	y->stack_open = true;
 }
 
+/*
+ * The frames of the measurement itself, innermost first: the timerlat IRQ where
+ * print_stack's stack is taken, and the timer interrupt's way to it (x86). What follows them
+ * is what ran when the timer fired.
+ */
+static const char *const own_frames[] = {
+	"timerlat_irq", "__hrtimer_run_queues", "hrtimer_interrupt",
+	"__sysvec_apic_timer_interrupt", "sysvec_apic_timer_interrupt",
+	"asm_sysvec_apic_timer_interrupt",
+};
+
+static bool own_frame(const char *f)
+{
+	size_t i;
+
+	for (i = 0; f && i < LH_ARRAY_SIZE(own_frames); i++)
+		if (!strcmp(f, own_frames[i]))
+			return true;
+	return false;
+}
+
 void lh_noise_stack(struct lh_noise *n, int cpu, const char *const *frames, size_t nr)
 {
 	struct cpu_state *c = cpu_of(n, cpu);
@@ -316,6 +365,10 @@ void lh_noise_stack(struct lh_noise *n, int cpu, const char *const *frames, size
 	if (!y->has_thread || !y->stack_open || y->nr_frames) {
 		n->st.stray_stacks++;
 		return;
+	}
+	while (nr && own_frame(frames[0])) {
+		frames++;
+		nr--;
 	}
 	for (i = 0; i < nr && i < LH_NOISE_FRAMES; i++)
 		snprintf(y->frames[i], LH_NOISE_FRAME, "%s", frames[i] ? frames[i] : "");
@@ -348,22 +401,36 @@ void lh_noise_osnoise(struct lh_noise *n, int cpu, uint64_t ts, uint64_t runtime
 	s->start_ns = ts > runtime_ns ? ts - runtime_ns : 0;
 	find_parts(s, c, 0);
 	/*
-	 * The longest share of a period is not the longest single noise: explain max_sample by
-	 * the parts over the whole period, but name the thread with the longest one.
+	 * max_sample is the longest single noise of the period, not their sum: what explains
+	 * it is the longest part.
 	 */
 	s->explained_ns = 0;
 	for (i = 0; i < s->nr_parts; i++) {
 		const struct lh_noise_part *p = &s->parts[i];
 
-		if (p->ev.kind == LH_NOISE_THREAD && p->overlap_ns > s->blocking_ns) {
-			s->blocking_ns = p->overlap_ns;
-			s->blocking_pid = p->ev.pid;
-			snprintf(s->blocking_comm, sizeof(s->blocking_comm), "%s", p->ev.name);
-		}
 		if (p->overlap_ns > s->explained_ns)
 			s->explained_ns = p->overlap_ns < s->latency_ns ? p->overlap_ns
 									: s->latency_ns;
 	}
+	n->fn(s, n->arg);
+}
+
+void lh_noise_hwlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t ns)
+{
+	struct cpu_state *c = cpu_of(n, cpu);
+	struct lh_noise_spike *s = &n->spike;
+
+	if (!c)
+		return;
+	n->st.samples++;
+	lh_histogram_add(&c->hist[LH_NOISE_HIST_HWLAT], ns);
+	if (!judge(n, ns))
+		return;
+	/* The hardware's own: no noise event can explain it. */
+	spike_init(s, LH_NOISE_HWLAT, cpu);
+	s->latency_ns = ns;
+	s->start_ns = ts > ns ? ts - ns : 0;
+	s->end_ns = ts;
 	n->fn(s, n->arg);
 }
 
@@ -452,13 +519,14 @@ void lh_noise_spike_record(const struct lh_noise_spike *s, struct lh_record *r)
 	char name[LH_NOISE_NAME + 16];
 	size_t i;
 
-	r->tracer = s->tracer == LH_NOISE_OSNOISE ? LH_TRACER_OSNOISE : LH_TRACER_TIMERLAT;
+	r->tracer = s->tracer == LH_NOISE_OSNOISE ? LH_TRACER_OSNOISE :
+		    s->tracer == LH_NOISE_HWLAT ? LH_TRACER_HWLAT : LH_TRACER_TIMERLAT;
 	r->tracer_name = lh_tracer_name(r->tracer);
 	r->latency_us = us_up(s->latency_ns);
 	r->cpu = s->cpu;
-	r->task.pid = s->blocking_pid;
-	if (s->blocking_comm[0])
-		r->task.comm = lh_record_strndup(r, s->blocking_comm, strlen(s->blocking_comm));
+	r->task.pid = s->culprit_pid;
+	if (s->culprit_comm[0])
+		r->task.comm = lh_record_strndup(r, s->culprit_comm, strlen(s->culprit_comm));
 	if (s->nr_parts) {
 		part_name(&s->parts[0], name, sizeof(name));
 		r->started_at = lh_record_strndup(r, name, strlen(name));

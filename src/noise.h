@@ -9,8 +9,11 @@
  *
  * A timer's latency window runs from its expiry (the IRQ sample's time minus its latency)
  * to the thread sample. Every noise event that overlaps the window is one of its parts, with
- * how much of the window it covers; the blocking task is the one the IRQ sample interrupted
- * (its common_pid), named by its own thread noise event. Parts are found by time, not by
+ * how much of the window it covers. The blocking task is the one the IRQ sample interrupted
+ * (its common_pid, as rtla names it), named by its own thread noise event; the culprit, the
+ * task charged with the spike, is the thread whose noise covers most of the window (a task
+ * that woke with the timer on an idle CPU and ran first blocks the timer's thread as surely
+ * as one the timer interrupted), else the blocking task. Parts are found by time, not by
  * arrival order: an event lost or never emitted leaves its share unexplained, and a task
  * without a noise event in the window keeps its pid but no name. Nothing is guessed.
  *
@@ -65,7 +68,7 @@ struct lh_noise_part {
 	bool			blocking;	/* the blocking task's own thread noise */
 };
 
-enum lh_noise_tracer { LH_NOISE_TIMERLAT, LH_NOISE_OSNOISE };
+enum lh_noise_tracer { LH_NOISE_TIMERLAT, LH_NOISE_OSNOISE, LH_NOISE_HWLAT };
 
 /*
  * A spike. For timerlat: the window is [expiry, thread sample] (the IRQ sample's time
@@ -88,9 +91,14 @@ struct lh_noise_spike {
 	uint64_t		noise_ns;	/* osnoise: the period's noise */
 	uint64_t		runtime_ns;	/* osnoise: the period's runtime */
 
-	int			blocking_pid;	/* -1: unknown */
+	int			blocking_pid;	/* timerlat: the task the IRQ sample interrupted;
+						 * -1: unknown */
 	char			blocking_comm[LH_NOISE_NAME];	/* "": unknown */
 	uint64_t		blocking_ns;	/* its thread noise in the window */
+
+	int			culprit_pid;	/* the task charged with the spike; -1: unknown */
+	char			culprit_comm[LH_NOISE_NAME];	/* "": unknown */
+	uint64_t		culprit_ns;	/* its thread noise in the window */
 
 	struct lh_noise_part	parts[LH_NOISE_PARTS];	/* longest overlap first */
 	size_t			nr_parts;
@@ -134,12 +142,16 @@ void lh_noise_timerlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t seqnum
 		       uint64_t latency_ns, int pid);
 /*
  * The stack print_stack printed after a thread sample (innermost first): attached to the
- * sample just before it on that CPU, dropped otherwise.
+ * sample just before it on that CPU, dropped otherwise. The frames of the measurement itself
+ * (timerlat_irq and the timer interrupt's way to it) are left out: what is kept is what ran
+ * when the timer fired.
  */
 void lh_noise_stack(struct lh_noise *n, int cpu, const char *const *frames, size_t nr);
 /* An osnoise period summary (ftrace:osnoise) at ts: runtime, noise, longest single noise. */
 void lh_noise_osnoise(struct lh_noise *n, int cpu, uint64_t ts, uint64_t runtime_ns,
 		      uint64_t noise_ns, uint64_t max_sample_ns);
+/* An hwlat sample (ftrace:hwlat) at ts: the longer of its inner and outer latency. */
+void lh_noise_hwlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t ns);
 /*
  * The ring buffer of cpu lost events: its pending sample is judged with what was seen, and
  * no sample after the loss is paired with one before it.
@@ -148,10 +160,10 @@ void lh_noise_lost(struct lh_noise *n, int cpu);
 /* Judges every pending sample (the end of a read, of a slice, of the run). */
 void lh_noise_flush(struct lh_noise *n);
 
-/* The samples counted: timerlat per CPU and context, osnoise max_sample per CPU. */
+/* The samples counted: timerlat per CPU and context, osnoise max_sample, hwlat per CPU. */
 enum lh_noise_hist { LH_NOISE_HIST_IRQ, LH_NOISE_HIST_THREAD, LH_NOISE_HIST_OSNOISE,
-		     LH_NOISE_HIST_NR };
-/* Return: "timerlat_irq", "timerlat_thread", "osnoise" (static). */
+		     LH_NOISE_HIST_HWLAT, LH_NOISE_HIST_NR };
+/* Return: "timerlat_irq", "timerlat_thread", "osnoise", "hwlat" (static). */
 const char *lh_noise_hist_name(enum lh_noise_hist h);
 /* Return: the histogram of h on cpu (borrowed), NULL when cpu is out of range. */
 const struct lh_histogram *lh_noise_histogram(const struct lh_noise *n, int cpu,
@@ -176,8 +188,8 @@ void lh_noise_cpu_time(const struct lh_noise *n, int cpu, uint64_t *runtime_ns,
 
 /*
  * Fills r (lh_record_reset() first) with spike s, so that rules, gates and reports take it
- * like any section: tracer timerlat or osnoise, latency in µs (rounded up), the CPU, the
- * blocking task as the task (timerlat; for osnoise the thread with the longest noise), the
+ * like any section: tracer timerlat, osnoise or hwlat, latency in µs (rounded up), the CPU, the
+ * culprit as the task, the
  * noise parts as the IRQs that ran inside (irq noise by its desc; "softirq:NAME", "nmi",
  * "thread:COMM" for the others), the longest part as the start site and print_stack's frames
  * as the stack. Text from the trace is escaped (lh_record_strndup()).

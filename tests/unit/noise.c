@@ -102,6 +102,8 @@ START_TEST(blocking_task_named)
 	ck_assert_int_eq(s->blocking_pid, 4242);
 	ck_assert_str_eq(s->blocking_comm, "spin99");
 	ck_assert_uint_eq(s->blocking_ns, 2100 * US);
+	ck_assert_int_eq(s->culprit_pid, 4242);
+	ck_assert_str_eq(s->culprit_comm, "spin99");
 	ck_assert_uint_eq(s->nr_parts, 2);
 	/* longest first */
 	ck_assert_str_eq(s->parts[0].ev.name, "spin99");
@@ -141,9 +143,11 @@ START_TEST(irq_sample_lost)
 	ck_assert_int_eq(s->blocking_pid, -1);
 	ck_assert_str_eq(s->blocking_comm, "");
 	ck_assert_uint_eq(s->blocking_ns, 0);
-	/* the noise is still what overlapped the window, by time */
+	/* the noise is still what overlapped the window, by time: it is the culprit */
 	ck_assert_uint_eq(s->nr_parts, 1);
 	ck_assert(!s->parts[0].blocking);
+	ck_assert_int_eq(s->culprit_pid, 4242);
+	ck_assert_str_eq(s->culprit_comm, "spin99");
 	ck_assert_uint_eq(lh_noise_stats(n)->unpaired, 1);
 }
 END_TEST
@@ -166,6 +170,8 @@ START_TEST(thread_sample_of_another_timer)
 	ck_assert_uint_eq(s->seqnum, 5);
 	ck_assert_int_eq(s->blocking_pid, -1);
 	ck_assert_str_eq(s->blocking_comm, "");
+	ck_assert_int_eq(s->culprit_pid, 555);	/* what ran in its window, not timer 4's task */
+	ck_assert_str_eq(s->culprit_comm, "other");
 	ck_assert_uint_eq(s->nr_parts, 1);
 	ck_assert_str_eq(s->parts[0].ev.name, "other");
 	ck_assert_uint_eq(s->parts[0].overlap_ns, 300 * US);
@@ -185,6 +191,8 @@ START_TEST(noise_missing_is_unexplained)
 	s = &got[0];
 	ck_assert_int_eq(s->blocking_pid, 4242);
 	ck_assert_str_eq(s->blocking_comm, "");
+	ck_assert_int_eq(s->culprit_pid, 4242);
+	ck_assert_str_eq(s->culprit_comm, "");
 	ck_assert_uint_eq(s->nr_parts, 0);
 	ck_assert_uint_eq(s->explained_ns, 0);
 }
@@ -198,6 +206,27 @@ START_TEST(idle_is_swapper)
 	ck_assert_uint_eq(nr_got, 1);
 	ck_assert_int_eq(got[0].blocking_pid, 0);
 	ck_assert_str_eq(got[0].blocking_comm, "swapper/0");
+	ck_assert_str_eq(got[0].culprit_comm, "swapper/0");
+}
+END_TEST
+
+START_TEST(idle_then_a_thread_woken_with_the_timer)
+{
+	/*
+	 * The timer fired on an idle CPU; the spinner woke with it and, above the timerlat
+	 * thread, ran first: the blocking task is idle, the culprit the spinner.
+	 */
+	lh_noise_timerlat(n, 1, E + 20 * US, 3, false, 20 * US, 0);
+	noise(1, LH_NOISE_THREAD, E + 30 * US, 8 * MS, 4242, "spin99");
+	noise(1, LH_NOISE_THREAD, E + 8030 * US, 50 * US, 0, "swapper/1");
+	lh_noise_timerlat(n, 1, E + 8100 * US, 3, true, 8100 * US, 77);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_int_eq(got[0].blocking_pid, 0);
+	ck_assert_str_eq(got[0].blocking_comm, "swapper/1");
+	ck_assert_int_eq(got[0].culprit_pid, 4242);
+	ck_assert_str_eq(got[0].culprit_comm, "spin99");
+	ck_assert_uint_eq(got[0].culprit_ns, 8 * MS);
 }
 END_TEST
 
@@ -248,15 +277,20 @@ END_TEST
 
 START_TEST(stack_follows_thread_sample)
 {
-	static const char *const frames[] = { "spin_loop", "do_spin", "entry_SYSCALL_64" };
+	static const char *const frames[] = {
+		"timerlat_irq", "__hrtimer_run_queues", "hrtimer_interrupt",
+		"__sysvec_apic_timer_interrupt", "sysvec_apic_timer_interrupt",
+		"asm_sysvec_apic_timer_interrupt", "spin_loop", "do_spin", "entry_SYSCALL_64",
+	};
 
 	blocked_cycle(7, E);
-	lh_noise_stack(n, 1, frames, 3);
+	lh_noise_stack(n, 1, frames, 9);
 	/* a second stack, or one on a CPU without a thread sample, belongs to nothing */
-	lh_noise_stack(n, 1, frames, 3);
-	lh_noise_stack(n, 0, frames, 3);
+	lh_noise_stack(n, 1, frames, 9);
+	lh_noise_stack(n, 0, frames, 9);
 	lh_noise_flush(n);
 	ck_assert_uint_eq(nr_got, 1);
+	/* timerlat's own frames left out: what ran when the timer fired */
 	ck_assert_uint_eq(got[0].nr_frames, 3);
 	ck_assert_str_eq(got[0].frames[0], "spin_loop");
 	ck_assert_uint_eq(lh_noise_stats(n)->stray_stacks, 2);
@@ -299,14 +333,34 @@ START_TEST(osnoise_top_thread)
 	s = &got[0];
 	ck_assert_int_eq(s->tracer, LH_NOISE_OSNOISE);
 	ck_assert_uint_eq(s->latency_ns, 8 * MS);
-	ck_assert_str_eq(s->blocking_comm, "spin99");
-	ck_assert_int_eq(s->blocking_pid, 4242);
+	ck_assert_str_eq(s->culprit_comm, "spin99");
+	ck_assert_int_eq(s->culprit_pid, 4242);
+	ck_assert_int_eq(s->blocking_pid, -1);
 	ck_assert_uint_eq(s->nr_parts, 3);
 	ck_assert_str_eq(s->parts[0].ev.name, "spin99");
 	lh_noise_cpu_time(n, 1, &rt, &no);
 	ck_assert_uint_eq(rt, 1000 * MS);
 	ck_assert_uint_eq(no, 8060 * US);
 	ck_assert_uint_eq(lh_noise_histogram(n, 1, LH_NOISE_HIST_OSNOISE)->count, 1);
+}
+END_TEST
+
+START_TEST(hwlat_sample)
+{
+	struct lh_record *r = lh_record_alloc();
+
+	lh_noise_hwlat(n, 0, E, 50 * US);
+	lh_noise_hwlat(n, 0, E + 1 * MS, 150 * US);
+	/* the hardware's own: a sample over the threshold, nothing to explain it with */
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_int_eq(got[0].tracer, LH_NOISE_HWLAT);
+	ck_assert_uint_eq(got[0].nr_parts, 0);
+	ck_assert_uint_eq(lh_noise_histogram(n, 0, LH_NOISE_HIST_HWLAT)->count, 2);
+	lh_noise_spike_record(&got[0], r);
+	ck_assert_int_eq(r->tracer, LH_TRACER_HWLAT);
+	ck_assert_uint_eq(r->latency_us, 150);
+	ck_assert_ptr_null(r->task.comm);
+	lh_record_free(r);
 }
 END_TEST
 
@@ -371,12 +425,14 @@ static Suite *noise_suite(void)
 	tcase_add_test(tc, thread_sample_of_another_timer);
 	tcase_add_test(tc, noise_missing_is_unexplained);
 	tcase_add_test(tc, idle_is_swapper);
+	tcase_add_test(tc, idle_then_a_thread_woken_with_the_timer);
 	tcase_add_test(tc, thread_sample_lost);
 	tcase_add_test(tc, lost_events_break_pairs);
 	tcase_add_test(tc, running_maximum);
 	tcase_add_test(tc, stack_follows_thread_sample);
 	tcase_add_test(tc, histograms_every_sample);
 	tcase_add_test(tc, osnoise_top_thread);
+	tcase_add_test(tc, hwlat_sample);
 	tcase_add_test(tc, spike_as_record);
 	tcase_add_test(tc, unknown_task_record);
 	suite_add_tcase(s, tc);
