@@ -99,27 +99,10 @@ int lh_irqtrace_create(struct lh_irqtrace **tp, struct lh_irqstat *st, struct lh
 	*tp = NULL;
 	t->st = st;
 	snprintf(t->name, sizeof(t->name), LH_IRQTRACE_PREFIX "%d", (int)getpid());
-	if (tracefs_instance_exists(t->name)) {
-		/* Left by an earlier process with our pid: not ours to keep. */
-		struct tracefs_instance *old = tracefs_instance_alloc(NULL, t->name);
-
-		if (old) {
-			tracefs_instance_destroy(old);
-			tracefs_instance_free(old);
-		}
-	}
-	t->inst = tracefs_instance_create(t->name);
-	if (!t->inst) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot create tracefs instance '%s': %s",
-			    t->name, strerror(errno));
-		goto fail;
-	}
 	/* Off while it is set up; the events are enabled, then tracing starts. */
-	if (tracefs_trace_off(t->inst)) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot stop tracing in instance '%s': %s",
-			    t->name, strerror(errno));
+	t->inst = lh_state_instance_create(t->name, diag);
+	if (!t->inst)
 		goto fail;
-	}
 	t->tep = load_formats(diag);
 	if (!t->tep)
 		goto fail;

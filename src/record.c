@@ -52,6 +52,17 @@ bool lh_tracer_is_sampling(enum lh_tracer t)
 	return (unsigned int)t < LH_TRACER_NR && tracers[t].sampling;
 }
 
+unsigned int lh_tracer_sampling_mask(void)
+{
+	unsigned int m = 0;
+	int t;
+
+	for (t = 1; t < LH_TRACER_NR; t++)
+		if (tracers[t].sampling)
+			m |= 1u << t;
+	return m;
+}
+
 const char *lh_tracer_config(enum lh_tracer t)
 {
 	return (unsigned int)t < LH_TRACER_NR ? tracers[t].config : NULL;

@@ -41,6 +41,8 @@ bool lh_tracer_is_wakeup(enum lh_tracer t);
  * instance) rather than records a latency snapshot.
  */
 bool lh_tracer_is_sampling(enum lh_tracer t);
+/* Return: the sampling tracers, as a mask of 1 << enum lh_tracer. */
+unsigned int lh_tracer_sampling_mask(void);
 /* Return: the kernel option that provides tracer t ("CONFIG_IRQSOFF_TRACER"). Static. */
 const char *lh_tracer_config(enum lh_tracer t);
 
