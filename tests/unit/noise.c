@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "noise.h"
+#include "rules.h"
 #include "check-main.h"
 
 #define US	1000ULL
@@ -413,6 +414,47 @@ START_TEST(unknown_task_record)
 }
 END_TEST
 
+/* Return: whether shipped rule id (rules/noise.rules) fires on r. */
+static bool fires(struct lh_rules *rs, const struct lh_record *r, const char *id)
+{
+	struct lh_match m = { 0 };
+	struct lh_diag d = { 0 };
+	bool hit = false;
+	size_t i;
+
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+	for (i = 0; i < m.nr_hits; i++)
+		hit |= !strcmp(lh_rules_get(rs, m.hits[i])->id, id);
+	lh_match_release(&m);
+	lh_diag_release(&d);
+	return hit;
+}
+
+START_TEST(shipped_noise_rules)
+{
+	struct lh_rules *rs = lh_rules_alloc();
+	struct lh_record *r = lh_record_alloc();
+	struct lh_diag d = { 0 };
+
+	ck_assert_int_eq(lh_rules_load(rs, LH_TEST_DATA "/../../rules/noise.rules", &d), 0);
+	/* the culprit a kworker: the task line "kworker/1:2-31" */
+	lh_noise_timerlat(n, 1, E + 5 * US, 1, false, 5 * US, 31);
+	noise(1, LH_NOISE_THREAD, E, 400 * US, 31, "kworker/1:2");
+	noise(1, LH_NOISE_THREAD, E + 400 * US, 30 * US, 12, "rcuc/1");
+	lh_noise_timerlat(n, 1, E + 500 * US, 1, true, 500 * US, 77);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	lh_noise_spike_record(&got[0], r);
+	ck_assert(fires(rs, r, "percpu-kworker-noise"));
+	ck_assert(fires(rs, r, "rcuc-noise"));	/* a part: "thread:rcuc/1" */
+	ck_assert(!fires(rs, r, "migration-noise"));
+	ck_assert(!fires(rs, r, "ksoftirqd-noise"));
+	lh_record_free(r);
+	lh_rules_free(rs);
+	lh_diag_release(&d);
+}
+END_TEST
+
 static Suite *noise_suite(void)
 {
 	Suite *s = suite_create("noise");
@@ -435,6 +477,7 @@ static Suite *noise_suite(void)
 	tcase_add_test(tc, hwlat_sample);
 	tcase_add_test(tc, spike_as_record);
 	tcase_add_test(tc, unknown_task_record);
+	tcase_add_test(tc, shipped_noise_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }
