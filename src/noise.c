@@ -46,6 +46,7 @@ struct lh_noise {
 	void			*arg;
 	struct lh_noise_stats	st;
 	struct lh_noise_spike	spike;		/* built here, handed to fn */
+	struct lh_noise_part	parts[LH_NOISE_RECENT];	/* find_parts()' scratch */
 };
 
 static const char *const kind_names[LH_NOISE_NR] = {
@@ -194,9 +195,10 @@ static void find_culprit(struct lh_noise_spike *s, const struct lh_noise_part *a
  * LH_NOISE_PARTS are kept. With irq_ts (not 0), the irq event that contains it is the
  * timer's own interrupt.
  */
-static void find_parts(struct lh_noise_spike *s, const struct cpu_state *c, uint64_t irq_ts)
+static void find_parts(struct lh_noise *n, struct lh_noise_spike *s, const struct cpu_state *c,
+		       uint64_t irq_ts)
 {
-	struct lh_noise_part all[LH_NOISE_RECENT];
+	struct lh_noise_part *all = n->parts;
 	uint64_t sum = 0;
 	size_t i, nr = 0;
 
@@ -226,9 +228,9 @@ static void find_parts(struct lh_noise_spike *s, const struct cpu_state *c, uint
 		sum += ov;
 	}
 	find_culprit(s, all, nr);
-	qsort(all, nr, sizeof(all[0]), part_cmp);
+	qsort(all, nr, sizeof(*all), part_cmp);
 	s->nr_parts = nr < LH_NOISE_PARTS ? nr : LH_NOISE_PARTS;
-	memcpy(s->parts, all, s->nr_parts * sizeof(all[0]));
+	memcpy(s->parts, all, s->nr_parts * sizeof(*all));
 	for (i = s->nr_parts; i < nr; i++) {
 		s->more_parts++;
 		s->more_ns += all[i].overlap_ns;
@@ -277,7 +279,7 @@ static void cycle_end(struct lh_noise *n, int cpu, struct cpu_state *c)
 		s->blocking_pid = y->irq_pid;
 	if (s->blocking_pid == 0)
 		snprintf(s->blocking_comm, sizeof(s->blocking_comm), "swapper/%d", cpu);
-	find_parts(s, c, y->has_irq ? y->irq_ts : 0);
+	find_parts(n, s, c, y->has_irq ? y->irq_ts : 0);
 	s->nr_frames = y->nr_frames;
 	memcpy(s->frames, y->frames, y->nr_frames * sizeof(y->frames[0]));
 	n->fn(s, n->arg);
@@ -399,7 +401,7 @@ void lh_noise_osnoise(struct lh_noise *n, int cpu, uint64_t ts, uint64_t runtime
 	s->runtime_ns = runtime_ns;
 	s->end_ns = ts;
 	s->start_ns = ts > runtime_ns ? ts - runtime_ns : 0;
-	find_parts(s, c, 0);
+	find_parts(n, s, c, 0);
 	/*
 	 * max_sample is the longest single noise of the period, not their sum: what explains
 	 * it is the longest part.

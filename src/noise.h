@@ -31,7 +31,8 @@
 #include "record.h"
 
 #define LH_NOISE_NAME	32	/* an irq's desc, a softirq's or a task's name, NUL included */
-#define LH_NOISE_RECENT	128	/* noise events kept per CPU to explain the next sample */
+#define LH_NOISE_RECENT	512	/* noise events kept per CPU to explain the next sample
+				 * (an osnoise period is 1 s: a few hundred events) */
 #define LH_NOISE_PARTS	16	/* parts kept per spike, longest first; the rest summed */
 #define LH_NOISE_FRAMES	32	/* stack frames kept */
 #define LH_NOISE_FRAME	96	/* a frame's name, NUL included */
@@ -147,7 +148,10 @@ void lh_noise_timerlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t seqnum
  * when the timer fired.
  */
 void lh_noise_stack(struct lh_noise *n, int cpu, const char *const *frames, size_t nr);
-/* An osnoise period summary (ftrace:osnoise) at ts: runtime, noise, longest single noise. */
+/*
+ * An osnoise period summary (ftrace:osnoise) at ts: runtime, noise, longest single noise, in
+ * ns (the kernel's entry has µs).
+ */
 void lh_noise_osnoise(struct lh_noise *n, int cpu, uint64_t ts, uint64_t runtime_ns,
 		      uint64_t noise_ns, uint64_t max_sample_ns);
 /* An hwlat sample (ftrace:hwlat) at ts: the longer of its inner and outer latency. */

@@ -433,8 +433,10 @@ static void decode(void *arg, int cpu, void *data, int size, uint64_t ts)
 				  tep_data_pid(t->tep, &rec));
 		return;
 	case EV_OSNOISE:
-		lh_noise_osnoise(t->noise, cpu, ts, field(e, F_RUNTIME, data, size),
-				 field(e, F_NOISE, data, size), field(e, F_MAX_SAMPLE, data, size));
+		/* µs: run_osnoise() converts its sample with time_to_us() */
+		lh_noise_osnoise(t->noise, cpu, ts, field(e, F_RUNTIME, data, size) * 1000,
+				 field(e, F_NOISE, data, size) * 1000,
+				 field(e, F_MAX_SAMPLE, data, size) * 1000);
 		return;
 	case EV_HWLAT: {
 		uint64_t in = field(e, F_DURATION, data, size);
