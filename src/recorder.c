@@ -761,7 +761,9 @@ enum lh_recorder_end lh_recorder_run(struct lh_recorder *r)
 		.irq = o->irqstat ? now + LH_RECORDER_IRQ_MAX : UINT64_MAX,
 		.poll = o->tracers ? every(now, r->ops->poll_interval(r->ctx)) : UINT64_MAX,
 		.slice = __builtin_popcount(o->tracers) > 1 ? now + o->slice_ns : UINT64_MAX,
-		.sample = r->ops->sample_read ? now + LH_RECORDER_SAMPLE_EVERY : UINT64_MAX,
+		/* latency tracers alone: no wakeup for samples */
+		.sample = o->tracers & lh_tracer_sampling_mask() ? now + LH_RECORDER_SAMPLE_EVERY
+								 : UINT64_MAX,
 	};
 	int w;
 
