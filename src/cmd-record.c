@@ -112,6 +112,8 @@ struct record_opts {
 	int		no_hist;
 	const char	*hist_comm;
 	unsigned long	hist_pid;
+	unsigned long	timerlat_period;	/* µs; 0: as the kernel has it */
+	const char	*noise_cpus;
 };
 
 static const int term_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
@@ -141,7 +143,7 @@ static int opt_tracers(const struct lh_option *opt, const char *arg)
 		end = strchrnul(p, ',');
 		t = lh_tracer_from_name(p, (size_t)(end - p));
 		if (t == LH_TRACER_UNKNOWN)
-			return lh_error("unknown tracer '%.*s' in --tracer '%s' (use irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt or wakeup_dl)",
+			return lh_error("unknown tracer '%.*s' in --tracer '%s' (use irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt, wakeup_dl, timerlat, osnoise or hwlat)",
 					(int)(end - p), p, arg);
 		*mask |= 1u << t;
 	}
@@ -571,6 +573,13 @@ static int check_opts(struct record_opts *o)
 		return lh_error("--hist-comm and --hist-pid filter the wakeup histogram, which --hist leaves out");
 	if (o->hist_pid > 4194304)
 		return lh_error("invalid --hist-pid %lu", o->hist_pid);
+	if (o->timerlat_period && (o->timerlat_period < 100 || o->timerlat_period > 1000000))
+		return lh_error("--timerlat-period must be 100 to 1000000 us, as the kernel takes it");
+	if ((o->timerlat_period || o->noise_cpus) &&
+	    !(o->tracers & ((1u << LH_TRACER_TIMERLAT) | (1u << LH_TRACER_OSNOISE))))
+		return lh_error("--timerlat-period and --noise-cpus set timerlat and osnoise, which --tracer leaves out");
+	if ((o->tracers & (1u << LH_TRACER_TIMERLAT)) && (o->tracers & (1u << LH_TRACER_OSNOISE)))
+		lh_warn("timerlat and osnoise cannot run at once: they take turns, one --slice each");
 	if (o->output && !strcmp(o->output, "-"))
 		return lh_error("-o names the output directory; for a report on standard output give --text -, --json - or --junit -");
 	return lh_report_files_check(&o->files, NULL, o->format);
@@ -601,6 +610,12 @@ static int start_tracing(struct run *r, struct lh_diag *notes)
 		.hist = { .kinds = o->hist, .comm = o->hist_comm, .pid = (int)o->hist_pid },
 		.hist_required = o->hist_set,
 		.hist_default = !o->hist_given,
+		.noise = {
+			.threshold_ns = o->threshold_ns,
+			.period_us = (unsigned int)o->timerlat_period,
+			.cpus = o->noise_cpus,
+			.stack = true,
+		},
 	};
 
 	if (lh_recorder_tracefs_create(&r->tracefs, &to, notes)) {
@@ -833,7 +848,7 @@ int lh_cmd_record(int argc, char **argv)
 	const struct lh_option options[] = {
 		LH_OPT_GROUP("what to trace"),
 		LH_OPT_CALLBACK('t', "tracer", &o.tracers, "LIST",
-				"comma-separated latency tracers (default irqsoff,wakeup_rt)",
+				"comma-separated latency tracers, timerlat, osnoise, hwlat (default irqsoff,wakeup_rt)",
 				opt_tracers),
 		LH_OPT_BUDGET('T', "threshold", &o.threshold_ns,
 			      "capture every section longer than DURATION (default: each new maximum)"),
@@ -860,6 +875,10 @@ int lh_cmd_record(int argc, char **argv)
 		LH_OPT_STRING(0, "hist-comm", &o.hist_comm, "COMM",
 			      "wakeup histogram: only tasks named COMM"),
 		LH_OPT_UINT(0, "hist-pid", &o.hist_pid, "PID", "wakeup histogram: only this pid"),
+		LH_OPT_UINT(0, "timerlat-period", &o.timerlat_period, "US",
+			    "timerlat's timer period in us (default: as the kernel has it, 1000)"),
+		LH_OPT_STRING(0, "noise-cpus", &o.noise_cpus, "LIST",
+			      "CPUs timerlat and osnoise sample (osnoise/cpus, e.g. 0-1; default all)"),
 		LH_OPT_GROUP("how long"),
 		LH_OPT_DURATION('d', "duration", &o.duration_ns,
 				"end after DURATION (90s, 12h); default: when COMMAND ends, or a signal"),

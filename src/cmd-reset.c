@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "hist.h"
 #include "irqtrace.h"
+#include "noisetrace.h"
 #include "opts.h"
 #include "session.h"
 #include "state.h"
@@ -73,7 +74,7 @@ int lh_cmd_reset(int argc, char **argv)
 	struct lh_session_lock *lock;
 	struct lh_state *st = NULL;
 	struct lh_diag d = { 0 };
-	int first, ret, code, removed, hists;
+	int first, ret, code, removed, hists, noise;
 	size_t i;
 
 	first = lh_parse_command(argc, argv, options, reset_usage, reset_epilogue,
@@ -94,13 +95,15 @@ int lh_cmd_reset(int argc, char **argv)
 	lock = lh_session_lock(state_dir, &d);
 	if (!lock) {
 		ret = -1;
-		removed = hists = 0;
+		removed = hists = noise = 0;
 	} else {
 		ret = lh_session_recover_locked(lock, &st, &d);
 		/* The killed run's own instance (irq statistics) goes too; a live run's stays. */
 		removed = ret < 0 ? 0 : lh_irqtrace_remove_stale(&d);
 		/* And its histograms: instance, triggers, synthetic events. */
 		hists = ret < 0 ? 0 : lh_hist_remove_stale(&d);
+		/* And its timerlat/osnoise instance, whose tracer runs on without it. */
+		noise = ret < 0 ? 0 : lh_noisetrace_remove_stale(&d);
 		lh_session_unlock(lock);
 	}
 	for (i = 0; i < d.nr; i++) {
@@ -121,7 +124,7 @@ int lh_cmd_reset(int argc, char **argv)
 		       (long)st->pid, when);
 		for (i = 0; i < st->nr; i++)
 			print_entry(&st->entries[i]);
-	} else if (!ret && !removed && !hists) {
+	} else if (!ret && !removed && !hists && !noise) {
 		printf("nothing to restore (no state file in %s)\n", state_dir);
 	}
 	if (removed > 0)
@@ -130,7 +133,10 @@ int lh_cmd_reset(int argc, char **argv)
 	if (hists > 0)
 		printf("removed %d histogram object%s (%s<pid>, %s<pid>_*) left by a killed lathound\n",
 		       hists, hists == 1 ? "" : "s", LH_HIST_PREFIX, LH_HIST_SYNTH_PREFIX);
-	code = ret < 0 || removed < 0 || hists < 0 ? LH_EXIT_ERROR : LH_EXIT_PASS;
+	if (noise > 0)
+		printf("removed %d timerlat/osnoise instance%s (%s<pid>) left by a killed lathound, its tracer stopped\n",
+		       noise, noise == 1 ? "" : "s", LH_NOISETRACE_PREFIX);
+	code = ret < 0 || removed < 0 || hists < 0 || noise < 0 ? LH_EXIT_ERROR : LH_EXIT_PASS;
 	lh_state_free(st);
 	lh_diag_release(&d);
 	return lh_finish_stdout(code);

@@ -34,7 +34,8 @@ static const char *const kconfig_names[LH_DOCTOR_KCONFIG_NR] = {
 	"CONFIG_FTRACE", "CONFIG_FUNCTION_TRACER", "CONFIG_DYNAMIC_FTRACE",
 	"CONFIG_IRQSOFF_TRACER", "CONFIG_PREEMPT_TRACER", "CONFIG_SCHED_TRACER",
 	"CONFIG_KPROBE_EVENTS", "CONFIG_HIST_TRIGGERS", "CONFIG_SYNTH_EVENTS",
-	"CONFIG_PREEMPT_RT",
+	"CONFIG_PREEMPT_RT", "CONFIG_TIMERLAT_TRACER", "CONFIG_OSNOISE_TRACER",
+	"CONFIG_HWLAT_TRACER",
 };
 
 /* The events whose absence lathound notices, and what their absence costs. */
@@ -434,6 +435,43 @@ static void check_events(struct lh_doctor *d)
 		    "missing: %s", missing);
 }
 
+/*
+ * What timerlat and osnoise break a spike down with: the osnoise:*_noise events and the
+ * global osnoise/ knobs. Said only when one of the two tracers is there.
+ */
+static void check_noise_events(struct lh_doctor *d)
+{
+	static const char *const noise[] = { "irq_noise", "softirq_noise", "nmi_noise",
+					     "thread_noise" };
+	char missing[256] = "", path[128];
+	size_t i, o = 0;
+	char **avail = tracefs_tracers(d->tracing_dir);
+	bool any = false;
+
+	for (i = 0; avail && avail[i]; i++)
+		if (!strcmp(avail[i], "timerlat") || !strcmp(avail[i], "osnoise"))
+			any = true;
+	tracefs_list_free(avail);
+	if (!any)
+		return;
+	for (i = 0; i < LH_ARRAY_SIZE(noise); i++) {
+		snprintf(path, sizeof(path), "events/osnoise/%s/enable", noise[i]);
+		if (!lh_state_knob_exists(path))
+			o += snprintf(missing + o, sizeof(missing) - o, "%sosnoise:%s",
+				      o ? ", " : "", noise[i]);
+	}
+	if (!lh_state_knob_exists("osnoise/timerlat_period_us"))
+		o += snprintf(missing + o, sizeof(missing) - o, "%sosnoise/timerlat_period_us",
+			      o ? ", " : "");
+	if (!o)
+		add(d, LH_DOCTOR_OK, "noise events", NULL,
+		    "osnoise:irq_noise/softirq_noise/nmi_noise/thread_noise present (timerlat and osnoise spikes are broken down by cause)");
+	else
+		add(d, LH_DOCTOR_WARN, "noise events",
+		    "without them a timerlat or osnoise spike is measured but not broken down by cause",
+		    "missing: %s", missing);
+}
+
 static void check_kprobes(struct lh_doctor *d)
 {
 	char says[128];
@@ -622,6 +660,7 @@ bool lh_doctor_run(struct lh_doctor *d, const struct lh_doctor_opts *o)
 	if (d->tracing_dir) {
 		tracers = check_tracers(d, false);
 		check_events(d);
+		check_noise_events(d);
 		check_kprobes(d);
 		check_histograms(d);
 		check_function_tracing(d);

@@ -30,7 +30,7 @@ enum lh_kconfig {
 	LH_KCONFIG_MODULE,	/* =m */
 };
 
-#define LH_DOCTOR_KCONFIG_NR	10
+#define LH_DOCTOR_KCONFIG_NR	13
 
 struct lh_doctor_opts {
 	const char	*state_dir;	/* NULL: LH_STATE_DIR */

@@ -12,22 +12,17 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
 #include "irqtrace.h"
+#include "ringbuf.h"
 #include "state.h"
 
 struct lh_irqtrace {
 	char			name[32];
 	struct tracefs_instance	*inst;
 	struct tep_handle	*tep;
-	struct kbuffer		*kbuf;
-	struct tracefs_cpu	**cpus;		/* NULL where a CPU has no buffer */
-	int			nr_cpus;
-	void			*page;		/* one sub-buffer */
-	int			page_size;
-	long			buffer_bytes;	/* per-CPU ring buffer size */
+	struct lh_ringbuf	*rb;
 	struct lh_irqstat	*st;
 
 	int			entry_id;
@@ -46,48 +41,30 @@ struct lh_irqtrace {
 };
 
 /*
- * A tep that knows the ring-buffer page header and the two irq events, and nothing else:
- * tracefs_local_events*() would also parse /proc/kallsyms, some 20 MB of heap for symbols
- * that these events never print.
+ * A tep that knows the ring-buffer page header and the two irq events, and nothing else
+ * (lh_ringbuf_tep()): no 20 MB of /proc/kallsyms for symbols that these events never print.
  */
 static struct tep_handle *load_formats(struct lh_diag *diag)
 {
 	static const char *const events[] = { "irq_handler_entry", "irq_handler_exit" };
-	enum tep_endian endian = tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN;
-	struct tep_handle *tep = tep_alloc();
-	const char *what = "events/header_page";
+	struct tep_handle *tep = lh_ringbuf_tep(diag);
 	char *buf;
 	size_t i;
 	int size;
 
-	if (!tep)
-		goto fail;
-	tep_set_long_size(tep, (int)sizeof(long));
-	tep_set_file_bigendian(tep, endian);
-	tep_set_local_bigendian(tep, endian);
-	tep_set_page_size(tep, getpagesize());
-	buf = tracefs_instance_file_read(NULL, what, &size);
-	if (!buf || tep_parse_header_page(tep, buf, (unsigned long)size, (int)sizeof(long))) {
-		free(buf);
-		goto fail;
-	}
-	free(buf);
-	for (i = 0; i < LH_ARRAY_SIZE(events); i++) {
-		what = events[i];
+	for (i = 0; tep && i < LH_ARRAY_SIZE(events); i++) {
 		buf = tracefs_event_file_read(NULL, "irq", events[i], "format", &size);
 		if (!buf || tep_parse_event(tep, buf, (unsigned long)size, "irq")) {
+			lh_diag_add(diag, LH_DIAG_ERROR,
+				    "cannot read the format of '%s' (this kernel needs irq:irq_handler_entry and irq:irq_handler_exit): %s",
+				    events[i], strerror(errno ? errno : EINVAL));
 			free(buf);
-			goto fail;
+			tep_free(tep);
+			return NULL;
 		}
 		free(buf);
 	}
 	return tep;
-fail:
-	lh_diag_add(diag, LH_DIAG_ERROR,
-		    "cannot read the format of '%s' (this kernel needs irq:irq_handler_entry and irq:irq_handler_exit): %s",
-		    what, strerror(errno ? errno : EINVAL));
-	tep_free(tep);
-	return NULL;
 }
 
 static int find_events(struct lh_irqtrace *t, struct lh_diag *diag)
@@ -118,63 +95,21 @@ static int find_events(struct lh_irqtrace *t, struct lh_diag *diag)
 int lh_irqtrace_create(struct lh_irqtrace **tp, struct lh_irqstat *st, struct lh_diag *diag)
 {
 	struct lh_irqtrace *t = lh_xcalloc(1, sizeof(*t));
-	ssize_t kb;
-	int cpu;
 
 	*tp = NULL;
 	t->st = st;
 	snprintf(t->name, sizeof(t->name), LH_IRQTRACE_PREFIX "%d", (int)getpid());
-	if (tracefs_instance_exists(t->name)) {
-		/* Left by an earlier process with our pid: not ours to keep. */
-		struct tracefs_instance *old = tracefs_instance_alloc(NULL, t->name);
-
-		if (old) {
-			tracefs_instance_destroy(old);
-			tracefs_instance_free(old);
-		}
-	}
-	t->inst = tracefs_instance_create(t->name);
-	if (!t->inst) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot create tracefs instance '%s': %s",
-			    t->name, strerror(errno));
-		goto fail;
-	}
 	/* Off while it is set up; the events are enabled, then tracing starts. */
-	if (tracefs_trace_off(t->inst)) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot stop tracing in instance '%s': %s",
-			    t->name, strerror(errno));
+	t->inst = lh_state_instance_create(t->name, diag);
+	if (!t->inst)
 		goto fail;
-	}
 	t->tep = load_formats(diag);
 	if (!t->tep)
 		goto fail;
 	if (find_events(t, diag))
 		goto fail;
-	t->kbuf = tep_kbuffer(t->tep);
-	if (!t->kbuf) {
-		lh_diag_add(diag, LH_DIAG_ERROR, "cannot allocate a ring-buffer reader: %s",
-			    strerror(errno));
+	if (lh_ringbuf_open(&t->rb, t->inst, t->name, t->tep, diag))
 		goto fail;
-	}
-
-	t->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-	if (t->nr_cpus < 1)
-		t->nr_cpus = 1;
-	t->cpus = lh_xcalloc((size_t)t->nr_cpus, sizeof(*t->cpus));
-	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
-		t->cpus[cpu] = tracefs_cpu_open(t->inst, cpu, true);
-		if (t->cpus[cpu] && !t->page_size)
-			t->page_size = tracefs_cpu_read_size(t->cpus[cpu]);
-	}
-	if (t->page_size <= 0) {
-		lh_diag_add(diag, LH_DIAG_ERROR,
-			    "cannot open the per-CPU buffers of instance '%s': %s", t->name,
-			    strerror(errno ? errno : ENOENT));
-		goto fail;
-	}
-	t->page = lh_xmalloc((size_t)t->page_size);
-	kb = tracefs_instance_get_buffer_size(t->inst, 0);
-	t->buffer_bytes = kb > 0 ? (long)kb * 1024 : 1024 * 1024;
 
 	if (tracefs_event_enable(t->inst, "irq", "irq_handler_entry") ||
 	    tracefs_event_enable(t->inst, "irq", "irq_handler_exit")) {
@@ -198,56 +133,24 @@ fail:
 
 int lh_irqtrace_destroy(struct lh_irqtrace *t, struct lh_diag *diag)
 {
-	int ret = 0, cpu;
+	int ret = 0;
 
 	if (!t)
 		return 0;
 	if (t->inst)
 		tracefs_trace_off(t->inst);
 	/* The per-CPU files must be closed first, or removing the instance fails (EBUSY). */
-	for (cpu = 0; t->cpus && cpu < t->nr_cpus; cpu++)
-		tracefs_cpu_close(t->cpus[cpu]);
-	free(t->cpus);
+	lh_ringbuf_close(t->rb);
 	if (lh_state_instance_destroy(t->inst, t->name, diag))
 		ret = -1;
-	if (t->kbuf)
-		kbuffer_free(t->kbuf);
 	tep_free(t->tep);
-	free(t->page);
 	free(t);
 	return ret;
 }
 
-/* Copies a __data_loc (or __rel_loc) string field into buf. Return: buf, "" when bad. */
-static const char *dyn_string(const struct tep_format_field *f, const void *data, int size,
-			      char *buf, size_t len)
+static void decode(void *arg, int cpu, void *data, int size, uint64_t ts)
 {
-	unsigned long long v;
-	unsigned int off, n;
-	const char *s;
-	size_t i;
-
-	buf[0] = '\0';
-	if (f->offset + f->size > size || tep_read_number_field((struct tep_format_field *)f,
-								 data, &v))
-		return buf;
-	off = (unsigned int)(v & 0xffff);
-	n = (unsigned int)((v >> 16) & 0xffff);
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
-		off += (unsigned int)(f->offset + f->size);
-	if (off >= (unsigned int)size)
-		return buf;
-	if (n > (unsigned int)size - off)
-		n = (unsigned int)size - off;
-	s = (const char *)data + off;
-	for (i = 0; i < n && i + 1 < len && s[i]; i++)
-		buf[i] = s[i];
-	buf[i] = '\0';
-	return buf;
-}
-
-static void decode(struct lh_irqtrace *t, int cpu, void *data, int size, uint64_t ts)
-{
+	struct lh_irqtrace *t = arg;
 	struct tep_record rec = { .ts = ts, .data = data, .size = size, .cpu = cpu };
 	char name[LH_IRQSTAT_NAME];
 	unsigned long long irq;
@@ -260,7 +163,8 @@ static void decode(struct lh_irqtrace *t, int cpu, void *data, int size, uint64_
 		if (tep_read_number_field(t->entry_irq, data, &irq))
 			return;
 		lh_irqstat_entry(t->st, cpu, (int)irq,
-				 dyn_string(t->entry_name, data, size, name, sizeof(name)), ts);
+				 lh_ringbuf_dyn_string(t->entry_name, data, size, name,
+							sizeof(name)), ts);
 	} else if (type == t->exit_id) {
 		if (tep_read_number_field(t->exit_irq, data, &irq))
 			return;
@@ -277,10 +181,10 @@ static int read_overruns(struct lh_irqtrace *t, uint64_t *total)
 	size_t k;
 
 	*total = 0;
-	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+	for (cpu = 0; cpu < lh_ringbuf_nr_cpus(t->rb); cpu++) {
 		char *text, *line;
 
-		if (!t->cpus[cpu])
+		if (!lh_ringbuf_has_cpu(t->rb, cpu))
 			continue;
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
 		text = tracefs_instance_file_read(t->inst, file, &size);
@@ -295,52 +199,23 @@ static int read_overruns(struct lh_irqtrace *t, uint64_t *total)
 	return 0;
 }
 
+/* A sub-buffer says events were lost on cpu before it. */
+static void lost_events(void *arg, int cpu, uint64_t missed)
+{
+	struct lh_irqtrace *t = arg;
+
+	t->missed += missed;
+	lh_irqstat_lost_on_cpu(t->st, cpu, 0);
+}
+
 long lh_irqtrace_read(struct lh_irqtrace *t, int sync_lost, struct lh_diag *diag)
 {
 	uint64_t now = lh_now_ns(), busiest = 0, lost;
-	long events = 0;
-	int cpu;
+	long events;
 
-	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
-		uint64_t bytes = 0;
-		long pages;
-		int n = 0;
-
-		if (!t->cpus[cpu])
-			continue;
-		/* At most one buffer's worth per call: a flood cannot keep us here forever. */
-		for (pages = t->buffer_bytes / t->page_size + 1; pages > 0; pages--) {
-			unsigned long long ts;
-			void *data;
-			int missed;
-
-			n = tracefs_cpu_read(t->cpus[cpu], t->page, true);
-			if (n <= 0)
-				break;
-			bytes += (uint64_t)n;
-			if (kbuffer_load_subbuffer(t->kbuf, t->page) < 0)
-				continue;
-			missed = kbuffer_missed_events(t->kbuf);
-			if (missed) {
-				/* A count the kernel could not store is at least one event. */
-				t->missed += missed > 0 ? (uint64_t)missed : 1;
-				lh_irqstat_lost_on_cpu(t->st, cpu, 0);
-			}
-			while ((data = kbuffer_read_event(t->kbuf, &ts))) {
-				decode(t, cpu, data, kbuffer_event_size(t->kbuf), ts);
-				events++;
-				kbuffer_next_event(t->kbuf, NULL);
-			}
-		}
-		if (n < 0 && errno != EAGAIN && errno != EINTR) {
-			lh_diag_add(diag, LH_DIAG_ERROR,
-				    "cannot read the ring buffer of CPU %d in instance '%s': %s",
-				    cpu, t->name, strerror(errno));
-			return -1;
-		}
-		if (bytes > busiest)
-			busiest = bytes;
-	}
+	events = lh_ringbuf_read(t->rb, decode, lost_events, t, &busiest, diag);
+	if (events < 0)
+		return -1;
 	t->last_busiest = busiest;
 	t->last_span_ns = now - t->last_read_ns;
 	t->last_read_ns = now;
@@ -362,7 +237,7 @@ long lh_irqtrace_read(struct lh_irqtrace *t, int sync_lost, struct lh_diag *diag
 
 uint64_t lh_irqtrace_interval(const struct lh_irqtrace *t, uint64_t min_ns, uint64_t max_ns)
 {
-	double quarter = (double)t->buffer_bytes / 4, ns;
+	double quarter = (double)lh_ringbuf_bytes(t->rb) / 4, ns;
 
 	if (!t->last_busiest || !t->last_span_ns)
 		return max_ns;

@@ -11,6 +11,7 @@ static const struct {
 	const char	*name;
 	const char	*config;
 	bool		wakeup;
+	bool		sampling;
 } tracers[LH_TRACER_NR] = {
 	[LH_TRACER_UNKNOWN]		= { "unknown",		NULL,			false },
 	[LH_TRACER_IRQSOFF]		= { "irqsoff",		"CONFIG_IRQSOFF_TRACER", false },
@@ -21,6 +22,9 @@ static const struct {
 	[LH_TRACER_WAKEUP]		= { "wakeup",		"CONFIG_SCHED_TRACER",	true },
 	[LH_TRACER_WAKEUP_RT]		= { "wakeup_rt",	"CONFIG_SCHED_TRACER",	true },
 	[LH_TRACER_WAKEUP_DL]		= { "wakeup_dl",	"CONFIG_SCHED_TRACER",	true },
+	[LH_TRACER_TIMERLAT]		= { "timerlat",	"CONFIG_TIMERLAT_TRACER", false, true },
+	[LH_TRACER_OSNOISE]		= { "osnoise",	"CONFIG_OSNOISE_TRACER", false, true },
+	[LH_TRACER_HWLAT]		= { "hwlat",		"CONFIG_HWLAT_TRACER",	false, true },
 };
 
 const char *lh_tracer_name(enum lh_tracer t)
@@ -41,6 +45,22 @@ enum lh_tracer lh_tracer_from_name(const char *name, size_t len)
 bool lh_tracer_is_wakeup(enum lh_tracer t)
 {
 	return (unsigned int)t < LH_TRACER_NR && tracers[t].wakeup;
+}
+
+bool lh_tracer_is_sampling(enum lh_tracer t)
+{
+	return (unsigned int)t < LH_TRACER_NR && tracers[t].sampling;
+}
+
+unsigned int lh_tracer_sampling_mask(void)
+{
+	unsigned int m = 0;
+	int t;
+
+	for (t = 1; t < LH_TRACER_NR; t++)
+		if (tracers[t].sampling)
+			m |= 1u << t;
+	return m;
 }
 
 const char *lh_tracer_config(enum lh_tracer t)

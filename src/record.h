@@ -21,6 +21,9 @@ enum lh_tracer {
 	LH_TRACER_WAKEUP,
 	LH_TRACER_WAKEUP_RT,
 	LH_TRACER_WAKEUP_DL,
+	LH_TRACER_TIMERLAT,	/* the tracers that sample instead of recording sections */
+	LH_TRACER_OSNOISE,
+	LH_TRACER_HWLAT,
 	LH_TRACER_NR,
 };
 
@@ -38,6 +41,13 @@ static inline enum lh_tracer lh_tracer_at(int i)
 enum lh_tracer lh_tracer_from_name(const char *name, size_t len);
 /* Return: whether t is one of the wakeup tracers (wakeup, wakeup_rt, wakeup_dl). */
 bool lh_tracer_is_wakeup(enum lh_tracer t);
+/*
+ * Return: whether t samples (timerlat, osnoise, hwlat: events read from lathound's own
+ * instance) rather than records a latency snapshot.
+ */
+bool lh_tracer_is_sampling(enum lh_tracer t);
+/* Return: the sampling tracers, as a mask of 1 << enum lh_tracer. */
+unsigned int lh_tracer_sampling_mask(void);
 /* Return: the kernel option that provides tracer t ("CONFIG_IRQSOFF_TRACER"). Static. */
 const char *lh_tracer_config(enum lh_tracer t);
 

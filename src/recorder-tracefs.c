@@ -16,10 +16,16 @@
 #include "capture.h"
 #include "hist.h"
 #include "irqtrace.h"
+#include "noisetrace.h"
 #include "recorder.h"
 
 struct lh_recorder_tracefs {
 	struct lh_session	*session;
+	struct lh_noisetrace	*noise;		/* the sampling tracers' instance; NULL: none */
+	struct lh_record	*spike;		/* a spike as a record, reused */
+	lh_record_fn		feed;		/* during tfs_sample_read() */
+	bool			top_armed;	/* a latency tracer was armed (top level) */
+	void			*feed_arg;
 	struct lh_irqtrace	*irqtrace;
 	struct lh_capture	*capture;
 	struct lh_hist		*hist;
@@ -61,10 +67,83 @@ static int tfs_arm(void *ctx, enum lh_tracer tracer, uint64_t max_us, struct lh_
 {
 	struct lh_recorder_tracefs *t = ctx;
 
+	/* One tracer armed at a time: the other kind is disarmed first. */
+	if (lh_tracer_is_sampling(tracer)) {
+		/*
+		 * Only when a latency tracer was armed: setting even nop in the top level
+		 * expands its buffer (buffer_size_kb), which a run of timerlat alone leaves be.
+		 */
+		if (t->top_armed && lh_session_disarm(t->session, diag))
+			return -1;
+		t->top_armed = false;
+		return lh_noisetrace_arm(t->noise, tracer, max_us * 1000, diag);
+	}
+	if (t->noise && lh_noisetrace_disarm(t->noise, diag))
+		return -1;
+	t->top_armed = true;
 	if (lh_session_arm(t->session, tracer, max_us, diag))
 		return -1;
 	lh_capture_rearm(t->capture, max_us);
 	return 0;
+}
+
+/* A spike of the breakdown: as a record, to the feed of the read in progress. */
+static int tfs_on_spike(const struct lh_noise_spike *s, void *arg)
+{
+	struct lh_recorder_tracefs *t = arg;
+
+	if (!t->feed)
+		return 0;
+	lh_record_reset(t->spike);
+	lh_noise_spike_record(s, t->spike);
+	return t->feed(t->spike, t->feed_arg);
+}
+
+static long tfs_sample_read(void *ctx, bool final, lh_record_fn feed, void *arg,
+			    struct lh_diag *diag)
+{
+	struct lh_recorder_tracefs *t = ctx;
+	long ret;
+
+	t->feed = feed;
+	t->feed_arg = arg;
+	ret = lh_noisetrace_read(t->noise, final, diag);
+	t->feed = NULL;
+	return ret;
+}
+
+/* Per CPU and over all CPUs, each kind that counted a sample. */
+static void tfs_sample_hist(void *ctx, struct lh_report *rep)
+{
+	struct lh_recorder_tracefs *t = ctx;
+	const struct lh_noise *n;
+	int h, cpu;
+
+	if (!t->noise)
+		return;
+	n = lh_noisetrace_noise(t->noise);
+	for (h = 0; h < LH_NOISE_HIST_NR; h++) {
+		struct lh_histogram all = { 0 };
+
+		for (cpu = 0; cpu < lh_noise_nr_cpus(n); cpu++) {
+			const struct lh_histogram *one = lh_noise_histogram(n, cpu, h);
+
+			if (!one->count)
+				continue;
+			lh_report_set_histogram(rep, lh_noise_hist_name(h), cpu, one);
+			lh_histogram_merge(&all, one);	/* one bucket scheme: cannot overlap */
+		}
+		if (all.count)
+			lh_report_set_histogram(rep, lh_noise_hist_name(h), -1, &all);
+		lh_histogram_release(&all);
+	}
+}
+
+static uint64_t tfs_sample_lost(void *ctx)
+{
+	struct lh_recorder_tracefs *t = ctx;
+
+	return t->noise ? lh_noisetrace_lost(t->noise) : 0;
 }
 
 static long tfs_pending(void *ctx, struct lh_diag *diag)
@@ -124,6 +203,9 @@ const struct lh_recorder_ops lh_recorder_tracefs_ops = {
 	.irq_read	= tfs_irq_read,
 	.irq_interval	= tfs_irq_interval,
 	.hist_read	= tfs_hist_read,
+	.sample_read	= tfs_sample_read,
+	.sample_hist	= tfs_sample_hist,
+	.sample_lost	= tfs_sample_lost,
 };
 
 /* Watches tracing_max_latency; 'trace' lives next to it, in the top-level instance. */
@@ -219,6 +301,20 @@ static int hist_create(struct lh_recorder_tracefs *t, const struct lh_recorder_t
 	return 0;
 }
 
+/* The sampling tracers' instance, when one of them is to run. Return: 0, or -1. */
+static int noise_create(struct lh_recorder_tracefs *t, const struct lh_recorder_tracefs_opts *o,
+			struct lh_diag *diag)
+{
+	/* A run killed with SIGKILL left its instance, its tracer still running. */
+	if (lh_noisetrace_remove_stale(diag) > 0)
+		lh_diag_add(diag, LH_DIAG_WARNING,
+			    "removed the timerlat/osnoise instance of a lathound that was killed");
+	if (!(lh_session_tracers(t->session) & lh_tracer_sampling_mask()))
+		return 0;
+	t->spike = lh_record_alloc();
+	return lh_noisetrace_create(&t->noise, &o->noise, tfs_on_spike, t, diag);
+}
+
 int lh_recorder_tracefs_create(struct lh_recorder_tracefs **tp,
 			       const struct lh_recorder_tracefs_opts *o, struct lh_diag *diag)
 {
@@ -236,7 +332,7 @@ int lh_recorder_tracefs_create(struct lh_recorder_tracefs **tp,
 		free(t);
 		return -1;
 	}
-	if (irqtrace_create(t, o, diag) || hist_create(t, o, diag) ||
+	if (irqtrace_create(t, o, diag) || hist_create(t, o, diag) || noise_create(t, o, diag) ||
 	    (!o->session.no_tracer && capture_open(t, o, diag))) {
 		lh_recorder_tracefs_destroy(t, diag);
 		return -1;
@@ -252,6 +348,9 @@ int lh_recorder_tracefs_destroy(struct lh_recorder_tracefs *t, struct lh_diag *d
 	if (!t)
 		return 0;
 	lh_capture_close(t->capture);
+	if (lh_noisetrace_destroy(t->noise, diag))
+		ret = -1;
+	lh_record_free(t->spike);
 	if (lh_hist_destroy(t->hist, diag))
 		ret = -1;
 	free(t->hist_failed);

@@ -47,6 +47,8 @@ struct lh_recorder {
 	bool				metrics_failing;
 	bool				snapshot_failing;
 	bool				irq_failing;
+	bool				sample_failing;
+	uint64_t			sample_lost;	/* ops->sample_lost() accounted */
 	bool				hist_failing[LH_HIST_NR];
 	bool				hist_dropped_said[LH_HIST_NR];
 };
@@ -287,9 +289,64 @@ static void take(struct lh_recorder *r, bool final)
 	keep_snapshot(r, &c, source, len, lh_report_rule_hits(r->report) > hits_before);
 }
 
+/* A spike of the armed sampling tracer: a capture, added to the report. */
+static int on_sample(struct lh_record *rec, void *arg)
+{
+	struct lh_recorder *r = arg;
+	struct lh_recorder_tracer *tr = &r->st.tracer[r->st.armed];
+
+	rec->captured_ns = r->ops->wall(r->ctx);
+	rec->source = "<tracefs>";
+	tr->notifications++;
+	tr->captures++;
+	r->st.notifications++;
+	r->st.captures++;
+	if (rec->latency_us > tr->max_us)
+		tr->max_us = rec->latency_us;
+	return lh_report_feed(rec, r->report);
+}
+
+/*
+ * Reads the armed sampling tracer's events; what its ring buffers lost counts as lost
+ * sections of it (a lost sample may have been a spike), said once.
+ */
+static void sample(struct lh_recorder *r, bool final)
+{
+	struct lh_diag d = { 0 };
+	uint64_t lost;
+
+	if (!lh_tracer_is_sampling(r->st.armed))
+		return;
+	if (r->ops->sample_read(r->ctx, final, on_sample, r, &d) < 0) {
+		if (!r->sample_failing)
+			say(r, LH_RECORDER_WARNING, "%s",
+			    d.nr ? d.msgs[0].text : "cannot read the samples");
+		r->sample_failing = true;
+		r->st.read_errors++;
+		note_diag(r, &d);
+		return;
+	}
+	r->sample_failing = false;
+	lh_diag_release(&d);
+	lost = r->ops->sample_lost(r->ctx);
+	if (lost > r->sample_lost) {
+		if (!r->sample_lost)
+			say(r, LH_RECORDER_WARNING,
+			    "the %s ring buffer lost events: samples are missing (counted as lost)",
+			    lh_tracer_name(r->st.armed));
+		r->st.tracer[r->st.armed].notifications += (unsigned long)(lost - r->sample_lost);
+		r->sample_lost = lost;
+	}
+	account_lost(r);
+}
+
 /* Everything recorded up to now: the end of a run or of a slice. Return: 0, or -1 (said). */
 static int take_all(struct lh_recorder *r)
 {
+	if (lh_tracer_is_sampling(r->st.armed)) {
+		sample(r, true);
+		return 0;
+	}
 	if (notice(r))
 		return -1;
 	take(r, true);
@@ -390,6 +447,9 @@ static void hist_read(struct lh_recorder *r)
 	struct lh_hist_report *h = &r->hist;
 	struct lh_hist_data d = { 0 };
 	int k;
+
+	if (r->ops->sample_hist)
+		r->ops->sample_hist(r->ctx, r->report);
 
 	for (k = 0; k < LH_HIST_NR; k++) {
 		struct lh_diag diag = { 0 };
@@ -708,12 +768,13 @@ struct deadlines {
 	uint64_t	irq;
 	uint64_t	poll;
 	uint64_t	slice;
+	uint64_t	sample;
 };
 
 static uint64_t earliest(const struct deadlines *dl)
 {
 	const uint64_t v[] = { dl->take, dl->end, dl->checkpoint, dl->status, dl->irq, dl->poll,
-			       dl->slice };
+			       dl->slice, dl->sample };
 	uint64_t m = UINT64_MAX;
 	size_t i;
 
@@ -734,6 +795,9 @@ enum lh_recorder_end lh_recorder_run(struct lh_recorder *r)
 		.irq = o->irqstat ? now + LH_RECORDER_IRQ_MAX : UINT64_MAX,
 		.poll = o->tracers ? every(now, r->ops->poll_interval(r->ctx)) : UINT64_MAX,
 		.slice = __builtin_popcount(o->tracers) > 1 ? now + o->slice_ns : UINT64_MAX,
+		/* latency tracers alone: no wakeup for samples */
+		.sample = o->tracers & lh_tracer_sampling_mask() ? now + LH_RECORDER_SAMPLE_EVERY
+								 : UINT64_MAX,
 	};
 	int w;
 
@@ -757,6 +821,10 @@ enum lh_recorder_end lh_recorder_run(struct lh_recorder *r)
 		}
 		if (now >= r->take_at)
 			take(r, false);
+		if (now >= dl.sample) {
+			sample(r, false);
+			dl.sample = now + LH_RECORDER_SAMPLE_EVERY;
+		}
 		if (now >= dl.irq) {
 			irq_read(r, false);
 			dl.irq = now + r->ops->irq_interval(r->ctx, LH_RECORDER_IRQ_MIN,

@@ -25,6 +25,7 @@
 
 #include "hist.h"
 #include "irqstat.h"
+#include "noisetrace.h"
 #include "output.h"
 #include "record.h"
 #include "report.h"
@@ -38,8 +39,10 @@
 
 /*
  * The kernel and the clock, as the engine sees them. ctx is the implementation's own.
- * Every function but irq_read/irq_interval and hist_read is required; those two only when
- * lh_recorder_opts.irqstat is set, hist_read when lh_recorder_opts.hist_kinds is not 0.
+ * Every function but irq_read/irq_interval, hist_read and the sample_* ones is required;
+ * those two only when lh_recorder_opts.irqstat is set, hist_read when
+ * lh_recorder_opts.hist_kinds is not 0, the sample_* ones when opts.tracers has a sampling
+ * tracer (lh_tracer_is_sampling()).
  */
 struct lh_recorder_ops {
 	/* CLOCK_MONOTONIC in ns: deadlines, armed time. */
@@ -86,6 +89,17 @@ struct lh_recorder_ops {
 	 */
 	int		(*hist_read)(void *ctx, enum lh_hist_kind k, struct lh_hist_data *d,
 				     struct lh_diag *diag);
+	/*
+	 * A sampling tracer is armed: reads its events and hands each spike's record to
+	 * feed(record, arg); with final, the samples still pending are judged too.
+	 * Return: events read, or -1 with the reason in diag.
+	 */
+	long		(*sample_read)(void *ctx, bool final, lh_record_fn feed, void *arg,
+				       struct lh_diag *diag);
+	/* Sets the sampling tracers' histograms (every sample, per CPU) into rep. */
+	void		(*sample_hist)(void *ctx, struct lh_report *rep);
+	/* Return: the events the sampling tracers' ring buffers lost so far. */
+	uint64_t	(*sample_lost)(void *ctx);
 };
 
 enum lh_recorder_say { LH_RECORDER_INFO, LH_RECORDER_WARNING, LH_RECORDER_ERROR };
@@ -139,6 +153,8 @@ struct lh_recorder_opts {
 /* How often the IRQ events are read, at the least and at the most. */
 #define LH_RECORDER_IRQ_MIN	(50 * 1000 * 1000ULL)
 #define LH_RECORDER_IRQ_MAX	(1000 * 1000 * 1000ULL)
+/* How often an armed sampling tracer's events are read. */
+#define LH_RECORDER_SAMPLE_EVERY (100 * 1000 * 1000ULL)
 /* Without a threshold, a notified section is read this long after the first notification. */
 #define LH_RECORDER_TAKE_DELAY	(20 * 1000 * 1000ULL)
 /* lh_recorder_settle(): this long without a section, at most LH_RECORDER_SETTLE_MAX. */
@@ -279,6 +295,8 @@ struct lh_recorder_tracefs_opts {
 	struct lh_hist_opts hist;
 	bool		hist_required;	/* a kind asked that cannot be counted is an error */
 	bool		hist_default;	/* the default kinds: those the kernel lacks are not asked */
+	/* timerlat, osnoise, hwlat: their instance (.threshold_ns is the session's) */
+	struct lh_noisetrace_opts noise;
 };
 
 struct lh_recorder_tracefs;

@@ -18,6 +18,7 @@
 #include <tracefs.h>
 
 #include "lockfile.h"
+#include "noisetrace.h"
 #include "record.h"
 #include "session.h"
 #include "state.h"
@@ -757,6 +758,11 @@ static int save_knobs(struct lh_session *s, const struct lh_session_opts *o,
 		    lh_state_save(s->state, LH_STATE_VALUE, path, diag))
 			return -1;
 	}
+	/* The sampling tracers' knobs are global: all of them, whichever this run writes. */
+	for (i = 0; s->tracers & lh_tracer_sampling_mask() && lh_noisetrace_knobs[i]; i++)
+		if (lh_state_knob_exists(lh_noisetrace_knobs[i]) &&
+		    lh_state_save(s->state, LH_STATE_VALUE, lh_noisetrace_knobs[i], diag))
+			return -1;
 	if (o->filters && o->filters[0] &&
 	    lh_state_save(s->state, LH_STATE_LIST, "set_ftrace_filter", diag))
 		return fail(diag, "--filter needs set_ftrace_filter (CONFIG_DYNAMIC_FTRACE=y, and not locked down)");
@@ -1025,6 +1031,15 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us, stru
 			    (unsigned long long)max_us, strerror(errno));
 	if (tracefs_trace_on(NULL))
 		return fail(diag, "cannot start tracing (tracing_on): %s", strerror(errno));
+	return 0;
+}
+
+int lh_session_disarm(struct lh_session *s, struct lh_diag *diag)
+{
+	if (tracefs_trace_off(NULL))
+		return fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
+	if (tracefs_tracer_set(NULL, TRACEFS_TRACER_NOP) < 0)
+		return fail(diag, "cannot set current_tracer to 'nop': %s", strerror(errno));
 	return 0;
 }
 

@@ -82,6 +82,12 @@ unsigned int lh_session_tracers(const struct lh_session *s);
 int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us,
 		   struct lh_diag *diag);
 
+/*
+ * Disarms the top-level tracer (tracing off, current_tracer nop): a sampling tracer runs
+ * in its own instance meanwhile. Return: 0, or -1 with the reason in diag.
+ */
+int lh_session_disarm(struct lh_session *s, struct lh_diag *diag);
+
 /* Return: the path of tracing_max_latency, for inotify (borrowed from s). */
 const char *lh_session_max_latency_path(const struct lh_session *s);
 

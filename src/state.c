@@ -292,6 +292,34 @@ int lh_state_instance_remove(struct tracefs_instance *inst, const char *name)
 	return -1;
 }
 
+struct tracefs_instance *lh_state_instance_create(const char *name, struct lh_diag *diag)
+{
+	struct tracefs_instance *inst;
+
+	if (tracefs_instance_exists(name)) {
+		/* Left by an earlier process with our pid: not ours to keep. */
+		inst = tracefs_instance_alloc(NULL, name);
+		if (inst) {
+			tracefs_instance_destroy(inst);
+			tracefs_instance_free(inst);
+		}
+	}
+	inst = tracefs_instance_create(name);
+	if (!inst) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot create tracefs instance '%s': %s", name,
+			    strerror(errno));
+		return NULL;
+	}
+	/* Off while it is set up. */
+	if (tracefs_trace_off(inst)) {
+		lh_diag_add(diag, LH_DIAG_ERROR, "cannot stop tracing in instance '%s': %s", name,
+			    strerror(errno));
+		lh_state_instance_destroy(inst, name, diag);
+		return NULL;
+	}
+	return inst;
+}
+
 int lh_state_instance_destroy(struct tracefs_instance *inst, const char *name,
 			      struct lh_diag *diag)
 {
@@ -417,6 +445,34 @@ static int restore_kprobe(const struct lh_state_entry *e, struct lh_diag *diag)
 	return ret;
 }
 
+/*
+ * osnoise/options reads as a list of words ("DEFAULTS OSNOISE_WORKLOAD NO_PANIC_ON_STOP...")
+ * but takes one word a write: each is written back in turn, DEFAULTS (a reset) first.
+ */
+static int restore_words(const struct lh_state_entry *e, struct lh_diag *diag)
+{
+	const char *p = e->value;
+	char word[128];
+	int ret = 0;
+
+	while (*p) {
+		size_t n;
+
+		p += strspn(p, " \t\n");
+		n = strcspn(p, " \t\n");
+		if (!n)
+			break;
+		snprintf(word, sizeof(word), "%.*s", (int)n, p);
+		p += n;
+		if (write_knob(e->path, word)) {
+			lh_diag_add(diag, LH_DIAG_ERROR, "cannot restore '%s' to '%s': %s", e->path,
+				    word, strerror(errno));
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
 static int restore_entry(const struct lh_state_entry *e, struct lh_diag *diag)
 {
 	char buf[4096];
@@ -429,6 +485,8 @@ static int restore_entry(const struct lh_state_entry *e, struct lh_diag *diag)
 	case LH_STATE_VALUE:
 		break;
 	}
+	if (!strcmp(e->path, "osnoise/options"))
+		return restore_words(e, diag);
 	if (value_to_write(e, buf, sizeof(buf))) {
 		lh_diag_add(diag, LH_DIAG_WARNING, "not restoring '%s': saved value '%s' cannot be written back",
 			    e->path, e->value);

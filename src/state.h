@@ -147,6 +147,13 @@ bool lh_state_knob_exists(const char *path);
 struct tracefs_instance;
 int lh_state_instance_remove(struct tracefs_instance *inst, const char *name);
 /*
+ * Creates lathound's instance name with tracing off (to be set up, then started); one of that
+ * name left by an earlier process with our pid is removed first.
+ * Return: the instance (give it back with lh_state_instance_destroy()), or NULL with the
+ * reason in diag.
+ */
+struct tracefs_instance *lh_state_instance_create(const char *name, struct lh_diag *diag);
+/*
  * Removes the instance lathound created for this run (lh_state_instance_remove()) and frees
  * inst; NULL: nothing to do. Return: 0, or -1 with "cannot remove tracefs instance 'NAME':
  * ... (remove it with 'lathound reset')" in diag.

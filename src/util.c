@@ -196,6 +196,16 @@ void lh_diag_add(struct lh_diag *d, enum lh_diag_level level, const char *fmt, .
 	va_end(ap);
 }
 
+int lh_diag_fail(struct lh_diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lh_diag_vadd(d, LH_DIAG_ERROR, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 void lh_diag_release(struct lh_diag *d)
 {
 	size_t i;

@@ -71,6 +71,8 @@ void lh_diag_add(struct lh_diag *d, enum lh_diag_level level, const char *fmt, .
 	__attribute__((format(printf, 3, 4)));
 void lh_diag_vadd(struct lh_diag *d, enum lh_diag_level level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+/* Adds an error to d. Return: -1, so that 'return lh_diag_fail(diag, ...)' reads naturally. */
+int lh_diag_fail(struct lh_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Frees the texts, keeps the struct (zeroed: counters reset, ready for reuse). */
 void lh_diag_release(struct lh_diag *d);
 

@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Installs the Debian packages that building, testing and the VM demo need, when missing.
+# Installs the Debian packages that building, testing and the VM demo need, when missing,
+# and fetches Debian's own RT kernel for tests/vm/rt (downloaded and unpacked into the VM
+# cache by tests/vm/get-rt-kernel.sh, never installed; quick once cached).
 # Needs root for apt-get; without it, names what is missing and goes on (the tests then
 # skip what they cannot run, saying why).
 PKGS=(gcc make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libpcre2-dev
@@ -13,7 +15,15 @@ missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# rt_kernel: Debian's linux-image-rt-amd64, for tests/vm/rt (a warning when it cannot be had).
+rt_kernel() {
+	"$(dirname "$0")/vm/get-rt-kernel.sh" >/dev/null ||
+		echo "deps: cannot fetch Debian's RT kernel (tests/vm/rt will skip)" >&2
+}
+if [ ${#missing[@]} -eq 0 ]; then
+	rt_kernel
+	exit 0
+fi
 if [ "$(id -u)" != 0 ]; then
 	echo "deps: missing Debian packages (install as root): ${missing[*]}" >&2
 	exit 0
@@ -35,3 +45,4 @@ if ! apt-get install -y --no-install-recommends "${missing[@]}" >/tmp/lathound-a
 	apt-get install -y --no-install-recommends "${missing[@]}" >>/tmp/lathound-apt.log 2>&1 ||
 		{ echo "deps: apt-get install failed, see /tmp/lathound-apt.log" >&2; tail -5 /tmp/lathound-apt.log >&2; exit 1; }
 fi
+rt_kernel

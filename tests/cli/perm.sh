@@ -79,7 +79,7 @@ as_nobody doctor --tracefs "$F" --state-dir "$PUB/state" --kernel-config "$PUB/c
 expect_rc "doctor -f json as nobody" 1
 echo "$out" >"$TMP/doctor.json"
 expect_jq "json: tracefs FAIL with the reason, tracers unknown" "$TMP/doctor.json" \
-	'(.checks[] | select(.check == "tracefs") | .status == "fail" and (.detail | test("Permission denied"))) and ([.checks[] | select(.check | startswith("tracer ")) | .detail | startswith("unknown (tracefs not readable")] | length == 6 and all)'
+	'(.checks[] | select(.check == "tracefs") | .status == "fail" and (.detail | test("Permission denied"))) and ([.checks[] | select(.check | startswith("tracer ")) | .detail | startswith("unknown (tracefs not readable")] | length == 9 and all)'
 
 # The host's tracefs, as mounted (0700): the audit's own case. Not mounted here: left so.
 HOST=/sys/kernel/tracing

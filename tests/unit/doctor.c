@@ -48,7 +48,8 @@ static void write_config(const char *path, const char *text, bool gz)
 #define CONFIG_ALL "CONFIG_FTRACE=y\nCONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\n"	\
 	"CONFIG_IRQSOFF_TRACER=y\nCONFIG_PREEMPT_TRACER=y\nCONFIG_SCHED_TRACER=y\n"	\
 	"CONFIG_KPROBE_EVENTS=y\nCONFIG_HIST_TRIGGERS=y\nCONFIG_SYNTH_EVENTS=y\n"	\
-	"CONFIG_PREEMPT_RT=y\n"
+	"CONFIG_PREEMPT_RT=y\nCONFIG_TIMERLAT_TRACER=y\nCONFIG_OSNOISE_TRACER=y\n"		\
+	"CONFIG_HWLAT_TRACER=y\n"
 #define CONFIG_DEBIAN "CONFIG_FTRACE=y\nCONFIG_FUNCTION_TRACER=y\nCONFIG_DYNAMIC_FTRACE=y\n"	\
 	"# CONFIG_IRQSOFF_TRACER is not set\n# CONFIG_PREEMPT_TRACER is not set\n"	\
 	"# CONFIG_SCHED_TRACER is not set\nCONFIG_KPROBE_EVENTS=y\n"
@@ -77,6 +78,11 @@ static void setup(void)
 	put("events/preemptirq/irq_enable/trigger", "");
 	put("events/preemptirq/preempt_disable/trigger", "");
 	put("events/preemptirq/preempt_enable/trigger", "");
+	put("events/osnoise/irq_noise/enable", "0\n");
+	put("events/osnoise/softirq_noise/enable", "0\n");
+	put("events/osnoise/nmi_noise/enable", "0\n");
+	put("events/osnoise/thread_noise/enable", "0\n");
+	put("osnoise/timerlat_period_us", "1000\n");
 	write_config(config, CONFIG_ALL, true);
 	fake_tracefs_use();
 	memset(&d, 0, sizeof(d));
@@ -166,7 +172,7 @@ START_TEST(all_good)
 		ck_assert_msg(d.checks[i].status == LH_DOCTOR_OK, "check '%s' is %s: %s",
 			      d.checks[i].name, lh_doctor_status_name(d.checks[i].status),
 			      d.checks[i].detail);
-	ck_check("latency tracers", LH_DOCTOR_OK, "6 of 6 available");
+	ck_check("latency tracers", LH_DOCTOR_OK, "9 of 9 available");
 	ck_check("tracefs", LH_DOCTOR_OK, tree);
 	for (i = 0; i < LH_DOCTOR_KCONFIG_NR; i++)
 		ck_assert_int_eq(d.kconfig[i].state, LH_KCONFIG_YES);
@@ -196,7 +202,7 @@ START_TEST(no_latency_tracers)
 	/* one is enough to run */
 	put("available_tracers", "wakeup_rt function nop\n");
 	ck_assert(run(0));
-	ck_check("latency tracers", LH_DOCTOR_OK, "1 of 6 available");
+	ck_check("latency tracers", LH_DOCTOR_OK, "1 of 9 available");
 }
 END_TEST
 
@@ -281,7 +287,7 @@ START_TEST(not_root)
 	ck_assert(!run(1000));
 	ck_assert(!d.can_run);
 	ck_check("root", LH_DOCTOR_FAIL, "not running as root (euid 1000)");
-	ck_check("latency tracers", LH_DOCTOR_OK, "6 of 6");
+	ck_check("latency tracers", LH_DOCTOR_OK, "9 of 9");
 }
 END_TEST
 

@@ -18,7 +18,8 @@
 
 #include <tracefs.h>
 
-#define ALL_TRACERS "irqsoff preemptoff preemptirqsoff wakeup wakeup_rt wakeup_dl function nop\n"
+#define ALL_TRACERS "timerlat osnoise hwlat irqsoff preemptoff preemptirqsoff wakeup wakeup_rt "	\
+	"wakeup_dl function nop\n"
 
 static char top[64];		/* the temp dir */
 static char tree[128];		/* the fake tracefs: top/tracing */

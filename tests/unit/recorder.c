@@ -72,6 +72,13 @@ struct fake {
 	uint64_t		status_now;	/* at the last status: the clock, */
 	uint64_t		status_armed;	/* ... and every tracer's armed time */
 
+	struct { uint64_t at; unsigned int us; bool seen; } samples[16];	/* timerlat spikes */
+	size_t			nr_samples;
+	uint64_t		sample_lost;	/* the sampling ring buffers' losses so far */
+	unsigned long		sample_reads;
+	unsigned long		sample_finals;
+	unsigned long		sample_hists;
+
 	unsigned long		hist_reads[LH_HIST_NR];
 	uint64_t		hist_fails_at;	/* reads from then on fail; UINT64_MAX: never */
 	uint64_t		hist_dropped;
@@ -222,6 +229,8 @@ static int f_wait(void *ctx, uint64_t deadline)
 
 static int f_arm(void *ctx, enum lh_tracer t, uint64_t max_us, struct lh_diag *d)
 {
+	size_t i;
+
 	ck_assert_uint_lt(k.nr_arms, LH_ARRAY_SIZE(k.arms));
 	k.arms[k.nr_arms].at = k.now;
 	k.arms[k.nr_arms].t = t;
@@ -231,6 +240,9 @@ static int f_arm(void *ctx, enum lh_tracer t, uint64_t max_us, struct lh_diag *d
 			    lh_tracer_name(t));
 		return -1;
 	}
+	/* Samples before this arming were of a slice read already, or of no tracer at all. */
+	for (i = 0; i < k.nr_samples; i++)
+		k.samples[i].seen |= k.samples[i].at <= k.now;
 	k.armed = t;
 	k.max_us = (unsigned int)max_us;
 	k.unread = false;
@@ -366,6 +378,53 @@ static const struct lh_recorder_ops fake_ops = {
 	.read = f_read, .captured = f_captured, .notifications = f_notifications,
 	.poll_interval = f_poll_interval, .irq_read = f_irq_read, .irq_interval = f_irq_interval,
 	.hist_read = f_hist_read,
+};
+
+/*
+ * A sampling tracer (timerlat): its spikes (judged by the breakdown, noise.c) come with its
+ * events, read by sample_read(); a spike while another tracer was armed is never seen
+ * (f_arm() forgets them).
+ */
+static long f_sample_read(void *ctx, bool final, lh_record_fn feed, void *arg,
+			  struct lh_diag *d)
+{
+	struct lh_record *r = lh_record_alloc();
+	size_t i;
+
+	k.sample_reads++;
+	k.sample_finals += final;
+	for (i = 0; i < k.nr_samples; i++) {
+		if (k.samples[i].seen || k.samples[i].at > k.now)
+			continue;
+		k.samples[i].seen = true;
+		lh_record_reset(r);
+		r->tracer = LH_TRACER_TIMERLAT;
+		r->tracer_name = "timerlat";
+		r->latency_us = k.samples[i].us;
+		r->cpu = 1;
+		r->task.comm = "lhspin";
+		feed(r, arg);
+	}
+	lh_record_free(r);
+	return 1000;
+}
+
+static void f_sample_hist(void *ctx, struct lh_report *rep)
+{
+	k.sample_hists++;
+}
+
+static uint64_t f_sample_lost(void *ctx)
+{
+	return k.sample_lost;
+}
+
+static const struct lh_recorder_ops sampling_ops = {
+	.now = f_now, .wall = f_wall, .wait = f_wait, .arm = f_arm, .pending = f_pending,
+	.read = f_read, .captured = f_captured, .notifications = f_notifications,
+	.poll_interval = f_poll_interval, .irq_read = f_irq_read, .irq_interval = f_irq_interval,
+	.hist_read = f_hist_read, .sample_read = f_sample_read, .sample_hist = f_sample_hist,
+	.sample_lost = f_sample_lost,
 };
 
 /* ---- the caller's side ---- */
@@ -547,6 +606,47 @@ START_TEST(slices_rotate_tracers)
 	lh_recorder_finish(rec);
 	ck_assert_str_eq(lh_recorder_info(rec)->end_reason, "duration");
 	ck_assert_uint_eq(lh_recorder_info(rec)->armed_ns[LH_TRACER_WAKEUP_RT], 15 * S);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+START_TEST(sampling_tracer_takes_its_slices)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | (1u << LH_TRACER_TIMERLAT), 35 * S);
+	static const struct lh_run_info info = { .mode = "record", .command_status = -1 };
+	const struct lh_recorder_stats *st;
+	struct lh_recorder *rec;
+
+	o.info = &info;
+	rec = lh_recorder_alloc(&sampling_ops, NULL, &o, &hooks);
+	st = lh_recorder_stats(rec);
+	/* irqsoff 0-10 s, timerlat 10-20 s, irqsoff 20-30 s, timerlat 30-35 s */
+	k.samples[k.nr_samples++] = (typeof(k.samples[0])){ .at = 5 * S, .us = 9000 };
+	k.samples[k.nr_samples++] = (typeof(k.samples[0])){ .at = 12 * S, .us = 3000 };
+	k.samples[k.nr_samples++] = (typeof(k.samples[0])){ .at = 19 * S + 990 * MS, .us = 2000 };
+	k.samples[k.nr_samples++] = (typeof(k.samples[0])){ .at = 33 * S, .us = 4000 };
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_DURATION);
+	/* lost at the very end: taken by the drain */
+	k.sample_lost = 3;
+	lh_recorder_stop(rec, true);
+	ck_assert_int_eq(k.arms[1].t, LH_TRACER_TIMERLAT);
+	ck_assert_int_eq(k.arms[2].t, LH_TRACER_IRQSOFF);
+	ck_assert_int_eq(k.arms[3].t, LH_TRACER_TIMERLAT);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_TIMERLAT].armed_ns, 15 * S);
+	/* the spike while irqsoff was armed is not timerlat's; the one just before the slice
+	 * ended is, read by the slice's last read */
+	ck_assert_uint_eq(st->tracer[LH_TRACER_TIMERLAT].captures, 3);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_TIMERLAT].max_us, 4000);
+	ck_assert_uint_eq(k.sample_finals, 2);	/* the end of its first slice, and the stop */
+	ck_assert_uint_eq(st->tracer[LH_TRACER_TIMERLAT].notifications, 6);
+	ck_assert_uint_eq(st->lost, 3);
+	ck_assert(said_has(LH_RECORDER_WARNING, "the timerlat ring buffer lost events"));
+	ck_assert_uint_ge(k.sample_hists, 1);
+	lh_recorder_finish(rec);
+	ck_assert_uint_eq(lh_report_worst_us(lh_recorder_report(rec), LH_TRACER_TIMERLAT), 4000);
+	ck_assert_uint_eq(lh_recorder_info(rec)->sections_lost, 3);
+	ck_assert_ptr_null(lh_recorder_info(rec)->not_measured[LH_TRACER_TIMERLAT]);
 	lh_recorder_free(rec);
 }
 END_TEST
@@ -1576,6 +1676,7 @@ static Suite *recorder_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, slices_rotate_tracers);
+	tcase_add_test(tc, sampling_tracer_takes_its_slices);
 	tcase_add_test(tc, one_tracer_is_armed_once);
 	tcase_add_test(tc, no_tracer_irq_statistics_only);
 	suite_add_tcase(s, tc);

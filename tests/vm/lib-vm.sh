@@ -109,7 +109,7 @@ vm_boot() {
 	cmdline+=" lhvm_timeout=${VM_SCENARIO_TIMEOUT:-${LH_VM_SCENARIO_TIMEOUT:-120}}"
 	[ -n "$VM_APPEND" ] && cmdline+=" $VM_APPEND"
 	t0=$(vm_now)
-	timeout -k 5 "$timeout" "$QEMU" "${accel[@]}" -m 256M -nographic -no-reboot \
+	timeout -k 5 "$timeout" "$QEMU" "${accel[@]}" -m "${VM_MEM:-256M}" -nographic -no-reboot \
 		-kernel "$KDIR/bzImage" -initrd "$initrd" -append "$cmdline" \
 		</dev/null >"$TMP/$name.console" 2>"$TMP/$name.qemu-err"
 	rc=$?

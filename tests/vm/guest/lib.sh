@@ -42,6 +42,10 @@ knobs() {
 			trace_options; do
 			[ -r "$T/$f" ] && { echo "== $f"; cat "$T/$f"; }
 		done
+		# global, not per instance: timerlat and osnoise (Debian's RT kernel)
+		for f in "$T"/osnoise/*; do
+			[ -r "$f" ] && { echo "== ${f#$T/}"; cat "$f"; }
+		done
 		echo "== instances"
 		ls "$T/instances"
 		echo "== events"

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the timerlat/osnoise breakdown (src/noise.c): event sequences as one CPU's
+ * ring buffer gives them, on a made-up trace clock, including lost and out-of-order events.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "noise.h"
+#include "rules.h"
+#include "check-main.h"
+
+#define US	1000ULL
+#define MS	(1000 * US)
+#define E	(10 * 1000 * MS)	/* a timer's expiry, 10 s into the trace clock */
+
+static struct lh_noise *n;
+static struct lh_noise_spike got[16];
+static size_t nr_got;
+
+static int on_spike(const struct lh_noise_spike *s, void *arg)
+{
+	ck_assert_uint_lt(nr_got, LH_ARRAY_SIZE(got));
+	got[nr_got++] = *s;
+	return 0;
+}
+
+static void setup_thresh(uint64_t thresh)
+{
+	nr_got = 0;
+	n = lh_noise_alloc(2, thresh, on_spike, NULL);
+}
+
+static void setup(void)
+{
+	setup_thresh(100 * US);
+}
+
+static void teardown(void)
+{
+	lh_noise_free(n);
+	n = NULL;
+}
+
+static void noise(int cpu, enum lh_noise_kind k, uint64_t start, uint64_t dur, int pid_or_vec,
+		  const char *name)
+{
+	struct lh_noise_event ev = {
+		.kind = k, .start_ns = start, .duration_ns = dur,
+		.vector = k == LH_NOISE_THREAD ? -1 : pid_or_vec,
+		.pid = k == LH_NOISE_THREAD ? pid_or_vec : -1,
+	};
+
+	snprintf(ev.name, sizeof(ev.name), "%s", name ? name : "");
+	/* The kernel emits a noise event when the noise ends. */
+	lh_noise_event(n, cpu, start + dur, &ev);
+}
+
+static const struct lh_noise_part *part_named(const struct lh_noise_spike *s,
+					      enum lh_noise_kind k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_parts; i++)
+		if (s->parts[i].ev.kind == k && !strcmp(s->parts[i].ev.name, name))
+			return &s->parts[i];
+	return NULL;
+}
+
+/*
+ * A SCHED_FIFO 99 task spinning 4.1 ms on CPU 1 when the timer fires: the IRQ comes in
+ * 5 us, the timerlat thread runs only when the spinner stops, 2.2 ms after the expiry.
+ */
+static void blocked_cycle(uint64_t seq, uint64_t e)
+{
+	noise(1, LH_NOISE_IRQ, e + 4 * US, 3 * US, 236, "local_timer");
+	lh_noise_timerlat(n, 1, e + 5 * US, seq, false, 5 * US, 4242);
+	noise(1, LH_NOISE_THREAD, e - 2 * MS, 4100 * US, 4242, "spin99");
+	lh_noise_timerlat(n, 1, e + 2200 * US, seq, true, 2200 * US, 77);
+}
+
+START_TEST(blocking_task_named)
+{
+	const struct lh_noise_part *p;
+	const struct lh_noise_spike *s;
+
+	/* A noise that ended before the expiry explains nothing of this timer. */
+	noise(1, LH_NOISE_THREAD, E - 5 * MS, 1 * MS, 99, "kworker/1:1");
+	blocked_cycle(7, E);
+	ck_assert_uint_eq(nr_got, 0);	/* judged when the cycle is known complete */
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	s = &got[0];
+	ck_assert_int_eq(s->tracer, LH_NOISE_TIMERLAT);
+	ck_assert_int_eq(s->cpu, 1);
+	ck_assert_uint_eq(s->seqnum, 7);
+	ck_assert_uint_eq(s->latency_ns, 2200 * US);
+	ck_assert(s->has_irq && s->has_thread);
+	ck_assert_uint_eq(s->irq_latency_ns, 5 * US);
+	ck_assert_uint_eq(s->start_ns, E);
+	ck_assert_int_eq(s->blocking_pid, 4242);
+	ck_assert_str_eq(s->blocking_comm, "spin99");
+	ck_assert_uint_eq(s->blocking_ns, 2100 * US);
+	ck_assert_int_eq(s->culprit_pid, 4242);
+	ck_assert_str_eq(s->culprit_comm, "spin99");
+	ck_assert_uint_eq(s->nr_parts, 2);
+	/* longest first */
+	ck_assert_str_eq(s->parts[0].ev.name, "spin99");
+	ck_assert(s->parts[0].blocking);
+	ck_assert_uint_eq(lh_noise_share(s, &s->parts[0]), 954);
+	p = part_named(s, LH_NOISE_IRQ, "local_timer");
+	ck_assert_ptr_nonnull(p);
+	ck_assert(p->timer_irq);
+	ck_assert_int_eq(p->offset_ns, 4 * US);
+	ck_assert_ptr_null(part_named(s, LH_NOISE_THREAD, "kworker/1:1"));
+	ck_assert_uint_eq(s->explained_ns, 2103 * US);
+	ck_assert_uint_eq(lh_noise_stats(n)->unpaired, 0);
+}
+END_TEST
+
+START_TEST(spike_judged_at_next_timer)
+{
+	blocked_cycle(7, E);
+	/* The next IRQ sample on that CPU closes the cycle before it. */
+	lh_noise_timerlat(n, 1, E + 3 * MS, 8, false, 2 * US, 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_str_eq(got[0].blocking_comm, "spin99");
+}
+END_TEST
+
+START_TEST(irq_sample_lost)
+{
+	const struct lh_noise_spike *s;
+
+	/* The IRQ sample of timer 7 never arrives: who was running is unknown, not guessed. */
+	noise(1, LH_NOISE_THREAD, E - 2 * MS, 4100 * US, 4242, "spin99");
+	lh_noise_timerlat(n, 1, E + 2200 * US, 7, true, 2200 * US, 77);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	s = &got[0];
+	ck_assert(!s->has_irq);
+	ck_assert_int_eq(s->blocking_pid, -1);
+	ck_assert_str_eq(s->blocking_comm, "");
+	ck_assert_uint_eq(s->blocking_ns, 0);
+	/* the noise is still what overlapped the window, by time: it is the culprit */
+	ck_assert_uint_eq(s->nr_parts, 1);
+	ck_assert(!s->parts[0].blocking);
+	ck_assert_int_eq(s->culprit_pid, 4242);
+	ck_assert_str_eq(s->culprit_comm, "spin99");
+	ck_assert_uint_eq(lh_noise_stats(n)->unpaired, 1);
+}
+END_TEST
+
+START_TEST(thread_sample_of_another_timer)
+{
+	const struct lh_noise_spike *s;
+
+	/*
+	 * IRQ sample 4 (pid 4242 interrupted), then the thread sample of timer 5: the IRQ of 5
+	 * and the thread of 4 were lost. The pid of timer 4 must not be charged with timer 5.
+	 */
+	lh_noise_timerlat(n, 1, E + 5 * US, 4, false, 5 * US, 4242);
+	noise(1, LH_NOISE_THREAD, E + 1100 * US, 300 * US, 555, "other");
+	lh_noise_timerlat(n, 1, E + 1500 * US, 5, true, 400 * US, 77);
+	lh_noise_flush(n);
+	/* timer 4 (5 us) is under the threshold; timer 5 is the spike */
+	ck_assert_uint_eq(nr_got, 1);
+	s = &got[0];
+	ck_assert_uint_eq(s->seqnum, 5);
+	ck_assert_int_eq(s->blocking_pid, -1);
+	ck_assert_str_eq(s->blocking_comm, "");
+	ck_assert_int_eq(s->culprit_pid, 555);	/* what ran in its window, not timer 4's task */
+	ck_assert_str_eq(s->culprit_comm, "other");
+	ck_assert_uint_eq(s->nr_parts, 1);
+	ck_assert_str_eq(s->parts[0].ev.name, "other");
+	ck_assert_uint_eq(s->parts[0].overlap_ns, 300 * US);
+	ck_assert_uint_eq(lh_noise_stats(n)->unpaired, 2);
+}
+END_TEST
+
+START_TEST(noise_missing_is_unexplained)
+{
+	const struct lh_noise_spike *s;
+
+	/* The blocking task's noise event was lost: its pid is known, its name is not. */
+	lh_noise_timerlat(n, 0, E + 5 * US, 1, false, 5 * US, 4242);
+	lh_noise_timerlat(n, 0, E + 900 * US, 1, true, 900 * US, 77);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	s = &got[0];
+	ck_assert_int_eq(s->blocking_pid, 4242);
+	ck_assert_str_eq(s->blocking_comm, "");
+	ck_assert_int_eq(s->culprit_pid, 4242);
+	ck_assert_str_eq(s->culprit_comm, "");
+	ck_assert_uint_eq(s->nr_parts, 0);
+	ck_assert_uint_eq(s->explained_ns, 0);
+}
+END_TEST
+
+START_TEST(idle_is_swapper)
+{
+	lh_noise_timerlat(n, 0, E + 150 * US, 1, false, 150 * US, 0);
+	lh_noise_timerlat(n, 0, E + 160 * US, 1, true, 160 * US, 77);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_int_eq(got[0].blocking_pid, 0);
+	ck_assert_str_eq(got[0].blocking_comm, "swapper/0");
+	ck_assert_str_eq(got[0].culprit_comm, "swapper/0");
+}
+END_TEST
+
+START_TEST(idle_then_a_thread_woken_with_the_timer)
+{
+	/*
+	 * The timer fired on an idle CPU; the spinner woke with it and, above the timerlat
+	 * thread, ran first: the blocking task is idle, the culprit the spinner.
+	 */
+	lh_noise_timerlat(n, 1, E + 20 * US, 3, false, 20 * US, 0);
+	noise(1, LH_NOISE_THREAD, E + 30 * US, 8 * MS, 4242, "spin99");
+	noise(1, LH_NOISE_THREAD, E + 8030 * US, 50 * US, 0, "swapper/1");
+	lh_noise_timerlat(n, 1, E + 8100 * US, 3, true, 8100 * US, 77);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_int_eq(got[0].blocking_pid, 0);
+	ck_assert_str_eq(got[0].blocking_comm, "swapper/1");
+	ck_assert_int_eq(got[0].culprit_pid, 4242);
+	ck_assert_str_eq(got[0].culprit_comm, "spin99");
+	ck_assert_uint_eq(got[0].culprit_ns, 8 * MS);
+}
+END_TEST
+
+START_TEST(thread_sample_lost)
+{
+	/* Only the IRQ sample: judged on the IRQ latency when the next timer comes. */
+	lh_noise_timerlat(n, 0, E + 300 * US, 1, false, 300 * US, 4242);
+	lh_noise_timerlat(n, 0, E + 2 * MS, 2, false, 3 * US, 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert(!got[0].has_thread);
+	ck_assert_uint_eq(got[0].latency_ns, 300 * US);
+	ck_assert_int_eq(got[0].blocking_pid, 4242);
+}
+END_TEST
+
+START_TEST(lost_events_break_pairs)
+{
+	noise(1, LH_NOISE_THREAD, E - 2 * MS, 4100 * US, 4242, "spin99");
+	lh_noise_lost(n, 1);
+	/* After the gap: the spinner's event before it is not used. */
+	lh_noise_timerlat(n, 1, E + 2200 * US, 7, true, 2200 * US, 77);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_parts, 0);
+}
+END_TEST
+
+START_TEST(running_maximum)
+{
+	teardown();
+	setup_thresh(0);
+	lh_noise_timerlat(n, 0, E + 10 * US, 1, true, 10 * US, -1);
+	lh_noise_timerlat(n, 1, E + 8 * US, 1, true, 8 * US, -1);
+	lh_noise_timerlat(n, 0, E + 1 * MS + 30 * US, 2, true, 30 * US, -1);
+	lh_noise_timerlat(n, 1, E + 1 * MS + 30 * US, 2, true, 30 * US, -1);
+	lh_noise_flush(n);
+	/* 10 then 30 on CPU 0 beat every sample before them; 8 and the second 30 do not */
+	ck_assert_uint_eq(nr_got, 2);
+	ck_assert_uint_eq(got[0].latency_ns, 10 * US);
+	ck_assert_uint_eq(got[1].latency_ns, 30 * US);
+	ck_assert_uint_eq(lh_noise_max(n), 30 * US);
+	lh_noise_set_max(n, 100 * US);
+	lh_noise_timerlat(n, 0, E + 2 * MS + 50 * US, 3, true, 50 * US, -1);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 2);
+}
+END_TEST
+
+START_TEST(stack_follows_thread_sample)
+{
+	static const char *const frames[] = {
+		"timerlat_irq", "__hrtimer_run_queues", "hrtimer_interrupt",
+		"__sysvec_apic_timer_interrupt", "sysvec_apic_timer_interrupt",
+		"asm_sysvec_apic_timer_interrupt", "spin_loop", "do_spin", "entry_SYSCALL_64",
+	};
+
+	blocked_cycle(7, E);
+	lh_noise_stack(n, 1, frames, 9);
+	/* a second stack, or one on a CPU without a thread sample, belongs to nothing */
+	lh_noise_stack(n, 1, frames, 9);
+	lh_noise_stack(n, 0, frames, 9);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	/* timerlat's own frames left out: what ran when the timer fired */
+	ck_assert_uint_eq(got[0].nr_frames, 3);
+	ck_assert_str_eq(got[0].frames[0], "spin_loop");
+	ck_assert_uint_eq(lh_noise_stats(n)->stray_stacks, 2);
+}
+END_TEST
+
+START_TEST(histograms_every_sample)
+{
+	const struct lh_histogram *h;
+
+	blocked_cycle(7, E);
+	lh_noise_timerlat(n, 1, E + 1 * MS + 2 * US, 8, false, 2 * US, 0);
+	lh_noise_timerlat(n, 1, E + 1 * MS + 9 * US, 8, true, 9 * US, 77);
+	lh_noise_flush(n);
+	h = lh_noise_histogram(n, 1, LH_NOISE_HIST_THREAD);
+	ck_assert_uint_eq(h->count, 2);
+	ck_assert_uint_eq(h->max_ns, 2200 * US);
+	ck_assert_uint_eq(h->min_ns, 9 * US);
+	ck_assert_uint_eq(lh_noise_histogram(n, 1, LH_NOISE_HIST_IRQ)->count, 2);
+	ck_assert_uint_eq(lh_noise_histogram(n, 0, LH_NOISE_HIST_IRQ)->count, 0);
+	ck_assert_ptr_null(lh_noise_histogram(n, 2, LH_NOISE_HIST_IRQ));
+	/* events of a CPU it does not know are counted, never a crash */
+	lh_noise_timerlat(n, 5, E, 1, true, 1 * MS, 1);
+	lh_noise_timerlat(n, -1, E, 1, true, 1 * MS, 1);
+	ck_assert_uint_eq(lh_noise_stats(n)->bad_cpu, 2);
+}
+END_TEST
+
+START_TEST(osnoise_top_thread)
+{
+	const struct lh_noise_spike *s;
+	uint64_t rt, no;
+
+	/* A 1 s osnoise period on CPU 1 where spin99 ran 8 ms and a kworker 40 us. */
+	noise(1, LH_NOISE_THREAD, E + 100 * MS, 40 * US, 31, "kworker/1:0");
+	noise(1, LH_NOISE_IRQ, E + 200 * MS, 20 * US, 236, "local_timer");
+	noise(1, LH_NOISE_THREAD, E + 300 * MS, 8 * MS, 4242, "spin99");
+	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS);
+	ck_assert_uint_eq(nr_got, 1);
+	s = &got[0];
+	ck_assert_int_eq(s->tracer, LH_NOISE_OSNOISE);
+	ck_assert_uint_eq(s->latency_ns, 8 * MS);
+	ck_assert_str_eq(s->culprit_comm, "spin99");
+	ck_assert_int_eq(s->culprit_pid, 4242);
+	ck_assert_int_eq(s->blocking_pid, -1);
+	ck_assert_uint_eq(s->nr_parts, 3);
+	ck_assert_str_eq(s->parts[0].ev.name, "spin99");
+	lh_noise_cpu_time(n, 1, &rt, &no);
+	ck_assert_uint_eq(rt, 1000 * MS);
+	ck_assert_uint_eq(no, 8060 * US);
+	ck_assert_uint_eq(lh_noise_histogram(n, 1, LH_NOISE_HIST_OSNOISE)->count, 1);
+}
+END_TEST
+
+START_TEST(hwlat_sample)
+{
+	struct lh_record *r = lh_record_alloc();
+
+	lh_noise_hwlat(n, 0, E, 50 * US);
+	lh_noise_hwlat(n, 0, E + 1 * MS, 150 * US);
+	/* the hardware's own: a sample over the threshold, nothing to explain it with */
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_int_eq(got[0].tracer, LH_NOISE_HWLAT);
+	ck_assert_uint_eq(got[0].nr_parts, 0);
+	ck_assert_uint_eq(lh_noise_histogram(n, 0, LH_NOISE_HIST_HWLAT)->count, 2);
+	lh_noise_spike_record(&got[0], r);
+	ck_assert_int_eq(r->tracer, LH_TRACER_HWLAT);
+	ck_assert_uint_eq(r->latency_us, 150);
+	ck_assert_ptr_null(r->task.comm);
+	lh_record_free(r);
+}
+END_TEST
+
+START_TEST(spike_as_record)
+{
+	static const char *const frames[] = { "spin\x1b[31m", "do_spin" };
+	struct lh_record *r = lh_record_alloc();
+
+	noise(1, LH_NOISE_SOFTIRQ, E + 10 * US, 20 * US, 1, NULL);
+	noise(1, LH_NOISE_NMI, E + 40 * US, 2 * US, -1, NULL);
+	blocked_cycle(7, E);
+	lh_noise_stack(n, 1, frames, 2);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	lh_noise_spike_record(&got[0], r);
+	ck_assert_int_eq(r->tracer, LH_TRACER_TIMERLAT);
+	ck_assert_str_eq(r->tracer_name, "timerlat");
+	ck_assert_uint_eq(r->latency_us, 2200);
+	ck_assert_int_eq(r->cpu, 1);
+	ck_assert_str_eq(r->task.comm, "spin99");
+	ck_assert_int_eq(r->task.pid, 4242);
+	ck_assert_str_eq(r->started_at, "thread:spin99");
+	ck_assert_uint_eq(r->nr_irqs, 4);
+	ck_assert_str_eq(r->irqs[0].name, "thread:spin99");
+	ck_assert_str_eq(r->irqs[1].name, "softirq:TIMER");
+	ck_assert_int_eq(r->irqs[1].irq, -1);
+	ck_assert_str_eq(r->irqs[2].name, "local_timer");
+	ck_assert_int_eq(r->irqs[2].irq, 236);
+	ck_assert_str_eq(r->irqs[3].name, "nmi");
+	ck_assert_uint_eq(r->nr_stacks, 1);
+	ck_assert_uint_eq(r->stacks[0].nr, 2);
+	/* trace text never reaches a terminal raw */
+	ck_assert_str_eq(r->stacks[0].frames[0], "spin\\x1b[31m");
+	lh_record_free(r);
+}
+END_TEST
+
+START_TEST(unknown_task_record)
+{
+	struct lh_record *r = lh_record_alloc();
+
+	lh_noise_timerlat(n, 0, E + 900 * US, 1, true, 900 * US + 1, 77);
+	lh_noise_flush(n);
+	lh_noise_spike_record(&got[0], r);
+	ck_assert_uint_eq(r->latency_us, 901);	/* rounded up: never under the budget it broke */
+	ck_assert_ptr_null(r->task.comm);
+	ck_assert_int_eq(r->task.pid, -1);
+	ck_assert_ptr_null(r->started_at);
+	lh_record_free(r);
+}
+END_TEST
+
+/* Return: whether shipped rule id (rules/noise.rules) fires on r. */
+static bool fires(struct lh_rules *rs, const struct lh_record *r, const char *id)
+{
+	struct lh_match m = { 0 };
+	struct lh_diag d = { 0 };
+	bool hit = false;
+	size_t i;
+
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+	for (i = 0; i < m.nr_hits; i++)
+		hit |= !strcmp(lh_rules_get(rs, m.hits[i])->id, id);
+	lh_match_release(&m);
+	lh_diag_release(&d);
+	return hit;
+}
+
+START_TEST(shipped_noise_rules)
+{
+	struct lh_rules *rs = lh_rules_alloc();
+	struct lh_record *r = lh_record_alloc();
+	struct lh_diag d = { 0 };
+
+	ck_assert_int_eq(lh_rules_load(rs, LH_TEST_DATA "/../../rules/noise.rules", &d), 0);
+	/* the culprit a kworker: the task line "kworker/1:2-31" */
+	lh_noise_timerlat(n, 1, E + 5 * US, 1, false, 5 * US, 31);
+	noise(1, LH_NOISE_THREAD, E, 400 * US, 31, "kworker/1:2");
+	noise(1, LH_NOISE_THREAD, E + 400 * US, 30 * US, 12, "rcuc/1");
+	lh_noise_timerlat(n, 1, E + 500 * US, 1, true, 500 * US, 77);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	lh_noise_spike_record(&got[0], r);
+	ck_assert(fires(rs, r, "percpu-kworker-noise"));
+	ck_assert(fires(rs, r, "rcuc-noise"));	/* a part: "thread:rcuc/1" */
+	ck_assert(!fires(rs, r, "migration-noise"));
+	ck_assert(!fires(rs, r, "ksoftirqd-noise"));
+	lh_record_free(r);
+	lh_rules_free(rs);
+	lh_diag_release(&d);
+}
+END_TEST
+
+static Suite *noise_suite(void)
+{
+	Suite *s = suite_create("noise");
+	TCase *tc = tcase_create("breakdown");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, blocking_task_named);
+	tcase_add_test(tc, spike_judged_at_next_timer);
+	tcase_add_test(tc, irq_sample_lost);
+	tcase_add_test(tc, thread_sample_of_another_timer);
+	tcase_add_test(tc, noise_missing_is_unexplained);
+	tcase_add_test(tc, idle_is_swapper);
+	tcase_add_test(tc, idle_then_a_thread_woken_with_the_timer);
+	tcase_add_test(tc, thread_sample_lost);
+	tcase_add_test(tc, lost_events_break_pairs);
+	tcase_add_test(tc, running_maximum);
+	tcase_add_test(tc, stack_follows_thread_sample);
+	tcase_add_test(tc, histograms_every_sample);
+	tcase_add_test(tc, osnoise_top_thread);
+	tcase_add_test(tc, hwlat_sample);
+	tcase_add_test(tc, spike_as_record);
+	tcase_add_test(tc, unknown_task_record);
+	tcase_add_test(tc, shipped_noise_rules);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+LH_CHECK_MAIN(noise_suite)

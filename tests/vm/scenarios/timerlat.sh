@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# timerlat and osnoise on Debian's own PREEMPT_RT kernel (tests/vm/rt/run, 2 CPUs, plain
+# TCG): the culprit is lhspin, a SCHED_FIFO 99 task pinned to CPU 1 spinning SPIN ms every
+# PERIOD ms, above timerlat's threads. The host asserts on the reports: the spinner named as
+# the blocking task of its spikes and as the top noise of CPU 1, a rule on it fired, the
+# osnoise knobs given back after a normal end, SIGTERM, SIGKILL + reset; a tracer another
+# user holds refused with EBUSY.
+# lhvm-program: lhspin
+
+SPIN=8
+PERIOD=100
+
+# step NAME: progress on the console (the kernel log, as the protocol: tests/vm/guest/init),
+# with the guest's uptime: a hang shows where.
+step() {
+	echo "<0>LHVM-STEP $1 $(cut -d' ' -f1 /proc/uptime)" >/dev/kmsg
+}
+
+cat >"$OUT/spin.rules" <<'RULES'
+# The scenario's own culprit, as a user would name a known offender.
+[lhspin-blocks-timer]
+match    = ^lhspin-[0-9]+$
+in       = task
+tracer   = timerlat osnoise
+severity = warning
+message  = the test's SCHED_FIFO 99 spinner kept the timer thread from running
+RULES
+
+# A user's settings, not the defaults: a restore to defaults would be caught. The top-level
+# buffer expanded as any first use of tracing does (enabling an event), as user_state() does.
+echo 2000 >$T/osnoise/timerlat_period_us
+echo 0 >$T/osnoise/print_stack
+echo 1408 >$T/buffer_size_kb
+knobs knobs-before.txt
+
+step doctor
+rec doctor doctor
+
+# timerlat on CPU 1: every thread latency over 3 ms, while the spinner runs 40 times there.
+# Under TCG a timer cycle costs far more than on hardware: a 10 ms period (one timer per
+# spin at most) and CPU 0 left to lathound keep the guest responsive.
+step timerlat
+rec tl record -t timerlat -T 3ms --timerlat-period 10000 --noise-cpus 1 --keep 1000 -o "$OUT/tl" \
+	-r "$RULES" -r "$OUT/spin.rules" -- /usr/bin/lhspin 1 $SPIN $PERIOD 40
+knobs knobs-tl.txt
+
+# osnoise on CPU 1: its noise by source, the spinner running all along (osnoise's periods
+# are 1 s: the record lasts 4 of them).
+step osnoise
+/usr/bin/lhspin 1 $SPIN $PERIOD 70 >"$OUT/spin-os.out" 2>&1 &
+spin=$!
+rec os record -t osnoise --noise-cpus 1 -d 5s -o "$OUT/os" -r "$RULES" -r "$OUT/spin.rules"
+wait $spin
+knobs knobs-os.txt
+
+# start NAME: a background timerlat run; waits until its instance runs timerlat.
+start() {
+	step "$1"
+	"$LH" record -t timerlat --timerlat-period 20000 -o "$OUT/$1" -r "$RULES" \
+		>"$OUT/$1.out" 2>"$OUT/$1.err" &
+	pid=$!
+	i=0
+	while ! grep -qs timerlat $T/instances/lathound-noise-*/current_tracer &&
+		[ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fact "$1.armed" "$(cat $T/instances/lathound-noise-*/current_tracer 2>/dev/null)"
+	fact "$1.period_running" "$(cat $T/osnoise/timerlat_period_us)"
+	sleep 1
+}
+
+start term
+kill -TERM $pid
+wait $pid
+fact term.rc $?
+knobs knobs-term.txt
+
+start kill
+kill -KILL $pid
+wait $pid
+fact killed.period "$(cat $T/osnoise/timerlat_period_us)"
+rec reset reset
+knobs knobs-reset.txt
+
+step busy
+# Another user runs osnoise (rtla osnoise, in an instance of its own): timerlat is refused
+# with EBUSY. (6.1 lets several instances run timerlat at once, with the same knobs.)
+mkdir $T/instances/other
+echo osnoise >$T/instances/other/current_tracer
+rec busy record -t timerlat -d 2s -o "$OUT/busy" -r "$RULES"
+echo nop >$T/instances/other/current_tracer
+rmdir $T/instances/other
+knobs knobs-busy.txt
+
+# The serial console carries the outputs back: the reports are what the host reads.
+rm -rf "$OUT"/*/snapshots "$OUT"/*/report.html "$OUT"/*/report.txt
+step done
