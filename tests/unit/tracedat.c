@@ -203,7 +203,8 @@ static int confined_child(int in, int out, int extra)
 	bad |= (fcntl(extra, F_GETFD) != -1 || fcntl(in, F_GETFD) == -1 ||
 		fcntl(out, F_GETFD) == -1) << 3;
 	bad |= (getuid() == 0 || geteuid() == 0 || getgid() == 0 || getgroups(0, NULL) != 0) << 4;
-	bad |= (alarm(0) == 0) << 5;
+	/* no wall-clock limit: it would end a child whose reader is slow or stopped (Ctrl-Z) */
+	bad |= (alarm(0) != 0) << 5;
 	return bad;
 }
 
