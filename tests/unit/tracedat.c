@@ -4,13 +4,18 @@
  * the latency text through libtracecmd from a file and from a pipe, and the errors.
  */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <stddef.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "tracedat.h"
 #include "util.h"
@@ -231,6 +236,47 @@ START_TEST(test_confine)
 }
 END_TEST
 
+#ifdef __NR_close_range
+/*
+ * On a kernel before 5.9 close_range() is ENOSYS: played by a seccomp filter, the child is
+ * still confined (its descriptors closed one at a time), not refused.
+ */
+START_TEST(test_confine_without_close_range)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close_range, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = LH_ARRAY_SIZE(f), .filter = f };
+	int in = open(IRQSOFF_DAT, O_RDONLY | O_CLOEXEC), p[2], extra = dup(0), status;
+	pid_t pid;
+
+	ck_assert_int_ge(in, 0);
+	ck_assert_int_ge(extra, 0);
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) ||
+		    close_range(100, 200, 0) != -1 || errno != ENOSYS)
+			_exit(0xff);
+		_exit(confined_child(in, p[1], extra));
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_ne(WEXITSTATUS(status), 0xff);	/* the filter is in place */
+	ck_assert_int_eq(WEXITSTATUS(status) & (getuid() ? ~0x10 : ~0), 0);
+	close(in);
+	close(extra);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+#endif
+
 static Suite *tracedat_suite(void)
 {
 	Suite *s = suite_create("tracedat");
@@ -241,6 +287,9 @@ static Suite *tracedat_suite(void)
 	tcase_add_test(tc, test_latency_from_pipe);
 	tcase_add_test(tc, test_latency_stop);
 	tcase_add_test(tc, test_confine);
+#ifdef __NR_close_range
+	tcase_add_test(tc, test_confine_without_close_range);
+#endif
 	tcase_add_test(tc, test_flyrecord);
 	tcase_add_test(tc, test_flyrecord_cut);
 	suite_add_tcase(s, tc);
