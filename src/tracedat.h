@@ -45,7 +45,7 @@ int lh_tracedat_read_latency(int fd, const char *buf, size_t len, lh_tracedat_te
 /*
  * Confines the calling process (the child that runs libtracecmd, which only reads the file
  * open at in and writes to out): address space bounded to what it has plus 1 GiB, 30 s of
- * CPU and 60 s of wall-clock time (SIGXCPU, SIGALRM), no core file, no privileges (root
+ * CPU (SIGXCPU; no wall-clock limit: its reader may be slow or stopped), no core file, no privileges (root
  * becomes nobody, with no supplementary group), none to gain (no_new_privs, not dumpable),
  * and no descriptor above standard error but in and out.
  * Return: 0; -2 when root's privileges could not be dropped (a user namespace that does not
