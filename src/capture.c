@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Section notifications from tracing_max_latency (inotify IN_MODIFY, else polling its
- * value), and reading each recorded section once, with tracing paused.
+ * value), and reading each recorded section once: with tracing paused, or while it goes on
+ * with a check that the snapshot did not change under the read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@ struct lh_capture {
 	char			*max_path;
 	char			*trace_path;
 	bool			threshold;
+	bool			live;		/* reads do not pause tracing */
 	int			ifd;		/* inotify fd, -1 when polling */
 	int			vfd;		/* tracing_max_latency */
 	char			value[32];	/* its last value seen by polling */
@@ -104,6 +106,11 @@ void lh_capture_close(struct lh_capture *c)
 	free(c);
 }
 
+bool lh_capture_live(const struct lh_capture *c)
+{
+	return c->live;
+}
+
 const char *lh_capture_method(const struct lh_capture *c)
 {
 	return c->ifd >= 0 ? "inotify" : "poll";
@@ -155,8 +162,9 @@ static void notified(struct lh_capture *c, unsigned long n)
 	c->notified |= n != 0;
 }
 
-void lh_capture_rearm(struct lh_capture *c, uint64_t max_us)
+void lh_capture_rearm(struct lh_capture *c, uint64_t max_us, bool live)
 {
+	c->live = live && c->threshold;
 	if (c->ifd >= 0)
 		read_events(c);
 	else
@@ -203,11 +211,20 @@ long lh_capture_pending(struct lh_capture *c, struct lh_diag *diag)
 	return 1;
 }
 
-/* Marks the snapshot read (tracing still paused). Our own notification is not counted. */
+/*
+ * Sets tracing_max_latency to 0: the mark of a snapshot taken. Our own notification is not
+ * counted; the kernel's waiting are, first: inotify merges an event with the identical one
+ * queued last, so ours would swallow one of the kernel's left unread.
+ */
 static int reset_max(struct lh_capture *c)
 {
 	long n;
 
+	if (c->ifd >= 0) {
+		n = read_events(c);
+		if (n > 0)
+			notified(c, (unsigned long)n);
+	}
 	if (pwrite(c->vfd, "0\n", 2, 0) != 2)
 		return -1;
 	if (c->ifd >= 0) {
@@ -227,21 +244,59 @@ static int fail(struct lh_diag *diag, const char *verb, const char *path)
 	return -1;
 }
 
-int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len, bool final,
-		    struct lh_diag *diag)
+/* Reads 'trace' into *buf (its length in *len). Return: 0, or -1 with errno. */
+static int read_trace(struct lh_capture *c, char **buf, size_t *alloc, size_t *len)
+{
+	int fd = open(c->trace_path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = lh_read_fd(fd, buf, alloc, len, TRACE_READ_MAX);
+	close(fd);
+	return ret;
+}
+
+/*
+ * A read while tracing goes on (threshold only). tracing_max_latency is set to 0 first:
+ * every section the kernel records from then on sets it to its latency, which is at least
+ * the threshold, so 0 after the read means that no section replaced the snapshot while it
+ * was read. Return: 1 with a snapshot read whole, 0 when nothing new was recorded, 2 when
+ * a section replaced the snapshot during the read (torn: not to be used), -1 (diag).
+ */
+static int read_live(struct lh_capture *c, char **buf, size_t *alloc, size_t *len,
+		     struct lh_diag *diag)
+{
+	uint64_t us;
+
+	if (read_us(c, &us))
+		return fail(diag, "read", c->max_path);
+	if (!us)
+		return 0;
+	if (reset_max(c))
+		return fail(diag, "write", c->max_path);
+	if (read_trace(c, buf, alloc, len))
+		return fail(diag, "read", c->trace_path);
+	if (read_us(c, &us))
+		return fail(diag, "read", c->max_path);
+	return us ? 2 : 1;
+}
+
+/*
+ * A read with tracing paused while 'trace' is open: no section can be recorded between
+ * reading tracing_max_latency and reading the snapshot, so the two belong together.
+ * Return: 1 with a new snapshot, 0 when nothing new was recorded, -1 (diag).
+ */
+static int read_paused(struct lh_capture *c, char **buf, size_t *alloc, size_t *len,
+		       struct lh_diag *diag)
 {
 	uint64_t us, hash;
 	bool stale;
 	int fd, ret;
 
-	*len = 0;
 	if (read_us(c, &us))
 		return fail(diag, "read", c->max_path);
-	if (nothing_new(c, us)) {
-		c->counts.stale++;
+	if (nothing_new(c, us))
 		return 0;
-	}
-	/* While 'trace' is open tracing is paused: the value and the snapshot belong together. */
 	fd = open(c->trace_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail(diag, "open", c->trace_path);
@@ -257,7 +312,6 @@ int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len
 	stale = nothing_new(c, us) || (!c->threshold && c->have_last && us == c->last_us &&
 				       hash == c->last_hash && *len == c->last_len);
 	if (stale) {
-		c->counts.stale++;
 		ret = 0;
 		goto out;
 	}
@@ -265,17 +319,43 @@ int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len
 		ret = fail(diag, "write", c->max_path);
 		goto out;
 	}
-	c->have_last = true;
 	c->last_us = us;
 	c->last_hash = hash;
 	c->last_len = *len;
-	/* Its notification would come after the run: count it as if it had. */
-	if (final && !c->since_capture)
-		notified(c, 1);
 	ret = 1;
 out:
 	close(fd);	/* tracing resumes */
 	return ret;
+}
+
+int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len, bool final,
+		    struct lh_diag *diag)
+{
+	int tries = 0, ret;
+
+	for (;;) {
+		*len = 0;
+		ret = c->live ? read_live(c, buf, alloc, len, diag) :
+				read_paused(c, buf, alloc, len, diag);
+		if (ret != 2)
+			break;
+		/* The section being read is gone; the one that replaced it waits: read it. */
+		c->counts.torn++;
+		if (++tries > LH_CAPTURE_TORN_RETRIES) {
+			*len = 0;
+			return 0;
+		}
+	}
+	if (ret <= 0) {
+		if (!ret)
+			c->counts.stale++;
+		return ret;
+	}
+	c->have_last = true;
+	/* Its notification would come after the run: count it as if it had. */
+	if (final && !c->since_capture)
+		notified(c, 1);
+	return 1;
 }
 
 void lh_capture_captured(struct lh_capture *c)

@@ -6,16 +6,27 @@
  * shortly after it records a section, and sets tracing_max_latency to that section's
  * latency; where inotify cannot watch the file its value is polled instead.
  *
- * A snapshot is read with 'trace' held open, which pauses tracing: no section can be
- * recorded between reading tracing_max_latency and reading the snapshot, so the two belong
- * together. Whether it is a new section is decided from tracing_max_latency, not from the
- * text (two sections can print byte-identical snapshots):
- *   - with a threshold, tracing_max_latency is set to 0 (still paused) after each read; the
- *     kernel sets it to the latency of every section it records, so non-zero means new;
- *   - without one (running maxima) a new section is a new maximum: new when the value or
- *     the text changed since the last read. Arming writes the running maximum the tracer
- *     continues from (0 the first time): until a section is notified, a value not above it
- *     means nothing was recorded since arming, and 'trace' is not even opened.
+ * A snapshot is read in one of two ways:
+ *   - paused: with 'trace' held open, tracing is paused (options/pause-on-trace, which the
+ *     irqsoff tracers set when armed): no section can be recorded between reading
+ *     tracing_max_latency and reading the snapshot, so the two belong together; but a
+ *     section that ends while 'trace' is open is recorded by no one (the tracer is blind);
+ *   - live, with a threshold and pause-on-trace cleared: tracing goes on while 'trace' is
+ *     read. tracing_max_latency is set to 0 before the read; a section recorded during the
+ *     read sets it to its latency (at least the threshold), so a value other than 0 after
+ *     the read says the snapshot may have changed under the reader: that read is dropped
+ *     (counted torn, its section lost) and the section that replaced it is read instead.
+ * Whether it is a new section is decided from tracing_max_latency, not from the text (two
+ * sections can print byte-identical snapshots):
+ *   - with a threshold, tracing_max_latency is set to 0 with each read (before a live read,
+ *     after a paused one, still paused); the kernel sets it to the latency of every section
+ *     it records, so non-zero means new;
+ *   - without one (running maxima; reads always pause: a new maximum may show the same
+ *     microseconds as the old, so a change under a live read could not be told) a new
+ *     section is a new maximum: new when the value or the text changed since the last
+ *     read. Arming writes the running maximum the tracer continues from (0 the first
+ *     time): until a section is notified, a value not above it means nothing was recorded
+ *     since arming, and 'trace' is not even opened.
  *
  * Sections lost (recorded, but overwritten before they could be read) = notifications -
  * sections captured. Notifications lathound causes itself (arming, the reset above) are not
@@ -35,6 +46,8 @@
 
 /* How often tracing_max_latency is read where inotify is not available. */
 #define LH_CAPTURE_POLL_NS	(100 * 1000 * 1000ULL)
+/* Live reads found torn in a row before lh_capture_read() gives up until the next call. */
+#define LH_CAPTURE_TORN_RETRIES	3
 
 struct lh_capture;
 
@@ -43,6 +56,8 @@ struct lh_capture_counts {
 	unsigned long	notifications;	/* sections the kernel said it recorded */
 	unsigned long	captured;	/* sections read and found in their snapshot */
 	unsigned long	stale;		/* reads that found nothing new */
+	unsigned long	torn;		/* live reads dropped: a section replaced the snapshot
+					 * while it was read (that section is lost) */
 };
 
 struct lh_capture_opts {
@@ -73,9 +88,12 @@ uint64_t lh_capture_poll_interval(const struct lh_capture *c);
  * Call right after (re)arming a tracer: discards the notifications that arming caused
  * (it writes tracing_max_latency) and forgets the last snapshot read. max_us is what arming
  * wrote to tracing_max_latency: the running maximum the tracer continues from, 0 with a
- * threshold or the first time.
+ * threshold or the first time. live: reading 'trace' does not pause tracing (pause-on-trace
+ * is off); reads are then live ones when there is a threshold, paused ones otherwise.
  */
-void lh_capture_rearm(struct lh_capture *c, uint64_t max_us);
+void lh_capture_rearm(struct lh_capture *c, uint64_t max_us, bool live);
+/* Return: whether reads leave tracing running (live reads, since the last rearm). */
+bool lh_capture_live(const struct lh_capture *c);
 
 /*
  * Return: the sections notified since the last call (0 when none), or -1 with the reason
@@ -85,8 +103,10 @@ long lh_capture_pending(struct lh_capture *c, struct lh_diag *diag);
 
 /*
  * Reads the snapshot into *buf (grown as needed, owned by the caller, reused between
- * calls), its length in *len. With final, a section found that was not notified yet (its
- * notification would come after the run) is counted as notified.
+ * calls), its length in *len. A live read found torn is dropped and done again, up to
+ * LH_CAPTURE_TORN_RETRIES times (then 0: the section waiting is left to the next call).
+ * With final, a section found that was not notified yet (its notification would come after
+ * the run) is counted as notified.
  * Return: 1 when it holds a section not read before, 0 when not, -1 with the reason in diag.
  */
 int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len, bool final,

@@ -63,7 +63,7 @@ static int tfs_arm(void *ctx, enum lh_tracer tracer, uint64_t max_us, struct lh_
 
 	if (lh_session_arm(t->session, tracer, max_us, diag))
 		return -1;
-	lh_capture_rearm(t->capture, max_us);
+	lh_capture_rearm(t->capture, max_us, lh_session_live_reads(t->session));
 	return 0;
 }
 
@@ -77,6 +77,16 @@ static int tfs_read(void *ctx, char **buf, size_t *alloc, size_t *len, bool fina
 {
 	return lh_capture_read(((struct lh_recorder_tracefs *)ctx)->capture, buf, alloc, len,
 			       final, diag);
+}
+
+static bool tfs_read_live(void *ctx)
+{
+	return lh_capture_live(((struct lh_recorder_tracefs *)ctx)->capture);
+}
+
+static unsigned long tfs_torn(void *ctx)
+{
+	return lh_capture_counts(((struct lh_recorder_tracefs *)ctx)->capture)->torn;
 }
 
 static void tfs_captured(void *ctx)
@@ -118,6 +128,8 @@ const struct lh_recorder_ops lh_recorder_tracefs_ops = {
 	.arm		= tfs_arm,
 	.pending	= tfs_pending,
 	.read		= tfs_read,
+	.read_live	= tfs_read_live,
+	.torn		= tfs_torn,
 	.captured	= tfs_captured,
 	.notifications	= tfs_notifications,
 	.poll_interval	= tfs_poll_interval,

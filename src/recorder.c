@@ -32,7 +32,6 @@ struct lh_recorder {
 	char				*trace;		/* the last snapshot read, reused */
 	size_t				trace_alloc;
 	uint64_t			take_at;	/* when to read a notified snapshot */
-	uint64_t			noticed_at;	/* its first notification */
 	uint64_t			take_delay;	/* from the notification to the read */
 	unsigned long			counted;	/* ops->notifications() accounted */
 	uint64_t			armed_since;
@@ -149,8 +148,7 @@ static int notice(struct lh_recorder *r)
 	if (n < 0)
 		return run_error(r, &d);
 	if (n > 0 && r->take_at == UINT64_MAX) {
-		r->noticed_at = r->ops->now(r->ctx);
-		r->take_at = r->noticed_at + r->take_delay;
+		r->take_at = r->ops->now(r->ctx) + r->take_delay;
 	}
 	return 0;
 }
@@ -209,12 +207,14 @@ static void keep_snapshot(struct lh_recorder *r, const struct capture_ctx *c, co
 /*
  * Reads the snapshot; a section not read before is parsed, matched, added to the report and
  * stored. With final (the end of a run or of a slice), a section whose notification is still
- * on its way is taken too. The armed tracer was blind from the notification (else from the
- * start of the read) until the read was done.
+ * on its way is taken too. A read that pauses tracing leaves the armed tracer blind while
+ * it lasts; a live one does not (a section then replaces the snapshot: ops->read() reads
+ * that one instead, and the one it replaced is lost, counted torn).
  */
 static void take(struct lh_recorder *r, bool final)
 {
-	uint64_t since = r->take_at != UINT64_MAX ? r->noticed_at : r->ops->now(r->ctx);
+	uint64_t since = r->ops->now(r->ctx);
+	bool live = r->ops->read_live && r->ops->read_live(r->ctx);
 	struct lh_recorder_tracer *tr = &r->st.tracer[r->st.armed];
 	struct capture_ctx c = { .r = r };
 	struct lh_diag d = { 0 };
@@ -225,7 +225,8 @@ static void take(struct lh_recorder *r, bool final)
 
 	r->take_at = UINT64_MAX;
 	ret = r->ops->read(r->ctx, &r->trace, &r->trace_alloc, &len, final, &d);
-	tr->blind_ns += r->ops->now(r->ctx) - since;
+	if (!live)
+		tr->blind_ns += r->ops->now(r->ctx) - since;
 	account_notified(r);
 	if (ret < 0) {
 		/* Said once; the run goes on, every failure is listed in the report. */
@@ -422,6 +423,7 @@ static void report_update(struct lh_recorder *r)
 	}
 	i->captures = r->st.captures;
 	i->sections_lost = r->st.lost;
+	i->sections_torn = r->ops->torn ? r->ops->torn(r->ctx) : 0;
 	i->snapshots_dropped = lh_output_dropped(r->o.out);
 	if (r->o.irqstat)
 		lh_irqstat_sort(r->o.irqstat);
