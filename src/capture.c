@@ -14,12 +14,18 @@
 #include "capture.h"
 
 #define TRACE_READ_MAX	(256u << 20)	/* a snapshot never comes close */
+/* update_max_tr_single()'s note in the max buffer when it kept the old one (6.1) */
+#define FAILED_SWAP	"Failed to swap buffers due to commit or resize in progress"
 
 struct lh_capture {
 	char			*max_path;
 	char			*trace_path;
 	bool			threshold;
-	bool			live;		/* reads do not pause tracing */
+	bool			live;		/* reads may leave tracing running */
+	char			*pause_path;	/* options/pause-on-trace */
+	int			pfd;		/* open on it while live, else -1 */
+	bool			pausing;	/* it is set: reads pause */
+	uint64_t		paused_until;	/* after a torn read, reads pause until then */
 	int			ifd;		/* inotify fd, -1 when polling */
 	int			vfd;		/* tracing_max_latency */
 	char			value[32];	/* its last value seen by polling */
@@ -65,6 +71,8 @@ int lh_capture_open(struct lh_capture **cp, const struct lh_capture_opts *o,
 	c->trace_path = lh_xstrdup(o->trace);
 	c->threshold = o->threshold;
 	c->ifd = -1;
+	c->pause_path = lh_xstrdup(o->pause ? o->pause : "");
+	c->pfd = o->pause && o->threshold ? open(o->pause, O_WRONLY | O_CLOEXEC) : -1;
 	/* Written with a threshold: the reset that marks a snapshot as read. */
 	c->vfd = open(o->max_latency, (o->threshold ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (c->vfd < 0 || read_value(c, c->value, sizeof(c->value)) < 0) {
@@ -101,6 +109,9 @@ void lh_capture_close(struct lh_capture *c)
 		close(c->ifd);
 	if (c->vfd >= 0)
 		close(c->vfd);
+	if (c->pfd >= 0)
+		close(c->pfd);
+	free(c->pause_path);
 	free(c->max_path);
 	free(c->trace_path);
 	free(c);
@@ -164,7 +175,9 @@ static void notified(struct lh_capture *c, unsigned long n)
 
 void lh_capture_rearm(struct lh_capture *c, uint64_t max_us, bool live)
 {
-	c->live = live && c->threshold;
+	c->live = live && c->threshold && c->pfd >= 0;
+	c->pausing = false;	/* arming cleared it */
+	c->paused_until = 0;
 	if (c->ifd >= 0)
 		read_events(c);
 	else
@@ -328,30 +341,58 @@ out:
 	return ret;
 }
 
+/* Sets options/pause-on-trace. Return: 0, or -1 with the reason in diag. */
+static int set_pause(struct lh_capture *c, bool on, struct lh_diag *diag)
+{
+	if (pwrite(c->pfd, on ? "1\n" : "0\n", 2, 0) != 2)
+		return fail(diag, "write", c->pause_path);
+	c->pausing = on;
+	return 0;
+}
+
 int lh_capture_read(struct lh_capture *c, char **buf, size_t *alloc, size_t *len, bool final,
 		    struct lh_diag *diag)
 {
-	int tries = 0, ret;
+	uint64_t start = lh_now_ns();
+	int ret;
 
-	for (;;) {
-		*len = 0;
-		ret = c->live ? read_live(c, buf, alloc, len, diag) :
-				read_paused(c, buf, alloc, len, diag);
+	*len = 0;
+	if (c->live && c->pausing && start >= c->paused_until && set_pause(c, false, diag))
+		return -1;
+	if (c->live && !c->pausing) {
+		ret = read_live(c, buf, alloc, len, diag);
 		if (ret != 2)
-			break;
-		/* The section being read is gone; the one that replaced it waits: read it. */
+			goto done;
+		/*
+		 * The section being read is gone, replaced by one that ended during the read:
+		 * sections come faster than a read takes. That one is read paused, and so are
+		 * the reads of the next LH_CAPTURE_PAUSED_NS.
+		 */
 		c->counts.torn++;
-		if (++tries > LH_CAPTURE_TORN_RETRIES) {
-			*len = 0;
-			return 0;
-		}
+		if (set_pause(c, true, diag))
+			return -1;
+		c->paused_until = start + LH_CAPTURE_PAUSED_NS;
+		start = lh_now_ns();
 	}
+	*len = 0;
+	ret = read_paused(c, buf, alloc, len, diag);
+	c->counts.paused_ns += lh_now_ns() - start;
+done:
 	if (ret <= 0) {
 		if (!ret)
 			c->counts.stale++;
 		return ret;
 	}
 	c->have_last = true;
+	/*
+	 * The kernel could not swap the section's buffer in (a commit was in progress on its
+	 * CPU): it set the new latency and header over the old body, and says so in it.
+	 */
+	if (memmem(*buf, *len, FAILED_SWAP, sizeof(FAILED_SWAP) - 1)) {
+		c->counts.torn++;
+		*len = 0;
+		return 0;
+	}
 	/* Its notification would come after the run: count it as if it had. */
 	if (final && !c->since_capture)
 		notified(c, 1);

@@ -15,7 +15,10 @@
  *     read. tracing_max_latency is set to 0 before the read; a section recorded during the
  *     read sets it to its latency (at least the threshold), so a value other than 0 after
  *     the read says the snapshot may have changed under the reader: that read is dropped
- *     (counted torn, its section lost) and the section that replaced it is read instead.
+ *     (counted torn, its section lost) and the section that replaced it is read paused,
+ *     with pause-on-trace set again for a second (sections come faster than a read).
+ * Either way, a snapshot whose body holds the kernel's "Failed to swap buffers" note (it
+ * kept the old body under the new section's header) is dropped and counted torn.
  * Whether it is a new section is decided from tracing_max_latency, not from the text (two
  * sections can print byte-identical snapshots):
  *   - with a threshold, tracing_max_latency is set to 0 with each read (before a live read,
@@ -46,8 +49,8 @@
 
 /* How often tracing_max_latency is read where inotify is not available. */
 #define LH_CAPTURE_POLL_NS	(100 * 1000 * 1000ULL)
-/* Live reads found torn in a row before lh_capture_read() gives up until the next call. */
-#define LH_CAPTURE_TORN_RETRIES	3
+/* After a torn live read, reads pause tracing for this long (sections come too fast). */
+#define LH_CAPTURE_PAUSED_NS	(1000 * 1000 * 1000ULL)
 
 struct lh_capture;
 
@@ -56,13 +59,16 @@ struct lh_capture_counts {
 	unsigned long	notifications;	/* sections the kernel said it recorded */
 	unsigned long	captured;	/* sections read and found in their snapshot */
 	unsigned long	stale;		/* reads that found nothing new */
-	unsigned long	torn;		/* live reads dropped: a section replaced the snapshot
-					 * while it was read (that section is lost) */
+	unsigned long	torn;		/* snapshots dropped: a section replaced the one being
+					 * read live, or the kernel kept the old body (lost) */
+	uint64_t	paused_ns;	/* time spent in reads that paused tracing */
 };
 
 struct lh_capture_opts {
 	const char	*max_latency;	/* path of tracing_max_latency */
 	const char	*trace;		/* path of 'trace' */
+	const char	*pause;		/* path of options/pause-on-trace, set when live reads
+					 * fall back to paused ones; NULL: none */
 	bool		threshold;	/* tracing_thresh is set: every section is recorded */
 	bool		poll;		/* poll even where inotify works */
 };
@@ -92,7 +98,7 @@ uint64_t lh_capture_poll_interval(const struct lh_capture *c);
  * is off); reads are then live ones when there is a threshold, paused ones otherwise.
  */
 void lh_capture_rearm(struct lh_capture *c, uint64_t max_us, bool live);
-/* Return: whether reads leave tracing running (live reads, since the last rearm). */
+/* Return: whether reads may leave tracing running (live reads, since the last rearm). */
 bool lh_capture_live(const struct lh_capture *c);
 
 /*
@@ -103,8 +109,9 @@ long lh_capture_pending(struct lh_capture *c, struct lh_diag *diag);
 
 /*
  * Reads the snapshot into *buf (grown as needed, owned by the caller, reused between
- * calls), its length in *len. A live read found torn is dropped and done again, up to
- * LH_CAPTURE_TORN_RETRIES times (then 0: the section waiting is left to the next call).
+ * calls), its length in *len. A live read found torn is dropped and the section that
+ * replaced it read paused (options/pause-on-trace set), as are the reads of the next
+ * LH_CAPTURE_PAUSED_NS (their time in lh_capture_counts.paused_ns).
  * With final, a section found that was not notified yet (its notification would come after
  * the run) is counted as notified.
  * Return: 1 when it holds a section not read before, 0 when not, -1 with the reason in diag.

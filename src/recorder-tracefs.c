@@ -79,9 +79,9 @@ static int tfs_read(void *ctx, char **buf, size_t *alloc, size_t *len, bool fina
 			       final, diag);
 }
 
-static bool tfs_read_live(void *ctx)
+static uint64_t tfs_paused_ns(void *ctx)
 {
-	return lh_capture_live(((struct lh_recorder_tracefs *)ctx)->capture);
+	return lh_capture_counts(((struct lh_recorder_tracefs *)ctx)->capture)->paused_ns;
 }
 
 static unsigned long tfs_torn(void *ctx)
@@ -128,7 +128,7 @@ const struct lh_recorder_ops lh_recorder_tracefs_ops = {
 	.arm		= tfs_arm,
 	.pending	= tfs_pending,
 	.read		= tfs_read,
-	.read_live	= tfs_read_live,
+	.paused_ns	= tfs_paused_ns,
 	.torn		= tfs_torn,
 	.captured	= tfs_captured,
 	.notifications	= tfs_notifications,
@@ -138,7 +138,10 @@ const struct lh_recorder_ops lh_recorder_tracefs_ops = {
 	.hist_read	= tfs_hist_read,
 };
 
-/* Watches tracing_max_latency; 'trace' lives next to it, in the top-level instance. */
+/*
+ * Watches tracing_max_latency; 'trace' and options/pause-on-trace live next to it, in the
+ * top-level instance.
+ */
 static int capture_open(struct lh_recorder_tracefs *t, const struct lh_recorder_tracefs_opts *o,
 			struct lh_diag *diag)
 {
@@ -147,13 +150,17 @@ static int capture_open(struct lh_recorder_tracefs *t, const struct lh_recorder_
 	struct lh_capture_opts co = {
 		.max_latency = max, .threshold = o->session.threshold_ns != 0, .poll = o->poll,
 	};
-	char *trace;
+	char *trace, *pause;
 	int ret;
 
 	trace = lh_xasprintf("%.*strace", slash ? (int)(slash - max + 1) : 0, max);
+	pause = lh_xasprintf("%.*soptions/pause-on-trace", slash ? (int)(slash - max + 1) : 0,
+			     max);
 	co.trace = trace;
+	co.pause = pause;
 	ret = lh_capture_open(&t->capture, &co, diag);
 	free(trace);
+	free(pause);
 	return ret;
 }
 

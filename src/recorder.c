@@ -204,17 +204,22 @@ static void keep_snapshot(struct lh_recorder *r, const struct capture_ctx *c, co
 	note_diag(r, &d);
 }
 
+/* Return: a clock that runs only while reads pause tracing (all of them, without the op). */
+static uint64_t paused_clock(struct lh_recorder *r)
+{
+	return r->ops->paused_ns ? r->ops->paused_ns(r->ctx) : r->ops->now(r->ctx);
+}
+
 /*
  * Reads the snapshot; a section not read before is parsed, matched, added to the report and
  * stored. With final (the end of a run or of a slice), a section whose notification is still
  * on its way is taken too. A read that pauses tracing leaves the armed tracer blind while
- * it lasts; a live one does not (a section then replaces the snapshot: ops->read() reads
- * that one instead, and the one it replaced is lost, counted torn).
+ * it lasts; a live one does not (a section that replaces the snapshot meanwhile is read
+ * instead, and the one it replaced is lost, counted torn).
  */
 static void take(struct lh_recorder *r, bool final)
 {
-	uint64_t since = r->ops->now(r->ctx);
-	bool live = r->ops->read_live && r->ops->read_live(r->ctx);
+	uint64_t since = paused_clock(r);
 	struct lh_recorder_tracer *tr = &r->st.tracer[r->st.armed];
 	struct capture_ctx c = { .r = r };
 	struct lh_diag d = { 0 };
@@ -225,8 +230,7 @@ static void take(struct lh_recorder *r, bool final)
 
 	r->take_at = UINT64_MAX;
 	ret = r->ops->read(r->ctx, &r->trace, &r->trace_alloc, &len, final, &d);
-	if (!live)
-		tr->blind_ns += r->ops->now(r->ctx) - since;
+	tr->blind_ns += paused_clock(r) - since;
 	account_notified(r);
 	if (ret < 0) {
 		/* Said once; the run goes on, every failure is listed in the report. */

@@ -68,13 +68,14 @@ struct lh_recorder_ops {
 	int		(*read)(void *ctx, char **buf, size_t *alloc, size_t *len, bool final,
 				struct lh_diag *diag);
 	/*
-	 * Optional (NULL: false). Return: whether read() leaves tracing running (the armed
-	 * tracer is not blind while it reads), as armed last.
+	 * Optional (NULL: every read() pauses tracing while it lasts). Return: the time reads
+	 * paused tracing so far, ns (the armed tracer is blind then).
 	 */
-	bool		(*read_live)(void *ctx);
+	uint64_t	(*paused_ns)(void *ctx);
 	/*
-	 * Optional (NULL: none). Return: the reads dropped so far because a section replaced
-	 * the snapshot while it was read (each such section is lost: notified, not captured).
+	 * Optional (NULL: none). Return: the snapshots dropped so far because a section
+	 * replaced the one being read, or the kernel kept an old body under a new header (each
+	 * such section is lost: notified, not captured).
 	 */
 	unsigned long	(*torn)(void *ctx);
 	/* The snapshot read() returned 1 for held a section. */
@@ -159,8 +160,8 @@ struct lh_recorder_opts {
 struct lh_recorder_tracer {
 	uint64_t	armed_ns;	/* armed so far */
 	/*
-	 * Of that, blind: reading snapshots with tracing paused (ops->read_live() false), the
-	 * reads at a slice's end included. A section that ends then is not recorded at all.
+	 * Of that, blind: reading snapshots with tracing paused (ops->paused_ns()), the reads
+	 * at a slice's end included. A section that ends then is not recorded at all.
 	 */
 	uint64_t	blind_ns;
 	uint64_t	max_us;		/* the longest section captured: its running maximum */

@@ -741,13 +741,15 @@ static int save_knobs(struct lh_session *s, const struct lh_session_opts *o,
 	    lh_state_save(s->state, LH_STATE_LIST, "set_ftrace_notrace", diag))
 		return fail(diag, "--notrace needs set_ftrace_notrace (CONFIG_DYNAMIC_FTRACE=y, and not locked down)");
 	if (o->buffer_kb) {
-		const struct lh_state_entry *e;
+		char v[32] = "";
 
-		if (lh_state_save(s->state, LH_STATE_VALUE, "buffer_size_kb", diag))
+		/* Per-CPU sizes (it reads 'X') cannot be given back: only a size asked fails. */
+		if (lh_state_read_knob("buffer_size_kb", v, sizeof(v)) == 0 && v[0] == 'X') {
+			if (!o->buffer_default)
+				return fail(diag, "the CPUs' trace buffers differ in size (buffer_size_kb reads 'X'), which lathound could not give back: run without --buffer-size");
+		} else if (lh_state_save(s->state, LH_STATE_VALUE, "buffer_size_kb", diag)) {
 			return -1;
-		e = lh_state_find(s->state, "buffer_size_kb");
-		if (e && e->value[0] == 'X')
-			return fail(diag, "the CPUs' trace buffers differ in size (buffer_size_kb reads 'X'), which lathound could not give back: run without --buffer-size");
+		}
 	}
 	for (i = 0; o->irq_events && i < LH_ARRAY_SIZE(irq_events); i++) {
 		snprintf(path, sizeof(path), "events/irq/%s/enable", irq_events[i]);
@@ -846,7 +848,8 @@ static int apply(struct lh_session *s, const struct lh_session_opts *o,
 		return -1;
 	if (o->notrace && o->notrace[0] && set_filters(o->notrace, true, diag))
 		return -1;
-	if (o->buffer_kb && tracefs_instance_set_buffer_size(NULL, o->buffer_kb, -1))
+	if (lh_state_find(s->state, "buffer_size_kb") &&
+	    tracefs_instance_set_buffer_size(NULL, o->buffer_kb, -1))
 		return fail(diag, "cannot set buffer_size_kb to %lu: %s", o->buffer_kb,
 			    strerror(errno));
 	for (i = 0; o->irq_events && i < LH_ARRAY_SIZE(irq_events); i++) {

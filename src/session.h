@@ -38,6 +38,8 @@ struct lh_session_opts {
 	const char	**notrace;	/* set_ftrace_notrace globs */
 	const char	**kprobes;	/* kprobe_events definitions ("p:lh/x func" or "func") */
 	unsigned long	buffer_kb;	/* buffer_size_kb, 0 = leave as is */
+	bool		buffer_default;	/* buffer_kb is lathound's choice, not the user's:
+					 * left as is where the CPUs' sizes differ */
 	bool		force;		/* go on when another tracer is in use */
 	const char	*state_dir;	/* NULL = LH_STATE_DIR (tests point it elsewhere) */
 	bool		no_tracer;	/* arm none: lock, save, configure, restore only

@@ -18,7 +18,7 @@
 #include "capture.h"
 #include "check-main.h"
 
-static char dir[64], maxp[96], tracep[96];
+static char dir[64], maxp[96], tracep[96], pausep[96];
 static struct lh_diag diag;
 static char *buf;
 static size_t alloc, len;
@@ -57,7 +57,9 @@ static void setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(maxp, sizeof(maxp), "%s/tracing_max_latency", dir);
 	snprintf(tracep, sizeof(tracep), "%s/trace", dir);
+	snprintf(pausep, sizeof(pausep), "%s/pause-on-trace", dir);
 	put(maxp, "0\n");
+	put(pausep, "0\n");
 	put(tracep, "# tracer: irqsoff\n");
 	memset(&diag, 0, sizeof(diag));
 	buf = NULL;
@@ -68,6 +70,7 @@ static void teardown(void)
 {
 	unlink(maxp);
 	unlink(tracep);
+	unlink(pausep);
 	rmdir(dir);
 	lh_diag_release(&diag);
 	free(buf);
@@ -75,7 +78,7 @@ static void teardown(void)
 
 static struct lh_capture *open_capture(bool threshold, bool poll)
 {
-	struct lh_capture_opts o = { .max_latency = maxp, .trace = tracep,
+	struct lh_capture_opts o = { .max_latency = maxp, .trace = tracep, .pause = pausep,
 				     .threshold = threshold, .poll = poll };
 	struct lh_capture *c;
 
@@ -289,6 +292,20 @@ static pid_t serve_trace(const char *first, const char *then, const char *second
 	_exit(0);
 }
 
+/* Return: what options/pause-on-trace holds (static). */
+static const char *pause_value(void)
+{
+	static char v[8];
+	int fd = open(pausep, O_RDONLY);
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, v, sizeof(v) - 1);
+	close(fd);
+	v[n > 0 ? n : 0] = '\0';
+	return v;
+}
+
 static void served(pid_t pid)
 {
 	int status;
@@ -324,7 +341,8 @@ END_TEST
 
 /*
  * A section recorded while 'trace' is read: the text read may be half of each, so it is
- * dropped (torn: A is lost) and the section that replaced it read again whole.
+ * dropped (torn: A is lost) and the section that replaced it read whole, paused: sections
+ * come faster than a read, so pause-on-trace is set again for a while.
  */
 START_TEST(live_read_torn_is_read_again)
 {
@@ -340,10 +358,20 @@ START_TEST(live_read_torn_is_read_again)
 	ck_assert_str_eq(buf, "# latency: 1600 us\nB\n");
 	ck_assert_uint_eq(lh_capture_counts(c)->torn, 1);
 	ck_assert_uint_eq(lh_capture_counts(c)->captured, 1);
+	ck_assert_uint_gt(lh_capture_counts(c)->paused_ns, 0);
+	ck_assert_str_eq(pause_value(), "1\n");
 	/* B's notification was counted by the second read's reset, not swallowed by it. */
 	ck_assert_uint_eq(lh_capture_counts(c)->notifications, 2);
 	ck_assert_uint_eq(lh_capture_lost(c), 1);
 	ck_assert_int_eq(lh_capture_pending(c, &diag), 0);
+	/* Arming again clears pause-on-trace (the session does): reads are live again. */
+	lh_capture_rearm(c, 0, true);
+	unlink(tracep);		/* a file again */
+	put(tracep, "# latency: 1700 us\nC\n");
+	set_max("1700");
+	ck_assert_int_eq(take(c, false), 1);
+	ck_assert_uint_eq(lh_capture_counts(c)->torn, 1);
+	ck_assert_str_eq(pause_value(), "1\n");	/* not written: arming clears it */
 	lh_capture_close(c);
 }
 END_TEST
@@ -355,6 +383,26 @@ START_TEST(live_needs_a_threshold)
 
 	lh_capture_rearm(c, 0, true);
 	ck_assert(!lh_capture_live(c));
+	lh_capture_close(c);
+}
+END_TEST
+
+/* The kernel kept the old body under a new header, and said so: not a section read. */
+START_TEST(failed_swap_is_torn)
+{
+	struct lh_capture *c = open_capture(true, false);
+
+	lh_capture_rearm(c, 0, false);
+	section("# latency: 1600 us\nA\n"
+		"lhx-78 0d.... 1590us : Failed to swap buffers due to commit or resize in progress\n",
+		"1600");
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
+	ck_assert_int_eq(take(c, false), 0);
+	ck_assert_uint_eq(lh_capture_counts(c)->torn, 1);
+	ck_assert_uint_eq(lh_capture_lost(c), 1);
+	/* Marked taken: not read again. */
+	ck_assert_int_eq(take(c, false), 0);
+	ck_assert_uint_eq(lh_capture_counts(c)->torn, 1);
 	lh_capture_close(c);
 }
 END_TEST
@@ -458,6 +506,7 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, live_read_whole);
 	tcase_add_test(tc, live_read_torn_is_read_again);
 	tcase_add_test(tc, live_needs_a_threshold);
+	tcase_add_test(tc, failed_swap_is_torn);
 	tcase_add_test(tc, final_read_takes_unnotified_section);
 	tcase_add_test(tc, poll_fallback);
 	tcase_add_test(tc, poll_with_threshold_sees_equal_sections);

@@ -53,8 +53,9 @@ struct fake {
 	unsigned long		notifications;
 	uint64_t		poll;		/* 0: wait() wakes on notifications */
 	uint64_t		read_ns;	/* how long reading a section's snapshot takes */
-	bool			live;		/* reads do not pause tracing */
+	bool			live;		/* reads do not pause tracing, but when torn */
 	unsigned long		torn;		/* live reads a section replaced */
+	uint64_t		paused_ns;	/* reads paused tracing this long */
 
 	uint64_t		event_at;	/* UINT64_MAX: none */
 	const char		*event_reason;	/* what on_event() answers */
@@ -277,22 +278,23 @@ static int f_read(void *ctx, char **buf, size_t *alloc, size_t *len, bool final,
 	k.unread = false;
 	k.now += k.read_ns;
 	if (k.live) {
-		/* Tracing goes on: a section recorded meanwhile tears the read; read it instead. */
+		/* Tracing went on: a section recorded meanwhile tore the read; read it paused. */
 		happen();
-		while (k.unread) {
-			k.torn++;
-			k.unread = false;
-			k.now += k.read_ns;
-			happen();
-		}
+		if (!k.unread)
+			goto text;
+		k.torn++;
+		k.unread = false;
+		k.now += k.read_ns;
 	}
 	/* 'trace' is open, tracing paused: sections that end meanwhile are not recorded. */
+	k.paused_ns += k.read_ns;
 	for (s = k.sec; s < k.sec + k.nr_sec; s++) {
 		if (!s->happened && s->at <= k.now) {
 			s->happened = true;
 			s->paused = true;
 		}
 	}
+text:
 	text = k.garbage ? strdup("# tracer: nop\n#\n") : snapshot(k.sec[k.snap].tracer,
 								  k.sec[k.snap].us);
 	*len = strlen(text);
@@ -311,9 +313,9 @@ static int f_read(void *ctx, char **buf, size_t *alloc, size_t *len, bool final,
 	return 1;
 }
 
-static bool f_read_live(void *ctx)
+static uint64_t f_paused_ns(void *ctx)
 {
-	return k.live;
+	return k.paused_ns;
 }
 
 static unsigned long f_torn(void *ctx)
@@ -387,7 +389,7 @@ static int f_hist_read(void *ctx, enum lh_hist_kind kind, struct lh_hist_data *d
 
 static const struct lh_recorder_ops fake_ops = {
 	.now = f_now, .wall = f_wall, .wait = f_wait, .arm = f_arm, .pending = f_pending,
-	.read = f_read, .read_live = f_read_live, .torn = f_torn, .captured = f_captured,
+	.read = f_read, .paused_ns = f_paused_ns, .torn = f_torn, .captured = f_captured,
 	.notifications = f_notifications,
 	.poll_interval = f_poll_interval, .irq_read = f_irq_read, .irq_interval = f_irq_interval,
 	.hist_read = f_hist_read,
@@ -976,10 +978,11 @@ END_TEST
 
 /*
  * Live reads (a threshold, pause-on-trace off): tracing goes on while 'trace' is read, so
- * the tracer is never blind; a section recorded during a read replaces the snapshot: that
- * read is dropped (torn), the new section is read instead, and the one it replaced is lost.
+ * the tracer is not blind; a section recorded during a read replaces the snapshot: that
+ * read is dropped (torn), the new section is read paused (blind while it lasts), and the
+ * one it replaced is lost.
  */
-START_TEST(live_reads_are_not_blind)
+START_TEST(live_reads_blind_only_when_torn)
 {
 	struct lh_recorder_opts o = opts(IRQSOFF, 5 * S);
 	const struct lh_recorder_stats *st;
@@ -993,20 +996,22 @@ START_TEST(live_reads_are_not_blind)
 	k.live = true;
 	k.read_ns = 30 * MS;
 	section(1.000, LH_TRACER_IRQSOFF, 2000, 2);	/* read from 1.002 to 1.032 */
-	section(1.010, LH_TRACER_IRQSOFF, 2100, 2);	/* recorded meanwhile: read instead */
-	section(3.000, LH_TRACER_IRQSOFF, 2200, 2);
+	section(1.010, LH_TRACER_IRQSOFF, 2100, 2);	/* recorded meanwhile: read paused */
+	section(1.050, LH_TRACER_IRQSOFF, 2150, 2);	/* during that read: never recorded */
+	section(3.000, LH_TRACER_IRQSOFF, 2200, 2);	/* read live */
 	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
 	ck_assert(k.sec[1].recorded && !k.sec[1].paused);
+	ck_assert(k.sec[2].paused && !k.sec[2].recorded);
 	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].captures, 2);
 	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].notifications, 3);
 	ck_assert_uint_eq(st->lost, 1);
-	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].blind_ns, 0);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].blind_ns, 30 * MS);
 	lh_recorder_finish(rec);
 	ck_assert_uint_eq(lh_recorder_info(rec)->sections_torn, 1);
 	j = report_json(rec);
 	ck_assert_int_eq(json_object_get_int(jget(j, "run.sections_lost")), 1);
 	ck_assert_int_eq(json_object_get_int(jget(j, "run.sections_torn")), 1);
-	ck_assert(json_object_get_double(jget(j, "tracers.irqsoff.blind_s")) == 0);
+	ck_assert(json_object_get_double(jget(j, "tracers.irqsoff.blind_s")) == 0.03);
 	json_object_put(j);
 	text = report_text(rec, LH_FORMAT_TEXT);
 	ck_assert_ptr_nonnull(strstr(text, ", 1 section lost (1 replaced while read), "));
@@ -1670,7 +1675,7 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, rotation_continues_the_running_max);
 	tcase_add_test(tc, threshold_arms_from_zero);
 	tcase_add_test(tc, blind_time_per_tracer);
-	tcase_add_test(tc, live_reads_are_not_blind);
+	tcase_add_test(tc, live_reads_blind_only_when_torn);
 	tcase_add_test(tc, snapshot_without_a_section_is_lost);
 	tcase_add_test(tc, polling_finds_sections);
 	tcase_add_test(tc, irq_failure_said_once_per_streak);

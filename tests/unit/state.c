@@ -1072,6 +1072,12 @@ START_TEST(buffer_sizes_differ)
 	ck_diag("buffer_size_kb reads 'X'");
 	ck_unchanged(before, NULL);
 	ck_assert(!exists(state_file));
+	/* lathound's own default (live reads), not asked: the sizes are left as they are */
+	o.buffer_default = true;
+	ck_assert_int_eq(lh_session_create(&s, &o, &diag), 0);
+	ck_file("buffer_size_kb", "X\n");
+	ck_assert_int_eq(lh_session_destroy(s, &diag), 0);
+	ck_unchanged(before, NULL);
 	snap_free(before);
 }
 END_TEST
