@@ -16,7 +16,7 @@
  *     read sets it to its latency (at least the threshold), so a value other than 0 after
  *     the read says the snapshot may have changed under the reader: that read is dropped
  *     (counted torn, its section lost) and the section that replaced it is read paused,
- *     with pause-on-trace set again for a second (sections come faster than a read).
+ *     with pause-on-trace set again for 100 ms (sections come faster than a read).
  * Either way, a snapshot whose body holds the kernel's "Failed to swap buffers" note (it
  * kept the old body under the new section's header) is dropped and counted torn.
  * Whether it is a new section is decided from tracing_max_latency, not from the text (two
@@ -50,7 +50,7 @@
 /* How often tracing_max_latency is read where inotify is not available. */
 #define LH_CAPTURE_POLL_NS	(100 * 1000 * 1000ULL)
 /* After a torn live read, reads pause tracing for this long (sections come too fast). */
-#define LH_CAPTURE_PAUSED_NS	(1000 * 1000 * 1000ULL)
+#define LH_CAPTURE_PAUSED_NS	(100 * 1000 * 1000ULL)
 
 struct lh_capture;
 
