@@ -85,6 +85,7 @@ bench-live: lathound
 bench-vm: deps lathound
 	bench/vm-capture.sh
 	bench/vm-hist.sh
+	bench/vm-blind.sh
 
 # 12 guest hours of record in each mode (max, thresh, single) under QEMU: about half an hour
 # of wall time per mode on 2 cores. Not part of make check, which runs a 30-minute one.

@@ -83,7 +83,7 @@ static int tfs_arm(void *ctx, enum lh_tracer tracer, uint64_t max_us, struct lh_
 	t->top_armed = true;
 	if (lh_session_arm(t->session, tracer, max_us, diag))
 		return -1;
-	lh_capture_rearm(t->capture, max_us);
+	lh_capture_rearm(t->capture, max_us, lh_session_live_reads(t->session));
 	return 0;
 }
 
@@ -158,6 +158,16 @@ static int tfs_read(void *ctx, char **buf, size_t *alloc, size_t *len, bool fina
 			       final, diag);
 }
 
+static uint64_t tfs_paused_ns(void *ctx)
+{
+	return lh_capture_counts(((struct lh_recorder_tracefs *)ctx)->capture)->paused_ns;
+}
+
+static unsigned long tfs_torn(void *ctx)
+{
+	return lh_capture_counts(((struct lh_recorder_tracefs *)ctx)->capture)->torn;
+}
+
 static void tfs_captured(void *ctx)
 {
 	lh_capture_captured(((struct lh_recorder_tracefs *)ctx)->capture);
@@ -197,6 +207,8 @@ const struct lh_recorder_ops lh_recorder_tracefs_ops = {
 	.arm		= tfs_arm,
 	.pending	= tfs_pending,
 	.read		= tfs_read,
+	.paused_ns	= tfs_paused_ns,
+	.torn		= tfs_torn,
 	.captured	= tfs_captured,
 	.notifications	= tfs_notifications,
 	.poll_interval	= tfs_poll_interval,
@@ -208,7 +220,10 @@ const struct lh_recorder_ops lh_recorder_tracefs_ops = {
 	.sample_lost	= tfs_sample_lost,
 };
 
-/* Watches tracing_max_latency; 'trace' lives next to it, in the top-level instance. */
+/*
+ * Watches tracing_max_latency; 'trace' and options/pause-on-trace live next to it, in the
+ * top-level instance.
+ */
 static int capture_open(struct lh_recorder_tracefs *t, const struct lh_recorder_tracefs_opts *o,
 			struct lh_diag *diag)
 {
@@ -217,13 +232,17 @@ static int capture_open(struct lh_recorder_tracefs *t, const struct lh_recorder_
 	struct lh_capture_opts co = {
 		.max_latency = max, .threshold = o->session.threshold_ns != 0, .poll = o->poll,
 	};
-	char *trace;
+	char *trace, *pause;
 	int ret;
 
 	trace = lh_xasprintf("%.*strace", slash ? (int)(slash - max + 1) : 0, max);
+	pause = lh_xasprintf("%.*soptions/pause-on-trace", slash ? (int)(slash - max + 1) : 0,
+			     max);
 	co.trace = trace;
+	co.pause = pause;
 	ret = lh_capture_open(&t->capture, &co, diag);
 	free(trace);
+	free(pause);
 	return ret;
 }
 

@@ -32,7 +32,6 @@ struct lh_recorder {
 	char				*trace;		/* the last snapshot read, reused */
 	size_t				trace_alloc;
 	uint64_t			take_at;	/* when to read a notified snapshot */
-	uint64_t			noticed_at;	/* its first notification */
 	uint64_t			take_delay;	/* from the notification to the read */
 	unsigned long			counted;	/* ops->notifications() accounted */
 	uint64_t			armed_since;
@@ -151,8 +150,7 @@ static int notice(struct lh_recorder *r)
 	if (n < 0)
 		return run_error(r, &d);
 	if (n > 0 && r->take_at == UINT64_MAX) {
-		r->noticed_at = r->ops->now(r->ctx);
-		r->take_at = r->noticed_at + r->take_delay;
+		r->take_at = r->ops->now(r->ctx) + r->take_delay;
 	}
 	return 0;
 }
@@ -208,6 +206,12 @@ static void keep_snapshot(struct lh_recorder *r, const struct capture_ctx *c, co
 	note_diag(r, &d);
 }
 
+/* Return: a clock that runs only while reads pause tracing (all of them, without the op). */
+static uint64_t paused_clock(struct lh_recorder *r)
+{
+	return r->ops->paused_ns ? r->ops->paused_ns(r->ctx) : r->ops->now(r->ctx);
+}
+
 /*
  * The captures with a cut body listed in the report, each as an input not read in full (more
  * are counted in stats and in the report's incomplete bodies, not listed: memory stays
@@ -240,12 +244,13 @@ static void cut_capture(struct lh_recorder *r, const char *source, unsigned long
 /*
  * Reads the snapshot; a section not read before is parsed, matched, added to the report and
  * stored. With final (the end of a run or of a slice), a section whose notification is still
- * on its way is taken too. The armed tracer was blind from the notification (else from the
- * start of the read) until the read was done.
+ * on its way is taken too. A read that pauses tracing leaves the armed tracer blind while
+ * it lasts; a live one does not (a section that replaces the snapshot meanwhile is read
+ * instead, and the one it replaced is lost, counted torn).
  */
 static void take(struct lh_recorder *r, bool final)
 {
-	uint64_t since = r->take_at != UINT64_MAX ? r->noticed_at : r->ops->now(r->ctx);
+	uint64_t since = paused_clock(r);
 	struct lh_recorder_tracer *tr = &r->st.tracer[r->st.armed];
 	struct capture_ctx c = { .r = r };
 	struct lh_diag d = { 0 };
@@ -256,7 +261,7 @@ static void take(struct lh_recorder *r, bool final)
 
 	r->take_at = UINT64_MAX;
 	ret = r->ops->read(r->ctx, &r->trace, &r->trace_alloc, &len, final, &d);
-	tr->blind_ns += r->ops->now(r->ctx) - since;
+	tr->blind_ns += paused_clock(r) - since;
 	account_notified(r);
 	if (ret < 0) {
 		/* Said once; the run goes on, every failure is listed in the report. */
@@ -516,6 +521,7 @@ static void report_update(struct lh_recorder *r)
 	}
 	i->captures = r->st.captures;
 	i->sections_lost = r->st.lost;
+	i->sections_torn = r->ops->torn ? r->ops->torn(r->ctx) : 0;
 	i->snapshots_dropped = lh_output_dropped(r->o.out);
 	if (r->o.irqstat)
 		lh_irqstat_sort(r->o.irqstat);

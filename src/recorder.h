@@ -70,6 +70,17 @@ struct lh_recorder_ops {
 	 */
 	int		(*read)(void *ctx, char **buf, size_t *alloc, size_t *len, bool final,
 				struct lh_diag *diag);
+	/*
+	 * Optional (NULL: every read() pauses tracing while it lasts). Return: the time reads
+	 * paused tracing so far, ns (the armed tracer is blind then).
+	 */
+	uint64_t	(*paused_ns)(void *ctx);
+	/*
+	 * Optional (NULL: none). Return: the snapshots dropped so far because a section
+	 * replaced the one being read, or the kernel kept an old body under a new header (each
+	 * such section is lost: notified, not captured).
+	 */
+	unsigned long	(*torn)(void *ctx);
 	/* The snapshot read() returned 1 for held a section. */
 	void		(*captured)(void *ctx);
 	/* Return: the notifications counted so far, pending() and read() included. */
@@ -165,9 +176,8 @@ struct lh_recorder_opts {
 struct lh_recorder_tracer {
 	uint64_t	armed_ns;	/* armed so far */
 	/*
-	 * Of that, blind: from a notification until its snapshot was read (tracing resumes),
-	 * and the reads at a slice's end. A section then either overwrites the one waiting
-	 * (counted lost when notified) or, while 'trace' is open, is not recorded at all.
+	 * Of that, blind: reading snapshots with tracing paused (ops->paused_ns()), the reads
+	 * at a slice's end included. A section that ends then is not recorded at all.
 	 */
 	uint64_t	blind_ns;
 	uint64_t	max_us;		/* the longest section captured: its running maximum */

@@ -936,6 +936,7 @@ static void run_json(struct jw *w, const struct lh_report *rep)
 	jw_us(w, "threshold_us", run->threshold_ns);
 	jw_uint(w, "captures", run->captures);
 	jw_uint(w, "sections_lost", run->sections_lost);
+	jw_uint(w, "sections_torn", run->sections_torn);
 	jw_uint(w, "snapshots_dropped", run->snapshots_dropped);
 	jw_str(w, "wait_method", run->wait_method);
 	jw_str(w, "command", run->command);

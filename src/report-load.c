@@ -1177,6 +1177,9 @@ static bool load_run(struct ctx *c, json_object *root, const char *mode, struct 
 	run->threshold_ns = get_ns(c, o, "threshold_us", 1000);
 	run->captures = get_u64(c, o, "captures");
 	run->sections_lost = get_u64(c, o, "sections_lost");
+	/* Optional: reports before live reads have none. */
+	if (json_object_object_get_ex(o, "sections_torn", NULL))
+		run->sections_torn = get_u64(c, o, "sections_torn");
 	run->snapshots_dropped = get_u64(c, o, "snapshots_dropped");
 	run->wait_method = get_str(c, o, "wait_method", true, a);
 	run->command = get_str(c, o, "command", true, a);
@@ -1231,6 +1234,7 @@ static void merge_run(struct ctx *c, const struct lh_run_info *run, uint64_t dur
 	ADD_COUNT(c, "duration_s", rep->duration_ns, duration_ns);
 	ADD_COUNT(c, "captures", r->captures, run->captures);
 	ADD_COUNT(c, "sections_lost", r->sections_lost, run->sections_lost);
+	ADD_COUNT(c, "sections_torn", r->sections_torn, run->sections_torn);
 	ADD_COUNT(c, "snapshots_dropped", r->snapshots_dropped, run->snapshots_dropped);
 	for (t = 0; t < LH_TRACER_NR; t++)
 		if (!r->not_measured[t])

@@ -596,13 +596,16 @@ static void print_run(const struct lh_report *rep, FILE *out)
 		/* 'record --irq-only': no tracer was armed, nothing waited for sections. */
 		fprintf(out, "  no latency tracer armed (IRQ statistics only)\n");
 	} else {
-		fprintf(out, "  threshold %s, %lu capture%s (%s), %lu section%s lost, %lu snapshot%s dropped\n",
+		fprintf(out, "  threshold %s, %lu capture%s (%s), %lu section%s lost",
 			run->threshold_ns ? lh_report_fmt_us(run->threshold_ns, thr, sizeof(thr)) :
 					    "0 (running maxima)",
 			run->captures, run->captures == 1 ? "" : "s",
 			run->wait_method ? run->wait_method : "?",
-			run->sections_lost, run->sections_lost == 1 ? "" : "s",
-			run->snapshots_dropped, run->snapshots_dropped == 1 ? "" : "s");
+			run->sections_lost, run->sections_lost == 1 ? "" : "s");
+		if (run->sections_torn)
+			fprintf(out, " (%lu replaced while read)", run->sections_torn);
+		fprintf(out, ", %lu snapshot%s dropped\n", run->snapshots_dropped,
+			run->snapshots_dropped == 1 ? "" : "s");
 		fprintf(out, "  armed:");
 		for (i = 0; i < LH_TRACER_NR; i++)
 			if (run->armed_ns[lh_tracer_at(i)])

@@ -113,10 +113,11 @@ struct lh_run_info {
 	uint64_t	started_ns;		/* CLOCK_REALTIME */
 	uint64_t	ended_ns;
 	uint64_t	armed_ns[LH_TRACER_NR];	/* how long each tracer was armed */
-	uint64_t	blind_ns[LH_TRACER_NR];	/* of that, capturing (lh_recorder_tracer) */
+	uint64_t	blind_ns[LH_TRACER_NR];	/* of that, paused by reads (lh_recorder_tracer) */
 	uint64_t	threshold_ns;		/* tracing_thresh, 0 = running maxima */
 	unsigned long	captures;		/* snapshots read from tracefs */
 	unsigned long	sections_lost;		/* overwritten before they could be read */
+	unsigned long	sections_torn;		/* of those, replaced while being read */
 	unsigned long	snapshots_dropped;	/* raw snapshots not stored (disk budget) */
 	const char	*wait_method;		/* "inotify" or "poll" */
 	const char	*command;		/* the workload, NULL when none */

@@ -37,6 +37,8 @@ struct lh_session {
 	int			tracing_on_fd;	/* for lh_session_stop_tracing() */
 	char			*max_latency_path;
 	bool			have_max_latency;
+	bool			have_pause;	/* options/pause-on-trace is saved: ours to set */
+	bool			live_reads;	/* the armed tracer's reads do not pause it */
 	struct lh_state		*state;
 	bool			state_written;	/* from here on, destroy must restore */
 };
@@ -46,7 +48,8 @@ static bool atexit_registered;
 
 /*
  * Options that shape the 'trace' text the parser reads, and what lathound wants them
- * to be; -1 takes the value of --function-trace. Those the kernel lacks are skipped.
+ * to be; -1 takes the value of --function-trace, -2 is 0 with a threshold and 1 without.
+ * Those the kernel lacks are skipped.
  */
 static const struct {
 	const char	*name;
@@ -66,7 +69,12 @@ static const struct {
 	{ "stacktrace",		0 },	/* a stack after every event would bury the snapshot */
 	{ "userstacktrace",	0 },
 	{ "record-cmd",		1 },	/* task names in the snapshot */
-	{ "pause-on-trace",	1 },	/* irqsoff forces it; wakeup tracers do not */
+	/*
+	 * Reading 'trace' pauses tracing: with a threshold every section counts, and
+	 * capture.c reads while tracing goes on (lh_session_arm() clears it again after the
+	 * irqsoff tracers set it); running maxima are read paused (capture.h says why).
+	 */
+	{ "pause-on-trace",	-2 },
 };
 
 static const char *const irq_events[] = { "irq_handler_entry", "irq_handler_exit" };
@@ -770,13 +778,15 @@ static int save_knobs(struct lh_session *s, const struct lh_session_opts *o,
 	    lh_state_save(s->state, LH_STATE_LIST, "set_ftrace_notrace", diag))
 		return fail(diag, "--notrace needs set_ftrace_notrace (CONFIG_DYNAMIC_FTRACE=y, and not locked down)");
 	if (o->buffer_kb) {
-		const struct lh_state_entry *e;
+		char v[32] = "";
 
-		if (lh_state_save(s->state, LH_STATE_VALUE, "buffer_size_kb", diag))
+		/* Per-CPU sizes (it reads 'X') cannot be given back: only a size asked fails. */
+		if (lh_state_read_knob("buffer_size_kb", v, sizeof(v)) == 0 && v[0] == 'X') {
+			if (!o->buffer_default)
+				return fail(diag, "the CPUs' trace buffers differ in size (buffer_size_kb reads 'X'), which lathound could not give back: run without --buffer-size");
+		} else if (lh_state_save(s->state, LH_STATE_VALUE, "buffer_size_kb", diag)) {
 			return -1;
-		e = lh_state_find(s->state, "buffer_size_kb");
-		if (e && e->value[0] == 'X')
-			return fail(diag, "the CPUs' trace buffers differ in size (buffer_size_kb reads 'X'), which lathound could not give back: run without --buffer-size");
+		}
 	}
 	for (i = 0; o->irq_events && i < LH_ARRAY_SIZE(irq_events); i++) {
 		snprintf(path, sizeof(path), "events/irq/%s/enable", irq_events[i]);
@@ -864,8 +874,10 @@ static int apply(struct lh_session *s, const struct lh_session_opts *o,
 		e = lh_state_find(s->state, path);
 		if (!e)
 			continue;
-		if (want < 0)
+		if (want == -1)
 			want = o->function_trace;
+		else if (want == -2)
+			want = !o->threshold_ns;
 		if ((e->value[0] == '1') != want && set_option(wanted_options[i].name, want, diag))
 			return -1;
 	}
@@ -873,7 +885,8 @@ static int apply(struct lh_session *s, const struct lh_session_opts *o,
 		return -1;
 	if (o->notrace && o->notrace[0] && set_filters(o->notrace, true, diag))
 		return -1;
-	if (o->buffer_kb && tracefs_instance_set_buffer_size(NULL, o->buffer_kb, -1))
+	if (lh_state_find(s->state, "buffer_size_kb") &&
+	    tracefs_instance_set_buffer_size(NULL, o->buffer_kb, -1))
 		return fail(diag, "cannot set buffer_size_kb to %lu: %s", o->buffer_kb,
 			    strerror(errno));
 	for (i = 0; o->irq_events && i < LH_ARRAY_SIZE(irq_events); i++) {
@@ -963,6 +976,7 @@ int lh_session_create(struct lh_session **sp, const struct lh_session_opts *o,
 	if (lh_state_write_file(s->state, s->lock->dfd, LH_STATE_FILE, s->state_path, diag))
 		goto fail;
 	s->state_written = true;	/* from here, every failure restores */
+	s->have_pause = lh_state_find(s->state, "options/pause-on-trace") != NULL;
 
 	s->tracing_on_fd = tracefs_instance_file_open(NULL, "tracing_on", O_WRONLY | O_CLOEXEC);
 	if (s->tracing_on_fd < 0) {
@@ -1029,6 +1043,18 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us, stru
 	    tracefs_instance_file_write(NULL, "tracing_max_latency", num) != n)
 		return fail(diag, "cannot set tracing_max_latency to %llu: %s",
 			    (unsigned long long)max_us, strerror(errno));
+	/*
+	 * The irqsoff tracers set pause-on-trace when armed ("without pause, we will produce
+	 * garbage if another latency occurs"): with a threshold, capture.c detects exactly
+	 * that, so it is cleared again. Where it cannot be, reads pause (and count as blind).
+	 */
+	s->live_reads = false;
+	if (s->threshold_ns && s->have_pause) {
+		struct lh_diag d = { 0 };
+
+		s->live_reads = !set_option("pause-on-trace", false, &d);
+		lh_diag_release(&d);
+	}
 	if (tracefs_trace_on(NULL))
 		return fail(diag, "cannot start tracing (tracing_on): %s", strerror(errno));
 	return 0;
@@ -1041,6 +1067,11 @@ int lh_session_disarm(struct lh_session *s, struct lh_diag *diag)
 	if (tracefs_tracer_set(NULL, TRACEFS_TRACER_NOP) < 0)
 		return fail(diag, "cannot set current_tracer to 'nop': %s", strerror(errno));
 	return 0;
+}
+
+bool lh_session_live_reads(const struct lh_session *s)
+{
+	return s && s->live_reads;
 }
 
 const char *lh_session_max_latency_path(const struct lh_session *s)

@@ -38,6 +38,8 @@ struct lh_session_opts {
 	const char	**notrace;	/* set_ftrace_notrace globs */
 	const char	**kprobes;	/* kprobe_events definitions ("p:lh/x func" or "func") */
 	unsigned long	buffer_kb;	/* buffer_size_kb, 0 = leave as is */
+	bool		buffer_default;	/* buffer_kb is lathound's choice, not the user's:
+					 * left as is where the CPUs' sizes differ */
 	bool		force;		/* go on when another tracer is in use */
 	const char	*state_dir;	/* NULL = LH_STATE_DIR (tests point it elsewhere) */
 	bool		no_tracer;	/* arm none: lock, save, configure, restore only
@@ -76,7 +78,8 @@ unsigned int lh_session_tracers(const struct lh_session *s);
 /*
  * Arms tracer t: tracing off, current_tracer t, tracing_thresh (threshold_ns in µs, rounded
  * up), tracing_max_latency max_us (the running maximum t continues from: only a longer
- * section is recorded; 0 from scratch, and with a threshold), tracing on.
+ * section is recorded; 0 from scratch, and with a threshold), options/pause-on-trace off
+ * with a threshold (lh_session_live_reads()), tracing on.
  * Return: 0, or -1 with the reason in diag.
  */
 int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us,
@@ -88,6 +91,11 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us,
  */
 int lh_session_disarm(struct lh_session *s, struct lh_diag *diag);
 
+/*
+ * Return: whether reading 'trace' leaves the tracer armed last running (with a threshold,
+ * options/pause-on-trace cleared after arming); false when reads pause it.
+ */
+bool lh_session_live_reads(const struct lh_session *s);
 /* Return: the path of tracing_max_latency, for inotify (borrowed from s). */
 const char *lh_session_max_latency_path(const struct lh_session *s);
 

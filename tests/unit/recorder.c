@@ -4,7 +4,9 @@
  * fake ops below play a latency tracer (a section is recorded only while its tracer is armed
  * and, without a threshold, only when it beats the running maximum, which arming sets; its
  * snapshot overwrites the last one; its notification comes a little later; reading a
- * snapshot takes time, during which tracing is paused and nothing is recorded) and a clock
+ * snapshot takes time, during which tracing is paused and nothing is recorded, or, with
+ * live reads, a section recorded meanwhile replaces the one read, which is dropped as torn)
+ * and a clock
  * that jumps to the next deadline or happening. Slices, running maxima across slices,
  * checkpoints, end reasons, the read delay, loss and blind time per tracer and what a run
  * could not measure are checked in simulated seconds, in a few milliseconds, without a
@@ -51,6 +53,9 @@ struct fake {
 	unsigned long		notifications;
 	uint64_t		poll;		/* 0: wait() wakes on notifications */
 	uint64_t		read_ns;	/* how long reading a section's snapshot takes */
+	bool			live;		/* reads do not pause tracing, but when torn */
+	unsigned long		torn;		/* live reads a section replaced */
+	uint64_t		paused_ns;	/* reads paused tracing this long */
 
 	uint64_t		event_at;	/* UINT64_MAX: none */
 	const char		*event_reason;	/* what on_event() answers */
@@ -283,14 +288,25 @@ static int f_read(void *ctx, char **buf, size_t *alloc, size_t *len, bool final,
 	if (!k.unread)
 		return 0;
 	k.unread = false;
-	/* 'trace' is open: sections that end meanwhile are not recorded at all. */
 	k.now += k.read_ns;
+	if (k.live) {
+		/* Tracing went on: a section recorded meanwhile tore the read; read it paused. */
+		happen();
+		if (!k.unread)
+			goto text;
+		k.torn++;
+		k.unread = false;
+		k.now += k.read_ns;
+	}
+	/* 'trace' is open, tracing paused: sections that end meanwhile are not recorded. */
+	k.paused_ns += k.read_ns;
 	for (s = k.sec; s < k.sec + k.nr_sec; s++) {
 		if (!s->happened && s->at <= k.now) {
 			s->happened = true;
 			s->paused = true;
 		}
 	}
+text:
 	text = k.garbage ? strdup("# tracer: nop\n#\n") : snapshot(k.sec[k.snap].tracer,
 								  k.sec[k.snap].us);
 	*len = strlen(text);
@@ -307,6 +323,16 @@ static int f_read(void *ctx, char **buf, size_t *alloc, size_t *len, bool final,
 		k.notifications++;
 	}
 	return 1;
+}
+
+static uint64_t f_paused_ns(void *ctx)
+{
+	return k.paused_ns;
+}
+
+static unsigned long f_torn(void *ctx)
+{
+	return k.torn;
 }
 
 static void f_captured(void *ctx)
@@ -375,7 +401,8 @@ static int f_hist_read(void *ctx, enum lh_hist_kind kind, struct lh_hist_data *d
 
 static const struct lh_recorder_ops fake_ops = {
 	.now = f_now, .wall = f_wall, .wait = f_wait, .arm = f_arm, .pending = f_pending,
-	.read = f_read, .captured = f_captured, .notifications = f_notifications,
+	.read = f_read, .paused_ns = f_paused_ns, .torn = f_torn, .captured = f_captured,
+	.notifications = f_notifications,
 	.poll_interval = f_poll_interval, .irq_read = f_irq_read, .irq_interval = f_irq_interval,
 	.hist_read = f_hist_read,
 };
@@ -999,10 +1026,10 @@ START_TEST(threshold_arms_from_zero)
 END_TEST
 
 /*
- * Blind time: from the notification until the read is done. Without a threshold a longer
- * section during the read delay overwrites the one notified (lost, counted); one during
- * the read itself is never recorded: no notification, not counted, only the blind time
- * says the tracer could not see it.
+ * Blind time: reading a snapshot with tracing paused. Without a threshold a longer section
+ * during the read delay overwrites the one notified (lost, counted; tracing runs, the
+ * tracer is not blind); one during the read itself is never recorded: no notification, not
+ * counted, only the blind time says the tracer could not see it.
  */
 START_TEST(blind_time_per_tracer)
 {
@@ -1024,25 +1051,70 @@ START_TEST(blind_time_per_tracer)
 	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].captures, 1);
 	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].notifications, 2);
 	ck_assert_uint_eq(st->lost, 1);
-	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].blind_ns, 1052 * MS - 1002 * MS);
-	ck_assert_uint_eq(st->tracer[LH_TRACER_WAKEUP_RT].blind_ns, 15051 * MS - 15001 * MS);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].blind_ns, 1052 * MS - 1022 * MS);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_WAKEUP_RT].blind_ns, 15051 * MS - 15021 * MS);
 	ck_assert_uint_eq(lh_report_worst_us(lh_recorder_report(rec), LH_TRACER_IRQSOFF), 200);
 	lh_recorder_finish(rec);
-	ck_assert_uint_eq(lh_recorder_info(rec)->blind_ns[LH_TRACER_IRQSOFF], 50 * MS);
+	ck_assert_uint_eq(lh_recorder_info(rec)->blind_ns[LH_TRACER_IRQSOFF], 30 * MS);
 	j = report_json(rec);
-	ck_assert(json_object_get_double(jget(j, "tracers.irqsoff.blind_s")) == 0.05);
-	ck_assert(json_object_get_double(jget(j, "tracers.wakeup_rt.blind_s")) == 0.05);
+	ck_assert(json_object_get_double(jget(j, "tracers.irqsoff.blind_s")) == 0.03);
+	ck_assert(json_object_get_double(jget(j, "tracers.wakeup_rt.blind_s")) == 0.03);
 	ck_assert(json_object_get_double(jget(j, "tracers.irqsoff.armed_s")) == 10.0);
+	ck_assert_int_eq(json_object_get_int(jget(j, "run.sections_torn")), 0);
 	json_object_put(j);
 	text = report_text(rec, LH_FORMAT_TEXT);
 	ck_assert_ptr_nonnull(strstr(text,
-		"  armed: irqsoff 10.0 s (blind 0.1 s) wakeup_rt 10.0 s (blind 0.1 s)\n"));
+		"  armed: irqsoff 10.0 s (blind 0.0 s) wakeup_rt 10.0 s (blind 0.0 s)\n"));
 	free(text);
 	text = report_text(rec, LH_FORMAT_JUNIT);
-	ck_assert_ptr_nonnull(strstr(text, "irqsoff armed 10.0 s (blind 0.1 s)"));
+	ck_assert_ptr_nonnull(strstr(text, "irqsoff armed 10.0 s (blind 0.0 s)"));
 	ck_assert_ptr_nonnull(strstr(text,
 		"    <properties>\n      <property name=\"irqsoff.armed_s\" value=\"10.000\"/>\n"
-		"      <property name=\"irqsoff.blind_s\" value=\"0.050\"/>\n"));
+		"      <property name=\"irqsoff.blind_s\" value=\"0.030\"/>\n"));
+	free(text);
+	lh_recorder_free(rec);
+}
+END_TEST
+
+/*
+ * Live reads (a threshold, pause-on-trace off): tracing goes on while 'trace' is read, so
+ * the tracer is not blind; a section recorded during a read replaces the snapshot: that
+ * read is dropped (torn), the new section is read paused (blind while it lasts), and the
+ * one it replaced is lost.
+ */
+START_TEST(live_reads_blind_only_when_torn)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF, 5 * S);
+	const struct lh_recorder_stats *st;
+	struct lh_recorder *rec;
+	json_object *j;
+	char *text;
+
+	o.threshold_ns = 1000 * 1000;
+	rec = rec_alloc(&o);
+	st = lh_recorder_stats(rec);
+	k.live = true;
+	k.read_ns = 30 * MS;
+	section(1.000, LH_TRACER_IRQSOFF, 2000, 2);	/* read from 1.002 to 1.032 */
+	section(1.010, LH_TRACER_IRQSOFF, 2100, 2);	/* recorded meanwhile: read paused */
+	section(1.050, LH_TRACER_IRQSOFF, 2150, 2);	/* during that read: never recorded */
+	section(3.000, LH_TRACER_IRQSOFF, 2200, 2);	/* read live */
+	ck_assert_int_eq(run_all(rec), LH_RECORDER_END_DURATION);
+	ck_assert(k.sec[1].recorded && !k.sec[1].paused);
+	ck_assert(k.sec[2].paused && !k.sec[2].recorded);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].captures, 2);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].notifications, 3);
+	ck_assert_uint_eq(st->lost, 1);
+	ck_assert_uint_eq(st->tracer[LH_TRACER_IRQSOFF].blind_ns, 30 * MS);
+	lh_recorder_finish(rec);
+	ck_assert_uint_eq(lh_recorder_info(rec)->sections_torn, 1);
+	j = report_json(rec);
+	ck_assert_int_eq(json_object_get_int(jget(j, "run.sections_lost")), 1);
+	ck_assert_int_eq(json_object_get_int(jget(j, "run.sections_torn")), 1);
+	ck_assert(json_object_get_double(jget(j, "tracers.irqsoff.blind_s")) == 0.03);
+	json_object_put(j);
+	text = report_text(rec, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(text, ", 1 section lost (1 replaced while read), "));
 	free(text);
 	lh_recorder_free(rec);
 }
@@ -1704,6 +1776,7 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, rotation_continues_the_running_max);
 	tcase_add_test(tc, threshold_arms_from_zero);
 	tcase_add_test(tc, blind_time_per_tracer);
+	tcase_add_test(tc, live_reads_blind_only_when_torn);
 	tcase_add_test(tc, snapshot_without_a_section_is_lost);
 	tcase_add_test(tc, polling_finds_sections);
 	tcase_add_test(tc, irq_failure_said_once_per_streak);

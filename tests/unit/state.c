@@ -603,7 +603,7 @@ START_TEST(session_leaves_tree_identical)
 	ck_file("options/function-trace", "0");
 	ck_file("options/stacktrace", "0");
 	ck_file("options/verbose", "0");
-	ck_file("options/pause-on-trace", "1");
+	ck_file("options/pause-on-trace", "0\n");	/* a threshold: reads do not pause */
 	ck_file("options/irq-info", "1\n");		/* already right: not written */
 	ck_file("events/irq/irq_handler_entry/enable", "1");
 	ck_file("events/irq/irq_handler_exit/enable", "1");
@@ -612,9 +612,16 @@ START_TEST(session_leaves_tree_identical)
 	ck_assert(!file_has("set_ftrace_notrace", ""));
 	ck_file("buffer_size_kb", "4096");
 
-	/* arming: tracer, threshold rounded up to whole µs, max latency reset, tracing on */
+	/*
+	 * arming: tracer, threshold rounded up to whole µs, max latency reset, pause-on-trace
+	 * cleared again (the irqsoff tracers set it when armed), tracing on
+	 */
 	put("tracing_max_latency", "777\n");
+	put("options/pause-on-trace", "1\n");
+	ck_assert(!lh_session_live_reads(s));
 	ck_assert_int_eq(lh_session_arm(s, LH_TRACER_IRQSOFF, 0, &diag), 0);
+	ck_file("options/pause-on-trace", "0");
+	ck_assert(lh_session_live_reads(s));
 	ck_file("current_tracer", "irqsoff");
 	ck_file("tracing_thresh", "2\n");
 	ck_file("tracing_max_latency", "0\n");
@@ -1065,6 +1072,12 @@ START_TEST(buffer_sizes_differ)
 	ck_diag("buffer_size_kb reads 'X'");
 	ck_unchanged(before, NULL);
 	ck_assert(!exists(state_file));
+	/* lathound's own default (live reads), not asked: the sizes are left as they are */
+	o.buffer_default = true;
+	ck_assert_int_eq(lh_session_create(&s, &o, &diag), 0);
+	ck_file("buffer_size_kb", "X\n");
+	ck_assert_int_eq(lh_session_destroy(s, &diag), 0);
+	ck_unchanged(before, NULL);
 	snap_free(before);
 }
 END_TEST

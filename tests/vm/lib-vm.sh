@@ -71,9 +71,13 @@ vm_lhx() {
 # vm_initramfs OUT SCENARIO...: an initramfs with lathound, the modules and the scenarios,
 # and the programs they name on a '# lhvm-program: PATH' line (e.g. /usr/bin/trace-cmd),
 # when this machine has them: a scenario checks for its program and says when it is missing.
+# VM_PROGRAMS (space-separated paths) adds programs of the caller's, e.g. another lathound.
 vm_initramfs() {
 	local out=$1 s p args=()
 	shift
+	for p in $VM_PROGRAMS; do
+		args+=(-b "$p")
+	done
 	for s in "$@"; do
 		args+=(-s "$VM/scenarios/$s.sh")
 		for p in $(sed -n 's/^# lhvm-program: //p' "$VM/scenarios/$s.sh"); do
@@ -212,3 +216,37 @@ vm_soak_figures() {
 
 # soak_fig FIGURES KEY: one value of vm_soak_figures' output.
 soak_fig() { sed -n "s/^$2=//p" <<<"$1" | tail -1; }
+
+# vm_blind_figures DIR NAME: what run NAME of scenarios/blind.sh measured, as KEY=VALUE lines
+# (read them with soak_fig): injected (sections lhx ran); captured: injections found in full:
+# records with a fakeraid handler that ran 1500..1502 + 2 * injected us and a latency 0..30
+# us above that, one per latency (injection i runs 1500 + 2i us: under icount no two alike);
+# bad: the other irqsoff records (torn, or an injection twice); infl_mean, infl_max: latency
+# - (handler run - 1 us), the handler's run being the injected length and ~1 us of irq
+# entry; captures, lost, torn (the report's run counters); armed_s, blind_s (irqsoff); hist:
+# irqs-off sections >= 1 ms the in-kernel histogram counted; rc, cpu_s (lathound's), guest_s.
+vm_blind_figures() {
+	local d=$1 n
+	n=$(vm_fact "$d" "$2.injected")
+	jq -r --argjson n "${n:-0}" '
+		def fr: [.irqs[]? | select(.name == "fakeraid") | .duration_us] | max;
+		[.records[] | select(.tracer == "irqsoff") | {lat: .latency_us, dur: fr} |
+		 .ok = (.dur != null and .dur >= 1500 and .dur <= 1502 + 2 * $n and
+			.lat - .dur >= 0 and .lat - .dur <= 30)] as $r |
+		([$r[] | select(.ok)] | unique_by(.lat) | map(.lat - .dur + 1)) as $infl |
+		"captured=\($infl | length)",
+		"bad=\(($r | length) - ($infl | length))",
+		"infl_mean=\(if ($infl | length) > 0 then ($infl | add / length * 10 | round / 10)
+			     else "-" end)",
+		"infl_max=\($infl | max // "-")",
+		"captures=\(.run.captures)", "lost=\(.run.sections_lost)",
+		"torn=\(.run.sections_torn // "-")",
+		"armed_s=\(.tracers.irqsoff.armed_s)", "blind_s=\(.tracers.irqsoff.blind_s)",
+		"hist=\([.histograms[]? | select(.kind == "irqsoff" and .cpu == null) |
+			 .buckets[] | select(.lo >= 1000) | .count] | add // 0)"' \
+		"$d/$2/report.json" 2>/dev/null
+	echo "injected=$n"
+	echo "rc=$(vm_fact "$d" "$2.rc")"
+	echo "cpu_s=$(vm_fact "$d" "$2.cpu_s")"
+	echo "guest_s=$(vm_fact "$d" "$2.s")"
+}
