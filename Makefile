@@ -61,7 +61,12 @@ check-host: lathound unit
 	tests/run-all unit cli live
 
 check-vm: deps lathound
-	tests/run-all vm
+	tests/run-all vm vm-arm64
+
+# Every scenario on arm64 (make check runs its core ones: tests/vm/run says which), the
+# 2-CPU boot too, beside Debian's arm64 RT kernel.
+check-arm64: deps lathound
+	LH_VM_SET=all tests/run-all vm-arm64
 
 deps:
 	@tests/deps.sh
@@ -119,7 +124,7 @@ clean:
 	rm -f lathound src/*.o tests/unit/*.t
 	-$(MAKE) -C tests/fuzz clean 2>/dev/null
 
-.PHONY: all unit check check-unit check-host check-vm deps demo fuzz bench bench-live bench-vm \
+.PHONY: all unit check check-unit check-host check-vm check-arm64 deps demo fuzz bench bench-live bench-vm \
 	bench-vm-soak \
 	valgrind install \
 	uninstall clean
