@@ -91,6 +91,10 @@ bench-vm: deps lathound
 	bench/vm-capture.sh
 	bench/vm-hist.sh
 
+# The live-capture figures on x86-64 and arm64 side by side (bench/vm-arch.sh).
+bench-vm-arch: deps lathound
+	bench/vm-arch.sh
+
 # 12 guest hours of record in each mode (max, thresh, single) under QEMU: about half an hour
 # of wall time per mode on 2 cores. Not part of make check, which runs a 30-minute one.
 bench-vm-soak: deps lathound
@@ -125,6 +129,6 @@ clean:
 	-$(MAKE) -C tests/fuzz clean 2>/dev/null
 
 .PHONY: all unit check check-unit check-host check-vm check-arm64 deps demo fuzz bench bench-live bench-vm \
-	bench-vm-soak \
+	bench-vm-arch bench-vm-soak \
 	valgrind install \
 	uninstall clean
