@@ -40,7 +40,7 @@ figures() (
 		{ echo "vm-arch: $VM_ARCH: the bench boot did not run to its end" >&2; rc=1; }
 	echo "bench_boot_s $BOOT_S"
 	wait $s || { echo "vm-arch: $VM_ARCH: the soak boot did not run to its end" >&2; rc=1; }
-	[ -s "$TMP/soak-$VM_ARCH/soak/report.json" ] ||
+	[ -s "$TMP/soak-$VM_ARCH/soak/soak/report.json" ] ||
 		echo "vm-arch: $VM_ARCH: the soak left no report (console: $TMP/soak-$VM_ARCH.log)" >&2
 	echo "release $(cat "$KDIR/release")"
 	d=$TMP/bench-$VM_ARCH/bench
