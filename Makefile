@@ -61,7 +61,12 @@ check-host: lathound unit
 	tests/run-all unit cli live
 
 check-vm: deps lathound
-	tests/run-all vm
+	tests/run-all vm vm-arm64
+
+# Every scenario on arm64 (make check runs its core ones: tests/vm/run says which), the
+# 2-CPU boot too, beside Debian's arm64 RT kernel.
+check-arm64: deps lathound
+	LH_VM_SET=all tests/run-all vm-arm64
 
 deps:
 	@tests/deps.sh
@@ -86,6 +91,10 @@ bench-vm: deps lathound
 	bench/vm-capture.sh
 	bench/vm-hist.sh
 	bench/vm-blind.sh
+
+# The live-capture figures on x86-64 and arm64 side by side (bench/vm-arch.sh).
+bench-vm-arch: deps lathound
+	bench/vm-arch.sh
 
 # 12 guest hours of record in each mode (max, thresh, single) under QEMU: about half an hour
 # of wall time per mode on 2 cores. Not part of make check, which runs a 30-minute one.
@@ -120,7 +129,7 @@ clean:
 	rm -f lathound src/*.o tests/unit/*.t
 	-$(MAKE) -C tests/fuzz clean 2>/dev/null
 
-.PHONY: all unit check check-unit check-host check-vm deps demo fuzz bench bench-live bench-vm \
-	bench-vm-soak \
+.PHONY: all unit check check-unit check-host check-vm check-arm64 deps demo fuzz bench bench-live bench-vm \
+	bench-vm-arch bench-vm-soak \
 	valgrind install \
 	uninstall clean

@@ -10,7 +10,22 @@ PKGS=(gcc make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libpc
       libjson-c-dev check libsubunit-dev zlib1g-dev jq clang libxml2-utils libxml2-dev time
       trace-cmd strace
       qemu-system-x86 busybox-static linux-source-6.1 flex bison bc libelf-dev libssl-dev
-      cpio xz-utils kmod prometheus prometheus-node-exporter curl python3-yaml systemd man-db chromium)
+      cpio xz-utils kmod prometheus prometheus-node-exporter curl python3-yaml systemd man-db chromium
+      gcc-aarch64-linux-gnu qemu-system-arm)
+# The arm64 guests (VM_ARCH=arm64 tests/vm/run) take Debian's arm64 packages, downloaded and
+# unpacked by tests/vm/arm64-root.sh, never installed (libtracecmd-dev, libtracecmd1 and
+# busybox-static are not Multi-Arch: same: installing their :arm64 copies would remove the
+# build machine's own): apt needs the arm64 architecture and its package lists for that.
+if ! dpkg --print-foreign-architectures | grep -qx arm64 ||
+   ! ls /var/lib/apt/lists/*_binary-arm64_Packages* >/dev/null 2>&1; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: run as root: dpkg --add-architecture arm64 && apt-get update" >&2
+	else
+		echo "deps: adding the arm64 architecture to apt"
+		dpkg --add-architecture arm64 && apt-get update >/tmp/lathound-apt.log 2>&1 ||
+			{ echo "deps: apt-get update failed, see /tmp/lathound-apt.log" >&2; exit 1; }
+	fi
+fi
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

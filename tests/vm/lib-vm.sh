@@ -1,10 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Host side of the VM harness, shared by tests/vm/run, tests/vm/demo and tests/vm/bench.sh:
 # prerequisites, the cached kernel, the lhx driver, the initramfs and QEMU boots.
-# Source after tests/lib.sh (it sets TOP and TMP).
+# Source after tests/lib.sh (it sets TOP and TMP). VM_ARCH (x86_64 by default, or arm64)
+# is the guests' architecture: arm64 guests boot 'qemu-system-aarch64 -M virt' with a kernel
+# cross-built from the same source, and run a lathound cross-built here (vm_arm64_root,
+# vm_cross_lathound) with Debian's arm64 busybox and libraries.
 
 VM=$TOP/tests/vm
-QEMU=${QEMU:-qemu-system-x86_64}
+VM_ARCH=${VM_ARCH:-x86_64}
+case $VM_ARCH in
+arm64) QEMU=${QEMU:-qemu-system-aarch64} VM_IMAGE=Image ;;
+*) QEMU=${QEMU:-qemu-system-x86_64} VM_IMAGE=bzImage ;;
+esac
 LH_LINUX_SOURCE=${LH_LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 VM_CACHE=${XDG_CACHE_HOME:-/var/cache}/lathound-vm
@@ -18,12 +25,20 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 # vm_prereqs: prints why the VM suite cannot run here (nothing when it can).
 vm_prereqs() {
 	local t
-	[ -x "$LATHOUND_BIN" ] || { echo "no $LATHOUND_BIN (run make)"; return; }
-	command -v "$QEMU" >/dev/null || { echo "no $QEMU (apt-get install qemu-system-x86)"; return; }
+	[ "$VM_ARCH" = arm64 ] || [ -x "$LATHOUND_BIN" ] || { echo "no $LATHOUND_BIN (run make)"; return; }
+	command -v "$QEMU" >/dev/null ||
+		{ echo "no $QEMU (apt-get install qemu-system-x86 qemu-system-arm)"; return; }
+	if [ "$VM_ARCH" = arm64 ]; then
+		command -v aarch64-linux-gnu-gcc >/dev/null ||
+			{ echo "no aarch64-linux-gnu-gcc (apt-get install gcc-aarch64-linux-gnu)"; return; }
+		dpkg --print-foreign-architectures | grep -qx arm64 ||
+			{ echo "arm64 is no dpkg architecture here (tests/deps.sh adds it)"; return; }
+	fi
 	[ -r "$LH_LINUX_SOURCE" ] ||
 		{ echo "no kernel source $LH_LINUX_SOURCE (apt-get install linux-source-6.1)"; return; }
-	[ -x "$BUSYBOX" ] || { echo "no $BUSYBOX (apt-get install busybox-static)"; return; }
-	for t in make gcc flex bison bc cpio gzip xz base64 jq flock timeout; do
+	[ "$VM_ARCH" = arm64 ] || [ -x "$BUSYBOX" ] ||
+		{ echo "no $BUSYBOX (apt-get install busybox-static)"; return; }
+	for t in make gcc flex bison bc cpio gzip xz base64 jq flock timeout readelf; do
 		command -v $t >/dev/null || { echo "no '$t' to build the kernel and guest"; return; }
 	done
 	[ -e /usr/include/libelf.h ] || { echo "no libelf headers (apt-get install libelf-dev)"; return; }
@@ -42,22 +57,57 @@ vm_since() { awk -v a="$1" -v b="$(vm_now)" 'BEGIN { printf "%.1f", b - a }'; }
 vm_kernel() {
 	local t0
 	t0=$(vm_now)
-	if KDIR=$("$VM/build-kernel.sh" --status); then
+	if KDIR=$("$VM/build-kernel.sh" --arch "$VM_ARCH" --status); then
 		KERNEL_HOW="cached in $KDIR"
 	else
-		KDIR=$("$VM/build-kernel.sh") || return 1
+		KDIR=$("$VM/build-kernel.sh" --arch "$VM_ARCH") || return 1
 		KERNEL_HOW="built in $(vm_since "$t0") s into $KDIR"
 	fi
 	exec {VM_KERNEL_LOCK}>>"$VM_CACHE/.lock-${KDIR##*/}"
 	flock -s "$VM_KERNEL_LOCK"
-	[ -f "$KDIR/bzImage" ]	# removed before the lock was taken
+	[ -f "$KDIR/$VM_IMAGE" ]	# removed before the lock was taken
+}
+
+# vm_arm64_root: Debian's arm64 packages the arm64 guests and the cross-build use, unpacked
+# (tests/vm/arm64-root.sh, cached); sets ARM64_ROOT and holds a shared lock on it until this
+# shell exits. Return: non-zero when they could not be fetched (said on stderr).
+vm_arm64_root() {
+	ARM64_ROOT=$("$VM/arm64-root.sh") || return 1
+	exec {VM_ROOT_LOCK}>>"${ARM64_ROOT%/*}/.lock-${ARM64_ROOT##*/}"
+	flock -s "$VM_ROOT_LOCK"
+	[ -f "$ARM64_ROOT/.complete" ]
+}
+
+# vm_cross_lathound: builds lathound for arm64 (Vectorscan on) in a copy of the source under
+# $TMP, against $ARM64_ROOT (its pkg-config files, headers and libraries as a sysroot);
+# sets LATHOUND_BIN. LATHOUND_ARM64_BIN names one built already (none is built then).
+# Return: non-zero when the build failed (its log on stderr).
+vm_cross_lathound() {
+	local b=$TMP/lathound-arm64
+	if [ -n "$LATHOUND_ARM64_BIN" ]; then
+		LATHOUND_BIN=$LATHOUND_ARM64_BIN
+		return
+	fi
+	mkdir -p "$b/src"
+	# The sources only: the checkout may hold the build machine's objects.
+	cp "$TOP/Makefile" "$TOP/config.mk" "$b/"
+	cp "$TOP"/src/*.[ch] "$b/src/"
+	if ! PKG_CONFIG_SYSROOT_DIR=$ARM64_ROOT \
+	     PKG_CONFIG_LIBDIR=$ARM64_ROOT/usr/lib/aarch64-linux-gnu/pkgconfig:$ARM64_ROOT/usr/share/pkgconfig \
+	     make -C "$b" -j"$(nproc)" CC="aarch64-linux-gnu-gcc --sysroot=$ARM64_ROOT" \
+		PKG_CONFIG=pkg-config VECTORSCAN=yes lathound >"$b/build.log" 2>&1; then
+		grep -E "error|warning|Error" "$b/build.log" | head -20 >&2
+		return 1
+	fi
+	LATHOUND_BIN=$b/lathound
 }
 
 # vm_lhx: builds the lhx driver against $KDIR/tree in a copy under $TMP; sets LHX_KO.
 vm_lhx() {
 	mkdir -p "$TMP/lhx"
 	cp "$VM/lhx/lhx.c" "$VM/lhx/Kbuild" "$TMP/lhx/"
-	if ! make -C "$KDIR/tree" M="$TMP/lhx" modules >"$TMP/lhx/build.log" 2>&1; then
+	if ! make -C "$KDIR/tree" $("$VM/build-kernel.sh" --arch "$VM_ARCH" --make-args) \
+		M="$TMP/lhx" modules >"$TMP/lhx/build.log" 2>&1; then
 		cat "$TMP/lhx/build.log" >&2
 		return 1
 	fi
@@ -70,22 +120,27 @@ vm_lhx() {
 
 # vm_initramfs OUT SCENARIO...: an initramfs with lathound, the modules and the scenarios,
 # and the programs they name on a '# lhvm-program: PATH' line (e.g. /usr/bin/trace-cmd),
-# when this machine has them: a scenario checks for its program and says when it is missing.
-# VM_PROGRAMS (space-separated paths) adds programs of the caller's, e.g. another lathound.
+# when this machine has them (an arm64 guest: when $ARM64_ROOT has them): a scenario checks
+# for its program and says when it is missing. VM_MODULES (default: lhx and
+# preemptirq_delay_test built with $KDIR) are the modules it holds. VM_PROGRAMS
+# (space-separated paths) adds programs of the caller's, e.g. another lathound.
 vm_initramfs() {
-	local out=$1 s p args=()
+	local out=$1 s p m args=() root=
 	shift
 	for p in $VM_PROGRAMS; do
 		args+=(-b "$p")
 	done
+	[ "$VM_ARCH" = arm64 ] && root=$ARM64_ROOT args+=(-R "$root")
 	for s in "$@"; do
 		args+=(-s "$VM/scenarios/$s.sh")
 		for p in $(sed -n 's/^# lhvm-program: //p' "$VM/scenarios/$s.sh"); do
-			[ -x "$p" ] && args+=(-b "$p")
+			[ -x "$root$p" ] && args+=(-b "$p")
 		done
 	done
-	"$VM/mkinitramfs.sh" -o "$out" -l "$LATHOUND_BIN" -r "$TOP/rules" -m "$LHX_KO" \
-		-m "$KDIR/modules/preemptirq_delay_test.ko" "${args[@]}"
+	for m in ${VM_MODULES-$LHX_KO $KDIR/modules/preemptirq_delay_test.ko}; do
+		args+=(-m "$m")
+	done
+	"$VM/mkinitramfs.sh" -o "$out" -l "$LATHOUND_BIN" -r "$TOP/rules" "${args[@]}"
 }
 
 # vm_boot NAME MODE INITRD TIMEOUT SCENARIO...: boots the guest, which runs the scenarios in
@@ -96,25 +151,28 @@ vm_initramfs() {
 # MODE icount: 1 CPU, -icount shift=0,sleep=off (exact guest time); smp2: plain TCG, 2 CPUs;
 # soak: 1 CPU, -icount shift=1,sleep=off: idle guest time is skipped, so guest hours of a
 # mostly idle soak take minutes (12 guest hours: about half an hour on 2 busy cores).
+# An arm64 guest is QEMU's virt machine (GIC, architected timer, PL011 on ttyAMA0), a
+# Cortex-A57. VM_KERNEL (default $KDIR/$VM_IMAGE) is the kernel booted.
 # Sets BOOT_S (wall seconds). Return: non-zero when QEMU failed or timed out, or the guest
 # did not get to the end (the console log is $TMP/NAME.console).
 vm_boot() {
 	local name=$1 mode=$2 initrd=$3 timeout=$4 t0 rc list
 	shift 4
 	list=$(IFS=,; echo "$*")
-	local accel=(-accel tcg)
+	local qargs=(-accel tcg) console=ttyS0
 	case $mode in
-	icount) accel+=(-icount shift=0,sleep=off -smp 1) ;;
-	soak) accel+=(-icount shift=1,sleep=off -smp 1) ;;
-	smp2) accel+=(-smp 2) ;;
+	icount) qargs+=(-icount shift=0,sleep=off -smp 1) ;;
+	soak) qargs+=(-icount shift=1,sleep=off -smp 1) ;;
+	smp2) qargs+=(-smp 2) ;;
 	*) echo "vm_boot: unknown mode '$mode'" >&2; return 1 ;;
 	esac
-	local cmdline="console=ttyS0 loglevel=4 panic=-1 lhvm=$list"
+	[ "$VM_ARCH" = arm64 ] && qargs+=(-M virt -cpu cortex-a57) console=ttyAMA0
+	local cmdline="console=$console loglevel=4 panic=-1 lhvm=$list"
 	cmdline+=" lhvm_timeout=${VM_SCENARIO_TIMEOUT:-${LH_VM_SCENARIO_TIMEOUT:-120}}"
 	[ -n "$VM_APPEND" ] && cmdline+=" $VM_APPEND"
 	t0=$(vm_now)
-	timeout -k 5 "$timeout" "$QEMU" "${accel[@]}" -m "${VM_MEM:-256M}" -nographic -no-reboot \
-		-kernel "$KDIR/bzImage" -initrd "$initrd" -append "$cmdline" \
+	timeout -k 5 "$timeout" "$QEMU" "${qargs[@]}" -m "${VM_MEM:-256M}" -nographic -no-reboot \
+		-kernel "${VM_KERNEL:-$KDIR/$VM_IMAGE}" -initrd "$initrd" -append "$cmdline" \
 		</dev/null >"$TMP/$name.console" 2>"$TMP/$name.qemu-err"
 	rc=$?
 	BOOT_S=$(vm_since "$t0")

@@ -13,6 +13,16 @@ inject() {
 	echo "$*" >$LHX/run
 }
 
+# wait_armed: returns once lathound has armed a tracer (current_tracer is not nop), or after
+# 20 s.
+wait_armed() {
+	local i=0
+	while [ "$(cat $T/current_tracer)" = nop ] && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # fact KEY VALUE: a result line for the host ($OUT/facts, KEY=VALUE).
 fact() {
 	echo "$1=$2" >>"$OUT/facts"

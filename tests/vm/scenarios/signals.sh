@@ -7,11 +7,7 @@
 start() {
 	"$LH" record -t irqsoff,wakeup_rt -o "$OUT/$1" -r "$RULES" >"$OUT/$1.out" 2>"$OUT/$1.err" &
 	pid=$!
-	i=0
-	while [ "$(cat $T/current_tracer)" = nop ] && [ $i -lt 200 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_armed
 	fact "$1.armed" "$(cat $T/current_tracer)"
 	inject fakeraid 1500
 	inject wakeup_rt 1500

@@ -41,11 +41,14 @@ fact soak.args "$args"
 # FIFO nobody writes to is a sleep without a fork.
 mkfifo /tmp/soak.fifo
 exec 3<>/tmp/soak.fifo
-# now: sets $now, centiseconds since boot.
+# now: sets $now, centiseconds since boot (without leading zeros: in the first second
+# "0.05" would make 005, an octal number to $((...)), and 0.08 none at all).
 now() {
 	local u
 	read -r u _ </proc/uptime
 	now=${u%.*}${u#*.}
+	now=${now#0}
+	now=${now#0}
 }
 # sleep_until CS
 sleep_until() {
