@@ -262,6 +262,8 @@ static void take(struct lh_recorder *r, bool final)
 	r->take_at = UINT64_MAX;
 	ret = r->ops->read(r->ctx, &r->trace, &r->trace_alloc, &len, final, &d);
 	tr->blind_ns += paused_clock(r) - since;
+	if (r->ops->torn)
+		r->st.torn = r->ops->torn(r->ctx);
 	account_notified(r);
 	if (ret < 0) {
 		/* Said once; the run goes on, every failure is listed in the report. */
@@ -521,7 +523,8 @@ static void report_update(struct lh_recorder *r)
 	}
 	i->captures = r->st.captures;
 	i->sections_lost = r->st.lost;
-	i->sections_torn = r->ops->torn ? r->ops->torn(r->ctx) : 0;
+	/* From the stats, not ops: the final report is made once ctx is given back. */
+	i->sections_torn = r->st.torn;
 	i->snapshots_dropped = lh_output_dropped(r->o.out);
 	if (r->o.irqstat)
 		lh_irqstat_sort(r->o.irqstat);

@@ -196,6 +196,7 @@ struct lh_recorder_stats {
 	unsigned long	stale;		/* reads that found nothing new */
 	unsigned long	read_errors;
 	unsigned long	cut;		/* captures whose body is cut: an error (see take()) */
+	unsigned long	torn;		/* ops->torn() after the last read */
 	unsigned long	checkpoints;	/* report.json rewrites tried */
 	struct lh_recorder_tracer tracer[LH_TRACER_NR];
 };
