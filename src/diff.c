@@ -13,7 +13,6 @@
 #include "diff.h"
 #include "escape.h"
 #include "junit.h"
-#include "report-load.h"
 #include "report-priv.h"
 
 void lh_diff_gate_init(struct lh_diff_gate *g)

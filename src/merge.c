@@ -12,7 +12,6 @@
 #include "escape.h"
 #include "junit.h"
 #include "merge.h"
-#include "report-load.h"
 #include "report-priv.h"
 
 #define TEXT_SIGNATURES	20	/* signatures the text lists; JSON lists them all */

@@ -1513,26 +1513,6 @@ static void check_input(struct ctx *c, const struct lh_run_info *run, const char
 	}
 }
 
-bool lh_report_counts_every_section(const struct lh_report *rep)
-{
-	return !rep->has_run || !rep->run.mode || strcmp(rep->run.mode, "record") ||
-	       rep->run.threshold_ns;
-}
-
-const char *lh_report_kernel(const struct lh_report *rep)
-{
-	struct lh_report_kept *worst = NULL;
-	size_t i;
-
-	if (rep->has_run && rep->run.kernel)
-		return rep->run.kernel;
-	/* analyze: the kernel the worst snapshot kept names */
-	for (i = 0; i < rep->nr_heap; i++)
-		if (!worst || rep->heap[i]->rec->latency_us > worst->rec->latency_us)
-			worst = rep->heap[i];
-	return worst ? worst->rec->kernel : NULL;
-}
-
 static void add_merged(struct lh_report_loader *l, const char *name)
 {
 	LH_GROW(l->merged, l->nr_merged + 1, l->alloc_merged);

@@ -229,6 +229,17 @@ static inline int lh_report_slot_cpu(size_t slot)
 {
 	return (int)slot - 1;
 }
+/*
+ * Return: whether rep's section histograms count every section: an 'analyze' report, or a
+ * 'record' run with a threshold (without one a run sees only each new maximum).
+ */
+bool lh_report_counts_every_section(const struct lh_report *rep);
+/*
+ * Return: the kernel rep is of (borrowed): its run's, else (analyze) the one its worst record
+ * kept names; NULL when unknown.
+ */
+const char *lh_report_kernel(const struct lh_report *rep);
+
 /* Return: the run's length in ns (a merge's: the sum of its runs'). */
 uint64_t lh_report_run_duration_ns(const struct lh_report *rep);
 /*

@@ -1109,6 +1109,26 @@ char *lh_report_gates_text(const struct lh_report *rep, char *buf, size_t len)
 	return buf;
 }
 
+bool lh_report_counts_every_section(const struct lh_report *rep)
+{
+	return !rep->has_run || !rep->run.mode || strcmp(rep->run.mode, "record") ||
+	       rep->run.threshold_ns;
+}
+
+const char *lh_report_kernel(const struct lh_report *rep)
+{
+	struct lh_report_kept *worst = NULL;
+	size_t i;
+
+	if (rep->has_run && rep->run.kernel)
+		return rep->run.kernel;
+	/* analyze: the kernel the worst snapshot kept names */
+	for (i = 0; i < rep->nr_heap; i++)
+		if (!worst || rep->heap[i]->rec->latency_us > worst->rec->latency_us)
+			worst = rep->heap[i];
+	return worst ? worst->rec->kernel : NULL;
+}
+
 uint64_t lh_report_run_duration_ns(const struct lh_report *rep)
 {
 	const struct lh_run_info *run = &rep->run;
