@@ -17,8 +17,8 @@
 
 #include "hist.h"
 #include "record.h"
+#include "report-fold.h"
 #include "report-load.h"
-#include "report-priv.h"
 #include "rules.h"
 
 /*
@@ -449,12 +449,6 @@ static bool get_where(struct ctx *c, json_object *o, const char *key, struct lh_
 	return !c->failed;
 }
 
-static void merge_where(struct lh_report_where *dst, const struct lh_report_where *src)
-{
-	if (src->set && (!dst->set || src->latency_us > dst->latency_us))
-		*dst = *src;
-}
-
 /* Return: array key of o (length in *n), or NULL (n 0). */
 static json_object *array(struct ctx *c, json_object *o, const char *key, size_t *n)
 {
@@ -507,7 +501,7 @@ static uint64_t load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer
 			if (get_where(c, e, "worst", &w)) {
 				if (!slot->worst)
 					slot->worst = lh_xcalloc(1, sizeof(*slot->worst));
-				merge_where(slot->worst, &w);
+				lh_report_fold_where(slot->worst, &w);
 			}
 		}
 		pop(c, p);
@@ -537,18 +531,17 @@ static void load_progression(struct ctx *c, json_object *o, struct lh_report_tra
 		}
 		pop(c, p);
 	}
-	ADD_COUNT(c, "progression_dropped", tr->steps_dropped,
-		  get_u64(c, o, "progression_dropped"));
+	tr->steps_dropped = get_u64(c, o, "progression_dropped");
 }
 
 /*
- * A tracer's worst and worst_gated, added to tr, once checked against what they summarize:
+ * Tracer t's worst and worst_gated, set in tr, once checked against what they summarize:
  * worst is there when a section was counted and is the max_us; worst_gated, the worst of the
  * sections no 'ignore' rule accepted, is there exactly when some were not accepted, is no
  * longer than worst, and is worst when none was accepted.
  */
 static void check_worsts(struct ctx *c, json_object *v, uint64_t count, uint64_t accepted,
-			 struct lh_report_tracer *tr)
+			 enum lh_tracer t, struct lh_report_tracer *tr)
 {
 	struct lh_report_where w, g;
 	bool has_w = get_where(c, v, "worst", &w), has_g = get_where(c, v, "worst_gated", &g);
@@ -577,16 +570,27 @@ static void check_worsts(struct ctx *c, json_object *v, uint64_t count, uint64_t
 		    (unsigned long long)g.latency_us, (unsigned long long)w.latency_us);
 	if (c->failed)
 		return;
-	c->tracer[tr - c->rep->tracers].worst_us = has_w ? w.latency_us : 0;
-	c->tracer[tr - c->rep->tracers].gate_us = has_g ? g.latency_us : 0;
-	if (has_w)
-		merge_where(&tr->worst, &w);
-	if (has_g)
-		merge_where(&tr->gate, &g);
+	c->tracer[t].worst_us = has_w ? w.latency_us : 0;
+	c->tracer[t].gate_us = has_g ? g.latency_us : 0;
+	tr->worst = w;
+	tr->gate = g;
 }
 
+/* A fold of this report's tracer into the others' could not add field. */
+static void fold_overflow(void *arg, const char *field)
+{
+	bad(arg, field, "the reports' counts add up past 2^64");
+}
+
+static void fold_misfit(void *arg, const char *field)
+{
+	bad(arg, field, "its buckets do not fit those of the same histogram read before");
+}
+
+/* Each tracer is read into a tracer of its own, then folded into the report's. */
 static void load_tracers(struct ctx *c, json_object *root)
 {
+	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
 	json_object *o = member(c, root, "tracers", json_type_object, false);
 	struct lh_report *rep = c->rep;
 	uint64_t n, count;
@@ -595,7 +599,7 @@ static void load_tracers(struct ctx *c, json_object *root)
 		return;
 	json_object_object_foreach(o, key, v) {
 		size_t p = push(c, "tracers", 0);
-		struct lh_report_tracer *tr;
+		struct lh_report_tracer own = { 0 }, *tr = &own;
 		enum lh_tracer t;
 		bool known;
 
@@ -607,12 +611,11 @@ static void load_tracers(struct ctx *c, json_object *root)
 			continue;
 		}
 		push(c, key, 0);
-		tr = &rep->tracers[t];
 		count = get_u64(c, v, "count");
-		ADD_COUNT(c, "count", tr->count, count);
+		tr->count = count;
 		c->tracer_counts = lh_sat_add(c->tracer_counts, count);
 		n = get_u64(c, v, "accepted");
-		ADD_COUNT(c, "accepted", tr->accepted, n);
+		tr->accepted = n;
 		ADD_COUNT(c, "accepted", rep->accepted_records, n);
 		if (rep->has_run && json_object_object_get_ex(v, "armed_s", NULL))
 			ADD_COUNT(c, "armed_s", rep->run.armed_ns[t], get_ns(c, v, "armed_s", 1e9));
@@ -620,7 +623,7 @@ static void load_tracers(struct ctx *c, json_object *root)
 			ADD_COUNT(c, "blind_s", rep->run.blind_ns[t], get_ns(c, v, "blind_s", 1e9));
 		c->tracer[t].count = count;
 		c->tracer[t].accepted = n;
-		check_worsts(c, v, count, n, tr);
+		check_worsts(c, v, count, n, t, tr);
 		/* each record is counted in the histogram, and in its CPU's when it has one */
 		same_count(c, "count", count, "its histogram counts",
 			   get_hist(c, v, "histogram", &tr->hist));
@@ -629,6 +632,8 @@ static void load_tracers(struct ctx *c, json_object *root)
 			bad(c, "count", "%llu, but its CPUs count %llu", (unsigned long long)count,
 			    (unsigned long long)n);
 		load_progression(c, v, tr);
+		lh_report_fold_tracer(&rep->tracers[t], tr, &ops);
+		lh_report_tracer_release(tr);
 		pop(c, p);
 	}
 }

@@ -222,6 +222,8 @@ void lh_report_trim_kept(struct lh_report *rep, size_t keep);
  */
 struct lh_report_offender *lh_report_offender(struct lh_report *rep,
 					      const struct lh_signature *sig);
+/* Frees what tr holds; tr is zeroed, ready for reuse. */
+void lh_report_tracer_release(struct lh_report_tracer *tr);
 /* Return: the per-CPU slot of cpu in tr (grown as needed), or NULL when cpu is not tracked. */
 struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu);
 /* Return: the CPU of slot i of a tracer's cpus (-1: unknown). */

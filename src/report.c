@@ -111,6 +111,20 @@ static void kept_free(struct lh_report_kept *k)
 	free(k);
 }
 
+void lh_report_tracer_release(struct lh_report_tracer *tr)
+{
+	size_t c;
+
+	for (c = 0; c < tr->nr_cpus; c++) {
+		free(tr->cpus[c].worst);
+		lh_histogram_release(&tr->cpus[c].dist);
+	}
+	free(tr->cpus);
+	free(tr->steps);
+	lh_histogram_release(&tr->hist);
+	memset(tr, 0, sizeof(*tr));
+}
+
 void lh_report_free(struct lh_report *rep)
 {
 	size_t i;
@@ -120,18 +134,8 @@ void lh_report_free(struct lh_report *rep)
 	for (i = 0; i < rep->nr_heap; i++)
 		kept_free(rep->heap[i]);
 	free(rep->heap);
-	for (i = 0; i < LH_TRACER_NR; i++) {
-		struct lh_report_tracer *tr = &rep->tracers[i];
-		size_t c;
-
-		for (c = 0; c < tr->nr_cpus; c++) {
-			free(tr->cpus[c].worst);
-			lh_histogram_release(&tr->cpus[c].dist);
-		}
-		free(tr->cpus);
-		free(tr->steps);
-		lh_histogram_release(&tr->hist);
-	}
+	for (i = 0; i < LH_TRACER_NR; i++)
+		lh_report_tracer_release(&rep->tracers[i]);
 	for (i = 0; i < rep->nr_hists; i++) {
 		lh_histogram_release(&rep->hists[i].h);
 		lh_report_histogram_clear_callers(&rep->hists[i]);

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Reports folded into one: what several reports (of one board, or of a fleet) measured, added
+ * up as one report would have counted it. Counts add with one overflow policy
+ * (LH_ADD_CHECKED(): a sum that would pass 2^64 stays at its largest and is said, since a
+ * verdict may rest on it), histograms add bucket by bucket when their layouts agree, worst
+ * sections are the worst of all, progressions of maxima are appended (ordered by the caller
+ * once every report is in). Pure: what cannot be folded is handed to the caller's hooks,
+ * which say it in the caller's terms; nothing is printed.
+ */
+#ifndef LH_REPORT_FOLD_H
+#define LH_REPORT_FOLD_H
+
+#include "report-priv.h"
+
+/* What a fold found that it could not add; field names it in doc/report-json.md's terms. */
+struct lh_report_fold_ops {
+	/* a sum of field would pass 2^64 (it stays at its largest) */
+	void	(*overflow)(void *arg, const char *field);
+	/* the buckets of histogram field do not fit those folded before (dst unchanged) */
+	void	(*misfit)(void *arg, const char *field);
+	void	*arg;
+};
+
+/* Why lh_report_fold_hist() did not add. */
+enum lh_report_fold_status {
+	LH_REPORT_FOLD_OK,
+	LH_REPORT_FOLD_OVERFLOW,	/* count or dropped would pass 2^64 */
+	LH_REPORT_FOLD_MISFIT,		/* a bucket overlaps a different one */
+};
+
+/* Makes dst the longer of dst and src (src unset: dst stays). */
+void lh_report_fold_where(struct lh_report_where *dst, const struct lh_report_where *src);
+
+/*
+ * Adds src to dst bucket by bucket. Return: LH_REPORT_FOLD_OK, or why not (dst is then
+ * unchanged): a count that would wrap is refused, not saturated, as is a layout that
+ * differs; the sum of latencies (only the mean rests on it) saturates.
+ */
+enum lh_report_fold_status lh_report_fold_hist(struct lh_histogram *dst,
+					       const struct lh_histogram *src);
+
+/*
+ * Folds one report's tracer src into dst: sections and accepted ones counted, worst and
+ * worst-gated sections, per-CPU counts, histograms and worsts, progression steps appended
+ * (dst's steps; src's strings must outlive dst). Problems go to ops (ops->overflow may be
+ * NULL: sums then just stay at their largest). Return: 0, or -1 when ops was told of one.
+ */
+int lh_report_fold_tracer(struct lh_report_tracer *dst, const struct lh_report_tracer *src,
+			  const struct lh_report_fold_ops *ops);
+
+#endif /* LH_REPORT_FOLD_H */
