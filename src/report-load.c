@@ -322,6 +322,17 @@ static void same_count(struct ctx *c, const char *key, uint64_t count, const cha
 		    (unsigned long long)counted);
 }
 
+/* What this report adds to those read before could not be added (lh_report_fold_ops). */
+static void fold_overflow(void *arg, const char *field)
+{
+	bad(arg, field, "the reports' counts add up past 2^64");
+}
+
+static void fold_misfit(void *arg, const char *field)
+{
+	bad(arg, field, "its buckets do not fit those of the same histogram read before");
+}
+
 /*
  * sum += n, where sum adds up what several reports count, or the load fails: a sum past 2^64
  * must not read as a small one, which gates would judge again (it stays at its largest).
@@ -329,7 +340,7 @@ static void same_count(struct ctx *c, const char *key, uint64_t count, const cha
 #define ADD_COUNT(c, key, sum, n)						\
 	do {									\
 		if (LH_ADD_CHECKED(sum, n))					\
-			bad((c), (key), "the reports' counts add up past 2^64");	\
+			fold_overflow((c), (key));				\
 	} while (0)
 
 /* Return: the tracer a key or field names: a known one, "unknown", or (any) unknown. */
@@ -349,6 +360,7 @@ static uint64_t get_hist_fields(struct ctx *c, json_object *v, struct lh_histogr
 {
 	json_object *a, *b;
 	struct lh_histogram x = { 0 };
+	enum lh_report_fold_status why;
 	uint64_t count, sum = 0;
 	size_t i, n;
 	const char *unit;
@@ -391,8 +403,11 @@ static uint64_t get_hist_fields(struct ctx *c, json_object *v, struct lh_histogr
 	}
 	x.sum_ns = sum;
 	x.dropped = get_u64(c, v, "dropped");
-	if (!c->failed && lh_histogram_merge(h, &x))
-		bad(c, NULL, "its buckets do not fit those of the same histogram read before");
+	why = c->failed ? LH_REPORT_FOLD_OK : lh_report_fold_hist(h, &x);
+	if (why == LH_REPORT_FOLD_OVERFLOW)
+		fold_overflow(c, NULL);
+	else if (why == LH_REPORT_FOLD_MISFIT)
+		fold_misfit(c, NULL);
 	lh_histogram_release(&x);
 	return count;
 }
@@ -574,17 +589,6 @@ static void check_worsts(struct ctx *c, json_object *v, uint64_t count, uint64_t
 	c->tracer[t].gate_us = has_g ? g.latency_us : 0;
 	tr->worst = w;
 	tr->gate = g;
-}
-
-/* A fold of this report's tracer into the others' could not add field. */
-static void fold_overflow(void *arg, const char *field)
-{
-	bad(arg, field, "the reports' counts add up past 2^64");
-}
-
-static void fold_misfit(void *arg, const char *field)
-{
-	bad(arg, field, "its buckets do not fit those of the same histogram read before");
 }
 
 /* Each tracer is read into a tracer of its own, then folded into the report's. */
