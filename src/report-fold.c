@@ -98,3 +98,75 @@ int lh_report_fold_tracer(struct lh_report_tracer *dst, const struct lh_report_t
 	ret |= FOLD_ADD(ops, "progression_dropped", dst->steps_dropped, src->steps_dropped);
 	return ret;
 }
+
+int lh_report_fold_run(struct lh_report *dst, const struct lh_run_info *run,
+		       uint64_t duration_ns, const struct lh_report_fold_ops *ops)
+{
+	struct lh_run_info *r = &dst->run;
+	int ret = 0, t;
+
+	if (!dst->has_run) {
+		uint64_t armed[LH_TRACER_NR], blind[LH_TRACER_NR];
+
+		memcpy(armed, r->armed_ns, sizeof(armed));
+		memcpy(blind, r->blind_ns, sizeof(blind));
+		*r = *run;
+		memcpy(r->armed_ns, armed, sizeof(armed));
+		memcpy(r->blind_ns, blind, sizeof(blind));
+		dst->has_run = true;
+		dst->duration_ns = duration_ns;
+	} else {
+		if (run->started_ns && (!r->started_ns || run->started_ns < r->started_ns))
+			r->started_ns = run->started_ns;
+		if (run->ended_ns > r->ended_ns)
+			r->ended_ns = run->ended_ns;
+		ret |= FOLD_ADD(ops, "duration_s", dst->duration_ns, duration_ns);
+		ret |= FOLD_ADD(ops, "captures", r->captures, run->captures);
+		ret |= FOLD_ADD(ops, "sections_lost", r->sections_lost, run->sections_lost);
+		ret |= FOLD_ADD(ops, "snapshots_dropped", r->snapshots_dropped,
+				run->snapshots_dropped);
+		for (t = 0; t < LH_TRACER_NR; t++)
+			if (!r->not_measured[t])
+				r->not_measured[t] = run->not_measured[t];
+		if (!r->command_status && run->command_status > 0)
+			r->command_status = run->command_status;
+		r->end_reason = run->end_reason;
+		r->run_id = NULL;	/* several runs */
+	}
+	for (t = 0; t < LH_TRACER_NR; t++) {
+		ret |= FOLD_ADD(ops, "armed_s", r->armed_ns[t], run->armed_ns[t]);
+		ret |= FOLD_ADD(ops, "blind_s", r->blind_ns[t], run->blind_ns[t]);
+	}
+	return ret;
+}
+
+int lh_report_fold_other(struct lh_report *dst, uint64_t count, uint64_t accepted,
+			 uint64_t worst_us, const struct lh_report_fold_ops *ops)
+{
+	int ret = 0;
+
+	ret |= FOLD_ADD(ops, "count", dst->other_count, count);
+	ret |= FOLD_ADD(ops, "accepted", dst->other_accepted, accepted);
+	if (worst_us > dst->other_worst_us)
+		dst->other_worst_us = worst_us;
+	return ret;
+}
+
+int lh_report_fold_offender(struct lh_report *dst, const struct lh_report_offender *src,
+			    const struct lh_report_fold_ops *ops)
+{
+	struct lh_report_offender *o = lh_report_offender(dst, &src->sig);
+	int ret = 0;
+
+	if (!o)
+		return lh_report_fold_other(dst, src->count, src->accepted, src->worst_us, ops);
+	if (!o->count || src->worst_us > o->worst_us) {
+		o->worst_us = src->worst_us;
+		o->cpu = src->cpu;
+		o->pid = src->pid;
+		memcpy(o->comm, src->comm, sizeof(o->comm));
+	}
+	ret |= FOLD_ADD(ops, "count", o->count, src->count);
+	ret |= FOLD_ADD(ops, "accepted", o->accepted, src->accepted);
+	return ret;
+}

@@ -49,4 +49,26 @@ enum lh_report_fold_status lh_report_fold_hist(struct lh_histogram *dst,
 int lh_report_fold_tracer(struct lh_report_tracer *dst, const struct lh_report_tracer *src,
 			  const struct lh_report_fold_ops *ops);
 
+/*
+ * Folds one report's run (its length duration_ns) into dst's: the first one read is taken
+ * whole (armed times already folded kept); later ones widen the time span, add lengths,
+ * captures, losses and armed times, keep the first reason a tracer was not measured and the
+ * first command's failure, and forget the run id (several runs). Problems go to ops.
+ * Return: 0, or -1 when ops was told of one.
+ */
+int lh_report_fold_run(struct lh_report *dst, const struct lh_run_info *run,
+		       uint64_t duration_ns, const struct lh_report_fold_ops *ops);
+
+/*
+ * Folds one report's offender group src into dst's group of the same signature (created when
+ * new; src's strings copied), or into dst's 'other' group past the groups' bound: counts add,
+ * the worst section's CPU and task are kept. Problems go to ops. Return: 0, or -1.
+ */
+int lh_report_fold_offender(struct lh_report *dst, const struct lh_report_offender *src,
+			    const struct lh_report_fold_ops *ops);
+
+/* Folds sections of no kept offender group into dst's 'other' group. Return: 0, or -1. */
+int lh_report_fold_other(struct lh_report *dst, uint64_t count, uint64_t accepted,
+			 uint64_t worst_us, const struct lh_report_fold_ops *ops);
+
 #endif /* LH_REPORT_FOLD_H */

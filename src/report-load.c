@@ -746,6 +746,7 @@ static void load_rules(struct ctx *c, json_object *root)
 
 static void load_offenders(struct ctx *c, json_object *root)
 {
+	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
 	struct lh_report *rep = c->rep;
 	struct lh_arena *a = &rep->arena;
 	json_object *arr, *e, *f, *t;
@@ -753,12 +754,10 @@ static void load_offenders(struct ctx *c, json_object *root)
 
 	arr = array(c, root, "offenders", &n);
 	for (i = 0; i < n; i++) {
+		struct lh_report_offender o = { .pid = -1 };
 		struct lh_signature sig = { 0 };
-		struct lh_report_offender *o;
 		char text[LH_SIGNATURE_LEN];
 		const char *tracer, *saved, *comm = NULL;
-		uint64_t count, worst, accepted;
-		int cpu, pid = -1;
 		bool known;
 
 		p = push(c, "offenders", 0);
@@ -789,44 +788,34 @@ static void load_offenders(struct ctx *c, json_object *root)
 		}
 		sig.has_wakeup = get_bool(c, e, "wakeup");
 		sig.woken = get_str(c, e, "woken", true, a);
-		count = get_u64(c, e, "count");
-		worst = get_u64(c, e, "worst_us");
-		accepted = get_u64(c, e, "accepted");
-		cpu = get_int(c, e, "cpu", true);
+		o.count = get_u64(c, e, "count");
+		o.worst_us = get_u64(c, e, "worst_us");
+		o.accepted = get_u64(c, e, "accepted");
+		o.cpu = get_int(c, e, "cpu", true);
 		t = member(c, e, "task", json_type_object, false);
 		if (t) {
 			comm = get_str(c, t, "comm", true, a);
-			pid = get_int(c, t, "pid", true);
+			o.pid = get_int(c, t, "pid", true);
 		}
+		snprintf(o.comm, sizeof(o.comm), "%s", comm ? comm : "");
 		if (!c->failed && strcmp(lh_signature_text(&sig, text, sizeof(text)), saved))
 			bad(c, "signature", "'%s' does not match its fields ('%s')", saved, text);
 		if (c->failed) {
 			pop(c, p);
 			continue;
 		}
-		o = lh_report_offender(rep, &sig);
-		if (!o) {
-			ADD_COUNT(c, "count", rep->other_count, count);
-			ADD_COUNT(c, "accepted", rep->other_accepted, accepted);
-			rep->other_worst_us = max_u64(rep->other_worst_us, worst);
-		} else {
-			if (!o->count || worst > o->worst_us) {
-				o->worst_us = worst;
-				o->cpu = cpu;
-				o->pid = pid;
-				snprintf(o->comm, sizeof(o->comm), "%s", comm ? comm : "");
-			}
-			ADD_COUNT(c, "count", o->count, count);
-			ADD_COUNT(c, "accepted", o->accepted, accepted);
-		}
+		o.sig = sig;
+		lh_report_fold_offender(rep, &o, &ops);
 		pop(c, p);
 	}
 	e = member(c, root, "offenders_other", json_type_object, false);
 	if (e) {
+		uint64_t count, accepted;
+
 		p = push(c, "offenders_other", 0);
-		ADD_COUNT(c, "count", rep->other_count, get_u64(c, e, "count"));
-		ADD_COUNT(c, "accepted", rep->other_accepted, get_u64(c, e, "accepted"));
-		rep->other_worst_us = max_u64(rep->other_worst_us, get_u64(c, e, "worst_us"));
+		count = get_u64(c, e, "count");
+		accepted = get_u64(c, e, "accepted");
+		lh_report_fold_other(rep, count, accepted, get_u64(c, e, "worst_us"), &ops);
 		pop(c, p);
 	}
 }
@@ -1215,41 +1204,6 @@ static bool load_run(struct ctx *c, json_object *root, const char *mode, struct 
 	return true;
 }
 
-/* Adds run (a later report's) to the report's run. */
-static void merge_run(struct ctx *c, const struct lh_run_info *run, uint64_t duration_ns)
-{
-	struct lh_report *rep = c->rep;
-	struct lh_run_info *r = &rep->run;
-	int t;
-
-	if (!rep->has_run) {
-		uint64_t armed[LH_TRACER_NR];
-
-		/* armed times were added while the tracers were read */
-		memcpy(armed, r->armed_ns, sizeof(armed));
-		*r = *run;
-		memcpy(r->armed_ns, armed, sizeof(armed));
-		rep->has_run = true;
-		rep->duration_ns = duration_ns;
-		return;
-	}
-	if (run->started_ns && (!r->started_ns || run->started_ns < r->started_ns))
-		r->started_ns = run->started_ns;
-	if (run->ended_ns > r->ended_ns)
-		r->ended_ns = run->ended_ns;
-	ADD_COUNT(c, "duration_s", rep->duration_ns, duration_ns);
-	ADD_COUNT(c, "captures", r->captures, run->captures);
-	ADD_COUNT(c, "sections_lost", r->sections_lost, run->sections_lost);
-	ADD_COUNT(c, "snapshots_dropped", r->snapshots_dropped, run->snapshots_dropped);
-	for (t = 0; t < LH_TRACER_NR; t++)
-		if (!r->not_measured[t])
-			r->not_measured[t] = run->not_measured[t];
-	if (!r->command_status && run->command_status > 0)
-		r->command_status = run->command_status;
-	r->end_reason = run->end_reason;
-	r->run_id = NULL;	/* several runs */
-}
-
 static void load_irq_stats(struct ctx *c, json_object *root)
 {
 	json_object *o = member(c, root, "irq_stats", json_type_object, true), *a, *e, *h;
@@ -1530,6 +1484,7 @@ static void add_merged(struct lh_report_loader *l, const char *name)
 
 static int load(struct ctx *c, json_object *root)
 {
+	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
 	struct lh_report_loader *l = c->l;
 	struct lh_report *rep = c->rep;
 	struct lh_run_info run;
@@ -1578,7 +1533,7 @@ static int load(struct ctx *c, json_object *root)
 	if (load_run(c, root, mode, &run, &duration_ns)) {
 		if (mode && strcmp(mode, "record"))
 			bad(c, "run", "present in a report of mode '%s'", mode);
-		merge_run(c, &run, duration_ns);
+		lh_report_fold_run(rep, &run, duration_ns, &ops);
 	}
 	if (c->failed)
 		return -1;
