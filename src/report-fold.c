@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report-fold.h"
+#include "rules.h"
 
 void lh_report_fold_where(struct lh_report_where *dst, const struct lh_report_where *src)
 {
@@ -168,5 +169,53 @@ int lh_report_fold_offender(struct lh_report *dst, const struct lh_report_offend
 	}
 	ret |= FOLD_ADD(ops, "count", o->count, src->count);
 	ret |= FOLD_ADD(ops, "accepted", o->accepted, src->accepted);
+	return ret;
+}
+
+size_t lh_report_own_rule_find(const struct lh_report *dst, const char *id)
+{
+	uint64_t h = lh_hash(id, strlen(id), 0);
+	size_t pos = 0;
+	uint32_t idx;
+
+	while (lh_htab_find(&dst->own_rule_ids, h, &pos, &idx))
+		if (!strcmp(lh_rules_get(dst->own_rules, idx)->id, id))
+			return idx;
+	return (size_t)-1;
+}
+
+size_t lh_report_own_rule(struct lh_report *dst, const struct lh_rule *desc, bool *conflict)
+{
+	size_t idx = lh_report_own_rule_find(dst, desc->id);
+
+	*conflict = false;
+	if (idx == (size_t)-1) {
+		idx = lh_rules_add_described(dst->own_rules, desc);
+		lh_htab_add(&dst->own_rule_ids, lh_hash(desc->id, strlen(desc->id), 0),
+			    (uint32_t)idx);
+	} else {
+		*conflict = lh_rules_get(dst->own_rules, idx)->severity != desc->severity;
+	}
+	return idx;
+}
+
+int lh_report_fold_rule(struct lh_report *dst, size_t idx, const struct lh_report_rule *src,
+			const struct lh_report_fold_ops *ops)
+{
+	struct lh_report_rule *r = lh_report_rule_agg(dst, idx);
+	int ret = 0;
+
+	ret |= FOLD_ADD(ops, "hits", r->hits, src->hits);
+	ret |= FOLD_ADD(ops, "accepted", r->accepted, src->accepted);
+	r->gate_hits = r->hits - r->accepted;
+	if (src->worst_us > r->worst_us)
+		r->worst_us = src->worst_us;
+	if (src->gate_worst_us > r->gate_worst_us)
+		r->gate_worst_us = src->gate_worst_us;
+	lh_report_fold_where(&r->gate_where, &src->gate_where);
+	ret |= FOLD_ADD(ops, "unevaluated", r->unevaluated, src->unevaluated);
+	/* records a rule could not be evaluated on: only said when not none */
+	dst->unevaluated_records = lh_sat_add(dst->unevaluated_records, src->unevaluated);
+	ret |= FOLD_ADD(ops, "gate_unevaluated", r->gate_unevaluated, src->gate_unevaluated);
 	return ret;
 }

@@ -71,4 +71,20 @@ int lh_report_fold_offender(struct lh_report *dst, const struct lh_report_offend
 int lh_report_fold_other(struct lh_report *dst, uint64_t count, uint64_t accepted,
 			 uint64_t worst_us, const struct lh_report_fold_ops *ops);
 
+/* Return: the index of rule id in dst's own rules (a report read back), or (size_t)-1. */
+size_t lh_report_own_rule_find(const struct lh_report *dst, const char *id);
+/*
+ * Return: the index of rule desc->id in dst's own rules, added (desc copied) when new;
+ * *conflict tells whether dst has it with another severity (which report's would decide the
+ * gate would then depend on the order they were read in: the caller refuses it).
+ */
+size_t lh_report_own_rule(struct lh_report *dst, const struct lh_rule *desc, bool *conflict);
+/*
+ * Folds one report's counters src of rule idx into dst's: hits, accepted and unevaluated
+ * add, worsts are the worst; the records not evaluated count in dst's total. Problems go to
+ * ops. Return: 0, or -1.
+ */
+int lh_report_fold_rule(struct lh_report *dst, size_t idx, const struct lh_report_rule *src,
+			const struct lh_report_fold_ops *ops);
+
 #endif /* LH_REPORT_FOLD_H */

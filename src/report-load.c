@@ -41,7 +41,6 @@ struct input {
 struct lh_report_loader {
 	struct lh_report_load_opts	o;
 	struct lh_report		*rep;
-	struct lh_htab			rule_ids;	/* rules of rep->own_rules by id */
 	struct lh_htab			runs;		/* run ids read (lh_report_run_seen()) */
 	struct lh_htab			hists;		/* rep->hists by source, kind and CPU */
 	unsigned long			seq;		/* records read, in order */
@@ -233,11 +232,6 @@ static uint64_t get_ns(struct ctx *c, json_object *o, const char *key, double un
 	json_object *v = member(c, o, key, json_type_double, false);
 
 	return v ? number_ns(c, v, key, unit) : 0;
-}
-
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
 }
 
 /* Return: s[0..len) made inert (lh_record_escape()), in arena a. */
@@ -642,19 +636,6 @@ static void load_tracers(struct ctx *c, json_object *root)
 	}
 }
 
-/* Return: the index of rule id in the report's rules, or (size_t)-1. */
-static size_t rule_find(struct lh_report_loader *l, const char *id)
-{
-	uint64_t h = lh_hash(id, strlen(id), 0);
-	size_t pos = 0;
-	uint32_t idx;
-
-	while (lh_htab_find(&l->rule_ids, h, &pos, &idx))
-		if (!strcmp(lh_rules_get(l->rep->own_rules, idx)->id, id))
-			return idx;
-	return (size_t)-1;
-}
-
 /* Return: this report's counts of rule idx (zero until its entry is read). */
 static struct own_rule *own_rule(struct ctx *c, size_t idx)
 {
@@ -666,9 +647,10 @@ static struct own_rule *own_rule(struct ctx *c, size_t idx)
 	return &c->rule[idx];
 }
 
+/* Each rule is read into counters of its own, then folded into the report's rule of its id. */
 static void load_rules(struct ctx *c, json_object *root)
 {
-	struct lh_report_loader *l = c->l;
+	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
 	struct lh_arena *a = &c->rep->arena;
 	json_object *arr, *e;
 	size_t i, n, p;
@@ -676,10 +658,11 @@ static void load_rules(struct ctx *c, json_object *root)
 	arr = array(c, root, "rules", &n);
 	for (i = 0; i < n; i++) {
 		struct lh_rule desc = { 0 };
-		struct lh_report_rule *ra;
+		struct lh_report_rule src;
 		struct own_rule *own;
 		const char *sev;
 		uint64_t uneval, gate_uneval;
+		bool conflict;
 		size_t idx;
 
 		p = push(c, "rules", 0);
@@ -695,17 +678,11 @@ static void load_rules(struct ctx *c, json_object *root)
 			pop(c, p);
 			continue;
 		}
-		idx = rule_find(l, desc.id);
-		if (idx == (size_t)-1) {
-			idx = lh_rules_add_described(c->rep->own_rules, &desc);
-			lh_htab_add(&l->rule_ids, lh_hash(desc.id, strlen(desc.id), 0),
-				    (uint32_t)idx);
-		} else if (lh_rules_get(c->rep->own_rules, idx)->severity != desc.severity) {
+		idx = lh_report_own_rule(c->rep, &desc, &conflict);
+		if (conflict)
 			bad(c, "severity", "rule '%s' is %s here and %s in a report read before",
 			    desc.id, sev, lh_severity_name(lh_rules_get(c->rep->own_rules,
 									 idx)->severity));
-		}
-		ra = lh_report_rule_agg(c->rep, idx);
 		own = own_rule(c, idx);
 		if (own->listed)
 			bad(c, "id", "rule '%s' is listed twice", desc.id);
@@ -716,6 +693,11 @@ static void load_rules(struct ctx *c, json_object *root)
 		own->gate_worst_us = get_u64(c, e, "gate_worst_us");
 		uneval = get_u64(c, e, "unevaluated");
 		gate_uneval = get_u64(c, e, "gate_unevaluated");
+		src = (struct lh_report_rule){
+			.hits = own->hits, .accepted = own->accepted, .worst_us = own->worst_us,
+			.gate_worst_us = own->gate_worst_us, .unevaluated = uneval,
+			.gate_unevaluated = gate_uneval,
+		};
 		/* what is derived from the hits must fit them, or B's 'accepted' hides A's hits */
 		if (!c->failed && own->accepted > own->hits)
 			bad(c, "accepted", "%llu, more than its %llu hits",
@@ -731,15 +713,7 @@ static void load_rules(struct ctx *c, json_object *root)
 			pop(c, p);
 			continue;
 		}
-		ADD_COUNT(c, "hits", ra->hits, own->hits);
-		ADD_COUNT(c, "accepted", ra->accepted, own->accepted);
-		ra->gate_hits = ra->hits - ra->accepted;
-		ra->worst_us = max_u64(ra->worst_us, own->worst_us);
-		ra->gate_worst_us = max_u64(ra->gate_worst_us, own->gate_worst_us);
-		ADD_COUNT(c, "unevaluated", ra->unevaluated, uneval);
-		/* records a rule could not be evaluated on: only said when not none */
-		c->rep->unevaluated_records = lh_sat_add(c->rep->unevaluated_records, uneval);
-		ADD_COUNT(c, "gate_unevaluated", ra->gate_unevaluated, gate_uneval);
+		lh_report_fold_rule(c->rep, idx, &src, &ops);
 		pop(c, p);
 	}
 }
@@ -860,7 +834,7 @@ static void rule_ids(struct ctx *c, json_object *o, const char *key, size_t **v,
 			bad(c, key, "expected rule ids");
 			return;
 		}
-		idx = rule_find(c->l, json_object_get_string(s));
+		idx = lh_report_own_rule_find(c->rep, json_object_get_string(s));
 		if (idx == (size_t)-1) {
 			bad(c, key, "rule '%s' is not in the report's rules",
 			    inert(&c->rep->arena, json_object_get_string(s),
@@ -1603,7 +1577,6 @@ void lh_report_loader_free(struct lh_report_loader *l)
 	if (!l)
 		return;
 	lh_report_free(l->rep);
-	lh_htab_release(&l->rule_ids);
 	lh_htab_release(&l->runs);
 	lh_htab_release(&l->hists);
 	for (i = 0; i < l->nr_inputs; i++) {

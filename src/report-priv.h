@@ -177,6 +177,7 @@ struct lh_report {
 
 	/* a report read back from files (report-load.c) */
 	struct lh_rules			*own_rules;	/* its rules, by description; freed with it */
+	struct lh_htab			own_rule_ids;	/* own_rules by id (report-fold.c) */
 	struct lh_irqstat		*own_irqstat;	/* its IRQ statistics; freed with it */
 	uint64_t			duration_ns;	/* its run length; 0: ended - started */
 	char				**merged_from;	/* the reports a merge was made of */

@@ -150,6 +150,7 @@ void lh_report_free(struct lh_report *rep)
 	free(rep->offenders);
 	free(rep->inputs);
 	lh_htab_release(&rep->offender_htab);
+	lh_htab_release(&rep->own_rule_ids);
 	free(rep->rule_agg);
 	for (i = 0; i < rep->nr_warnings; i++)
 		free(rep->warnings[i]);
