@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The JSON report read back into the report model (report-load.h): json-c parses, this file
- * checks each field's presence and type and adds what it says to the report being built.
+ * checks each field's presence and type, reads a section (a tracer, a rule, an offender, the
+ * run) into a value of its own and folds it into the report being built (report-fold.c).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -14,10 +14,10 @@
  * trace, and its memory is bounded by its size. Pure: problems go to an lh_diag, nothing is
  * printed.
  *
- * Several reports merge into one: counts add up, maxima and worst sections are the worst of
- * all, offenders and rules are matched by signature and id, histograms add up bucket by
- * bucket, progressions of maxima are merged in time order, records kept in full compete for
- * the same places. They must be of the same board (host and kernel, where the reports say
+ * Several reports merge into one, each read on its own and folded in (report-fold.h): counts
+ * add up, maxima and worst sections are the worst of all, offenders and rules are matched by
+ * signature and id, histograms add up bucket by bucket, progressions of maxima are merged in
+ * time order, records kept in full compete for the same places. They must be of the same board (host and kernel, where the reports say
  * them) and not the same run twice (run_id).
  */
 #ifndef LH_REPORT_LOAD_H
