@@ -479,9 +479,13 @@ static json_object *element(struct ctx *c, json_object *a, size_t i)
 	return NULL;
 }
 
-/* The per-CPU view of a tracer. Return: the sum of the CPUs' counts (saturated). */
+/*
+ * The per-CPU view of a tracer, into tr (a tracer of this report alone): a CPU listed twice
+ * is an error, not a sum. Return: the sum of the CPUs' counts (saturated).
+ */
 static uint64_t load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer *tr)
 {
+	bool listed[LH_REPORT_MAX_CPUS + 1] = { 0 };
 	json_object *a, *e;
 	uint64_t sum = 0;
 	size_t i, n, p;
@@ -500,18 +504,22 @@ static uint64_t load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer
 		if (e && !slot)
 			bad(c, "cpu", "CPU %d is beyond the %d a report tracks", cpu,
 			    LH_REPORT_MAX_CPUS);
+		if (slot && listed[cpu + 1]) {
+			bad(c, "cpu", "CPU %d is listed twice", cpu);
+			slot = NULL;
+		}
 		if (slot) {
 			uint64_t count = get_u64(c, e, "count");
 
-			ADD_COUNT(c, "count", slot->count, count);
+			listed[cpu + 1] = true;
+			slot->count = count;
 			sum = lh_sat_add(sum, count);
 			get_u64(c, e, "max_us");
 			same_count(c, "count", count, "its histogram counts",
 				   get_hist(c, e, "histogram", &slot->dist));
 			if (get_where(c, e, "worst", &w)) {
-				if (!slot->worst)
-					slot->worst = lh_xcalloc(1, sizeof(*slot->worst));
-				lh_report_fold_where(slot->worst, &w);
+				slot->worst = lh_xcalloc(1, sizeof(*slot->worst));
+				*slot->worst = w;
 			}
 		}
 		pop(c, p);

@@ -259,6 +259,20 @@ START_TEST(severity_conflict)
 }
 END_TEST
 
+/* A CPU listed twice in one report is an error, not a sum of the two. */
+START_TEST(cpu_listed_twice)
+{
+	char *buf = sample(2000, NULL);
+	struct lh_diag diag = { 0 };
+
+	buf = edit(buf, "tracers.irqsoff.cpus.1.cpu", json_object_new_int(0));
+	ck_assert_ptr_null(read_all(&buf, 1, &diag));
+	ck_assert(said(&diag, "CPU 0 is listed twice"));
+	lh_diag_release(&diag);
+	free(buf);
+}
+END_TEST
+
 /* json-c holds "{}," in about 800 bytes: such a structure is refused before it is parsed. */
 START_TEST(structure_bounded)
 {
@@ -291,6 +305,7 @@ static Suite *report_load_suite(void)
 	tcase_add_test(tc, kept_record_against_rule);
 	tcase_add_test(tc, worst_gated_checked);
 	tcase_add_test(tc, severity_conflict);
+	tcase_add_test(tc, cpu_listed_twice);
 	tcase_add_test(tc, structure_bounded);
 	suite_add_tcase(s, tc);
 	return s;
