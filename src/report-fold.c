@@ -219,3 +219,19 @@ int lh_report_fold_rule(struct lh_report *dst, size_t idx, const struct lh_repor
 	ret |= FOLD_ADD(ops, "gate_unevaluated", r->gate_unevaluated, src->gate_unevaluated);
 	return ret;
 }
+
+int lh_report_fold_parse(struct lh_report *dst, const struct lh_parse_stats *src,
+			 uint64_t warnings_total, const struct lh_report_fold_ops *ops)
+{
+	struct lh_parse_stats *p = &dst->parse;
+	int ret = 0;
+
+	ret |= FOLD_ADD(ops, "lines", p->lines, src->lines);
+	ret |= FOLD_ADD(ops, "snapshots", p->snapshots, src->snapshots);
+	ret |= FOLD_ADD(ops, "skipped", p->skipped, src->skipped);
+	ret |= FOLD_ADD(ops, "bad_lines", p->bad_lines, src->bad_lines);
+	ret |= FOLD_ADD(ops, "incomplete", p->incomplete, src->incomplete);
+	ret |= FOLD_ADD(ops, "cut_lines", p->cut_lines, src->cut_lines);
+	ret |= FOLD_ADD(ops, "warnings_total", dst->warnings_total, warnings_total);
+	return ret;
+}

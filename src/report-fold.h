@@ -71,6 +71,13 @@ int lh_report_fold_offender(struct lh_report *dst, const struct lh_report_offend
 int lh_report_fold_other(struct lh_report *dst, uint64_t count, uint64_t accepted,
 			 uint64_t worst_us, const struct lh_report_fold_ops *ops);
 
+/*
+ * Folds one report's input figures into dst's: what its parser read (src), and the warnings
+ * it counted. Problems go to ops. Return: 0, or -1.
+ */
+int lh_report_fold_parse(struct lh_report *dst, const struct lh_parse_stats *src,
+			 uint64_t warnings_total, const struct lh_report_fold_ops *ops);
+
 /* Return: the index of rule id in dst's own rules (a report read back), or (size_t)-1. */
 size_t lh_report_own_rule_find(const struct lh_report *dst, const char *id);
 /*

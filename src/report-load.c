@@ -1077,7 +1077,9 @@ static void load_records(struct ctx *c, json_object *root)
 
 static void load_input(struct ctx *c, json_object *root)
 {
+	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
 	json_object *o = member(c, root, "input", json_type_object, false), *a, *s;
+	struct lh_parse_stats parse = { 0 };
 	struct lh_report *rep = c->rep;
 	size_t i, n, p, unread, accepted;
 
@@ -1086,12 +1088,12 @@ static void load_input(struct ctx *c, json_object *root)
 	p = push(c, "input", 0);
 	unread = rep->inputs_unread;
 	accepted = rep->inputs_accepted;
-	ADD_COUNT(c, "snapshots", rep->parse.snapshots, get_u64(c, o, "snapshots"));
-	ADD_COUNT(c, "skipped", rep->parse.skipped, get_u64(c, o, "skipped"));
-	ADD_COUNT(c, "bad_lines", rep->parse.bad_lines, get_u64(c, o, "bad_lines"));
-	ADD_COUNT(c, "incomplete", rep->parse.incomplete, get_u64(c, o, "incomplete"));
-	ADD_COUNT(c, "cut_lines", rep->parse.cut_lines, get_u64(c, o, "cut_lines"));
-	ADD_COUNT(c, "warnings_total", rep->warnings_total, get_u64(c, o, "warnings_total"));
+	parse.snapshots = get_u64(c, o, "snapshots");
+	parse.skipped = get_u64(c, o, "skipped");
+	parse.bad_lines = get_u64(c, o, "bad_lines");
+	parse.incomplete = get_u64(c, o, "incomplete");
+	parse.cut_lines = get_u64(c, o, "cut_lines");
+	lh_report_fold_parse(rep, &parse, get_u64(c, o, "warnings_total"), &ops);
 	a = array(c, o, "warnings", &n);
 	for (i = 0; i < n; i++) {
 		s = json_object_array_get_idx(a, i);
