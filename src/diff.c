@@ -13,8 +13,7 @@
 #include "diff.h"
 #include "escape.h"
 #include "junit.h"
-#include "report-load.h"
-#include "report-priv.h"
+#include "report-fold.h"
 
 void lh_diff_gate_init(struct lh_diff_gate *g)
 {
@@ -104,7 +103,7 @@ static void acc_kernel(struct acc *a, const struct lh_report *rep, enum lh_trace
 		const struct lh_report_histogram *k = &rep->hists[i];
 
 		if (k->cpu == cpu && !strcmp(k->kind, kind) && !strcmp(k->source, "kernel")) {
-			if (lh_histogram_merge(&a->k, &k->h))
+			if (lh_report_fold_hist(&a->k, &k->h) != LH_REPORT_FOLD_OK)
 				a->k_ok = false;
 			return;
 		}
@@ -118,10 +117,10 @@ static void acc_add(struct acc *a, unsigned long count, uint64_t worst_us,
 	if (!count)
 		return;
 	a->v.present = true;
-	a->v.count += count;
+	LH_ADD_CHECKED(a->v.count, count);
 	if (lh_report_us_to_ns(worst_us) > a->v.worst_ns)
 		a->v.worst_ns = lh_report_us_to_ns(worst_us);
-	if (!every || lh_histogram_merge(&a->h, h))
+	if (!every || lh_report_fold_hist(&a->h, h) != LH_REPORT_FOLD_OK)
 		a->hist_ok = false;
 }
 
@@ -595,10 +594,11 @@ static void side_irq(const struct lh_diff_side *s, int irq, const char *name, ui
 
 			if (e->irq != irq || strcmp(e->name, name))
 				continue;
-			*count += e->count;
+			LH_ADD_CHECKED(*count, e->count);
 			if (e->max_ns > *max_ns)
 				*max_ns = e->max_ns;
-			if (e->dist.count != e->count || lh_histogram_merge(&h, &e->dist))
+			if (e->dist.count != e->count ||
+			    lh_report_fold_hist(&h, &e->dist) != LH_REPORT_FOLD_OK)
 				ok = false;
 		}
 	}

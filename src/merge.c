@@ -12,8 +12,7 @@
 #include "escape.h"
 #include "junit.h"
 #include "merge.h"
-#include "report-load.h"
-#include "report-priv.h"
+#include "report-fold.h"
 
 #define TEXT_SIGNATURES	20	/* signatures the text lists; JSON lists them all */
 
@@ -194,18 +193,15 @@ static int count_add(struct lh_merge *m, const char *name, const char *what,
 static int hist_add(struct lh_merge *m, const char *name, const char *what,
 		    struct lh_histogram *dst, const struct lh_histogram *src)
 {
-	uint64_t x;
+	enum lh_report_fold_status why = lh_report_fold_hist(dst, src);
 
-	/* lh_histogram_merge() saturates: a sum that would wrap is said, not kept */
-	if (__builtin_add_overflow(dst->count, src->count, &x) ||
-	    __builtin_add_overflow(dst->dropped, src->dropped, &x) ||
-	    __builtin_add_overflow(dst->sum_ns, src->sum_ns, &x)) {
+	if (why == LH_REPORT_FOLD_OK)
+		return 0;
+	if (why == LH_REPORT_FOLD_OVERFLOW) {
 		error(m, lh_xasprintf("report '%s': the counts of %s add up past 2^64", name,
 				      what));
 		return -1;
 	}
-	if (!lh_histogram_merge(dst, src))
-		return 0;
 	error(m, lh_xasprintf("report '%s': the buckets of %s do not fit those of the reports folded before: histograms are summed bucket by bucket, and their layouts must agree",
 			      name, what));
 	return -1;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The JSON report read back into the report model (report-load.h): json-c parses, this file
- * checks each field's presence and type and adds what it says to the report being built.
+ * checks each field's presence and type, reads a section (a tracer, a rule, an offender, the
+ * run) into a value of its own and folds it into the report being built (report-fold.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +18,8 @@
 
 #include "hist.h"
 #include "record.h"
+#include "report-fold.h"
 #include "report-load.h"
-#include "report-priv.h"
 #include "rules.h"
 
 /*
@@ -41,7 +42,6 @@ struct input {
 struct lh_report_loader {
 	struct lh_report_load_opts	o;
 	struct lh_report		*rep;
-	struct lh_htab			rule_ids;	/* rules of rep->own_rules by id */
 	struct lh_htab			runs;		/* run ids read (lh_report_run_seen()) */
 	struct lh_htab			hists;		/* rep->hists by source, kind and CPU */
 	unsigned long			seq;		/* records read, in order */
@@ -235,11 +235,6 @@ static uint64_t get_ns(struct ctx *c, json_object *o, const char *key, double un
 	return v ? number_ns(c, v, key, unit) : 0;
 }
 
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
 /* Return: s[0..len) made inert (lh_record_escape()), in arena a. */
 static char *inert(struct lh_arena *a, const char *s, size_t len)
 {
@@ -322,6 +317,17 @@ static void same_count(struct ctx *c, const char *key, uint64_t count, const cha
 		    (unsigned long long)counted);
 }
 
+/* What this report adds to those read before could not be added (lh_report_fold_ops). */
+static void fold_overflow(void *arg, const char *field)
+{
+	bad(arg, field, "the reports' counts add up past 2^64");
+}
+
+static void fold_misfit(void *arg, const char *field)
+{
+	bad(arg, field, "its buckets do not fit those of the same histogram read before");
+}
+
 /*
  * sum += n, where sum adds up what several reports count, or the load fails: a sum past 2^64
  * must not read as a small one, which gates would judge again (it stays at its largest).
@@ -329,7 +335,7 @@ static void same_count(struct ctx *c, const char *key, uint64_t count, const cha
 #define ADD_COUNT(c, key, sum, n)						\
 	do {									\
 		if (LH_ADD_CHECKED(sum, n))					\
-			bad((c), (key), "the reports' counts add up past 2^64");	\
+			fold_overflow((c), (key));				\
 	} while (0)
 
 /* Return: the tracer a key or field names: a known one, "unknown", or (any) unknown. */
@@ -349,6 +355,7 @@ static uint64_t get_hist_fields(struct ctx *c, json_object *v, struct lh_histogr
 {
 	json_object *a, *b;
 	struct lh_histogram x = { 0 };
+	enum lh_report_fold_status why;
 	uint64_t count, sum = 0;
 	size_t i, n;
 	const char *unit;
@@ -391,8 +398,11 @@ static uint64_t get_hist_fields(struct ctx *c, json_object *v, struct lh_histogr
 	}
 	x.sum_ns = sum;
 	x.dropped = get_u64(c, v, "dropped");
-	if (!c->failed && lh_histogram_merge(h, &x))
-		bad(c, NULL, "its buckets do not fit those of the same histogram read before");
+	why = c->failed ? LH_REPORT_FOLD_OK : lh_report_fold_hist(h, &x);
+	if (why == LH_REPORT_FOLD_OVERFLOW)
+		fold_overflow(c, NULL);
+	else if (why == LH_REPORT_FOLD_MISFIT)
+		fold_misfit(c, NULL);
 	lh_histogram_release(&x);
 	return count;
 }
@@ -449,12 +459,6 @@ static bool get_where(struct ctx *c, json_object *o, const char *key, struct lh_
 	return !c->failed;
 }
 
-static void merge_where(struct lh_report_where *dst, const struct lh_report_where *src)
-{
-	if (src->set && (!dst->set || src->latency_us > dst->latency_us))
-		*dst = *src;
-}
-
 /* Return: array key of o (length in *n), or NULL (n 0). */
 static json_object *array(struct ctx *c, json_object *o, const char *key, size_t *n)
 {
@@ -475,9 +479,13 @@ static json_object *element(struct ctx *c, json_object *a, size_t i)
 	return NULL;
 }
 
-/* The per-CPU view of a tracer. Return: the sum of the CPUs' counts (saturated). */
+/*
+ * The per-CPU view of a tracer, into tr (a tracer of this report alone): a CPU listed twice
+ * is an error, not a sum. Return: the sum of the CPUs' counts (saturated).
+ */
 static uint64_t load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer *tr)
 {
+	bool listed[LH_REPORT_MAX_CPUS + 1] = { 0 };
 	json_object *a, *e;
 	uint64_t sum = 0;
 	size_t i, n, p;
@@ -496,18 +504,22 @@ static uint64_t load_cpus(struct ctx *c, json_object *o, struct lh_report_tracer
 		if (e && !slot)
 			bad(c, "cpu", "CPU %d is beyond the %d a report tracks", cpu,
 			    LH_REPORT_MAX_CPUS);
+		if (slot && listed[cpu + 1]) {
+			bad(c, "cpu", "CPU %d is listed twice", cpu);
+			slot = NULL;
+		}
 		if (slot) {
 			uint64_t count = get_u64(c, e, "count");
 
-			ADD_COUNT(c, "count", slot->count, count);
+			listed[cpu + 1] = true;
+			slot->count = count;
 			sum = lh_sat_add(sum, count);
 			get_u64(c, e, "max_us");
 			same_count(c, "count", count, "its histogram counts",
 				   get_hist(c, e, "histogram", &slot->dist));
 			if (get_where(c, e, "worst", &w)) {
-				if (!slot->worst)
-					slot->worst = lh_xcalloc(1, sizeof(*slot->worst));
-				merge_where(slot->worst, &w);
+				slot->worst = lh_xcalloc(1, sizeof(*slot->worst));
+				*slot->worst = w;
 			}
 		}
 		pop(c, p);
@@ -537,18 +549,17 @@ static void load_progression(struct ctx *c, json_object *o, struct lh_report_tra
 		}
 		pop(c, p);
 	}
-	ADD_COUNT(c, "progression_dropped", tr->steps_dropped,
-		  get_u64(c, o, "progression_dropped"));
+	tr->steps_dropped = get_u64(c, o, "progression_dropped");
 }
 
 /*
- * A tracer's worst and worst_gated, added to tr, once checked against what they summarize:
+ * Tracer t's worst and worst_gated, set in tr, once checked against what they summarize:
  * worst is there when a section was counted and is the max_us; worst_gated, the worst of the
  * sections no 'ignore' rule accepted, is there exactly when some were not accepted, is no
  * longer than worst, and is worst when none was accepted.
  */
 static void check_worsts(struct ctx *c, json_object *v, uint64_t count, uint64_t accepted,
-			 struct lh_report_tracer *tr)
+			 enum lh_tracer t, struct lh_report_tracer *tr)
 {
 	struct lh_report_where w, g;
 	bool has_w = get_where(c, v, "worst", &w), has_g = get_where(c, v, "worst_gated", &g);
@@ -577,16 +588,16 @@ static void check_worsts(struct ctx *c, json_object *v, uint64_t count, uint64_t
 		    (unsigned long long)g.latency_us, (unsigned long long)w.latency_us);
 	if (c->failed)
 		return;
-	c->tracer[tr - c->rep->tracers].worst_us = has_w ? w.latency_us : 0;
-	c->tracer[tr - c->rep->tracers].gate_us = has_g ? g.latency_us : 0;
-	if (has_w)
-		merge_where(&tr->worst, &w);
-	if (has_g)
-		merge_where(&tr->gate, &g);
+	c->tracer[t].worst_us = has_w ? w.latency_us : 0;
+	c->tracer[t].gate_us = has_g ? g.latency_us : 0;
+	tr->worst = w;
+	tr->gate = g;
 }
 
+/* Each tracer is read into a tracer of its own, then folded into the report's. */
 static void load_tracers(struct ctx *c, json_object *root)
 {
+	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
 	json_object *o = member(c, root, "tracers", json_type_object, false);
 	struct lh_report *rep = c->rep;
 	uint64_t n, count;
@@ -595,7 +606,7 @@ static void load_tracers(struct ctx *c, json_object *root)
 		return;
 	json_object_object_foreach(o, key, v) {
 		size_t p = push(c, "tracers", 0);
-		struct lh_report_tracer *tr;
+		struct lh_report_tracer own = { 0 }, *tr = &own;
 		enum lh_tracer t;
 		bool known;
 
@@ -607,12 +618,11 @@ static void load_tracers(struct ctx *c, json_object *root)
 			continue;
 		}
 		push(c, key, 0);
-		tr = &rep->tracers[t];
 		count = get_u64(c, v, "count");
-		ADD_COUNT(c, "count", tr->count, count);
+		tr->count = count;
 		c->tracer_counts = lh_sat_add(c->tracer_counts, count);
 		n = get_u64(c, v, "accepted");
-		ADD_COUNT(c, "accepted", tr->accepted, n);
+		tr->accepted = n;
 		ADD_COUNT(c, "accepted", rep->accepted_records, n);
 		if (rep->has_run && json_object_object_get_ex(v, "armed_s", NULL))
 			ADD_COUNT(c, "armed_s", rep->run.armed_ns[t], get_ns(c, v, "armed_s", 1e9));
@@ -620,7 +630,7 @@ static void load_tracers(struct ctx *c, json_object *root)
 			ADD_COUNT(c, "blind_s", rep->run.blind_ns[t], get_ns(c, v, "blind_s", 1e9));
 		c->tracer[t].count = count;
 		c->tracer[t].accepted = n;
-		check_worsts(c, v, count, n, tr);
+		check_worsts(c, v, count, n, t, tr);
 		/* each record is counted in the histogram, and in its CPU's when it has one */
 		same_count(c, "count", count, "its histogram counts",
 			   get_hist(c, v, "histogram", &tr->hist));
@@ -629,21 +639,10 @@ static void load_tracers(struct ctx *c, json_object *root)
 			bad(c, "count", "%llu, but its CPUs count %llu", (unsigned long long)count,
 			    (unsigned long long)n);
 		load_progression(c, v, tr);
+		lh_report_fold_tracer(&rep->tracers[t], tr, &ops);
+		lh_report_tracer_release(tr);
 		pop(c, p);
 	}
-}
-
-/* Return: the index of rule id in the report's rules, or (size_t)-1. */
-static size_t rule_find(struct lh_report_loader *l, const char *id)
-{
-	uint64_t h = lh_hash(id, strlen(id), 0);
-	size_t pos = 0;
-	uint32_t idx;
-
-	while (lh_htab_find(&l->rule_ids, h, &pos, &idx))
-		if (!strcmp(lh_rules_get(l->rep->own_rules, idx)->id, id))
-			return idx;
-	return (size_t)-1;
 }
 
 /* Return: this report's counts of rule idx (zero until its entry is read). */
@@ -657,9 +656,10 @@ static struct own_rule *own_rule(struct ctx *c, size_t idx)
 	return &c->rule[idx];
 }
 
+/* Each rule is read into counters of its own, then folded into the report's rule of its id. */
 static void load_rules(struct ctx *c, json_object *root)
 {
-	struct lh_report_loader *l = c->l;
+	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
 	struct lh_arena *a = &c->rep->arena;
 	json_object *arr, *e;
 	size_t i, n, p;
@@ -667,10 +667,11 @@ static void load_rules(struct ctx *c, json_object *root)
 	arr = array(c, root, "rules", &n);
 	for (i = 0; i < n; i++) {
 		struct lh_rule desc = { 0 };
-		struct lh_report_rule *ra;
+		struct lh_report_rule src;
 		struct own_rule *own;
 		const char *sev;
 		uint64_t uneval, gate_uneval;
+		bool conflict;
 		size_t idx;
 
 		p = push(c, "rules", 0);
@@ -686,17 +687,11 @@ static void load_rules(struct ctx *c, json_object *root)
 			pop(c, p);
 			continue;
 		}
-		idx = rule_find(l, desc.id);
-		if (idx == (size_t)-1) {
-			idx = lh_rules_add_described(c->rep->own_rules, &desc);
-			lh_htab_add(&l->rule_ids, lh_hash(desc.id, strlen(desc.id), 0),
-				    (uint32_t)idx);
-		} else if (lh_rules_get(c->rep->own_rules, idx)->severity != desc.severity) {
+		idx = lh_report_own_rule(c->rep, &desc, &conflict);
+		if (conflict)
 			bad(c, "severity", "rule '%s' is %s here and %s in a report read before",
 			    desc.id, sev, lh_severity_name(lh_rules_get(c->rep->own_rules,
 									 idx)->severity));
-		}
-		ra = lh_report_rule_agg(c->rep, idx);
 		own = own_rule(c, idx);
 		if (own->listed)
 			bad(c, "id", "rule '%s' is listed twice", desc.id);
@@ -707,6 +702,11 @@ static void load_rules(struct ctx *c, json_object *root)
 		own->gate_worst_us = get_u64(c, e, "gate_worst_us");
 		uneval = get_u64(c, e, "unevaluated");
 		gate_uneval = get_u64(c, e, "gate_unevaluated");
+		src = (struct lh_report_rule){
+			.hits = own->hits, .accepted = own->accepted, .worst_us = own->worst_us,
+			.gate_worst_us = own->gate_worst_us, .unevaluated = uneval,
+			.gate_unevaluated = gate_uneval,
+		};
 		/* what is derived from the hits must fit them, or B's 'accepted' hides A's hits */
 		if (!c->failed && own->accepted > own->hits)
 			bad(c, "accepted", "%llu, more than its %llu hits",
@@ -722,21 +722,14 @@ static void load_rules(struct ctx *c, json_object *root)
 			pop(c, p);
 			continue;
 		}
-		ADD_COUNT(c, "hits", ra->hits, own->hits);
-		ADD_COUNT(c, "accepted", ra->accepted, own->accepted);
-		ra->gate_hits = ra->hits - ra->accepted;
-		ra->worst_us = max_u64(ra->worst_us, own->worst_us);
-		ra->gate_worst_us = max_u64(ra->gate_worst_us, own->gate_worst_us);
-		ADD_COUNT(c, "unevaluated", ra->unevaluated, uneval);
-		/* records a rule could not be evaluated on: only said when not none */
-		c->rep->unevaluated_records = lh_sat_add(c->rep->unevaluated_records, uneval);
-		ADD_COUNT(c, "gate_unevaluated", ra->gate_unevaluated, gate_uneval);
+		lh_report_fold_rule(c->rep, idx, &src, &ops);
 		pop(c, p);
 	}
 }
 
 static void load_offenders(struct ctx *c, json_object *root)
 {
+	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
 	struct lh_report *rep = c->rep;
 	struct lh_arena *a = &rep->arena;
 	json_object *arr, *e, *f, *t;
@@ -744,12 +737,10 @@ static void load_offenders(struct ctx *c, json_object *root)
 
 	arr = array(c, root, "offenders", &n);
 	for (i = 0; i < n; i++) {
+		struct lh_report_offender o = { .pid = -1 };
 		struct lh_signature sig = { 0 };
-		struct lh_report_offender *o;
 		char text[LH_SIGNATURE_LEN];
 		const char *tracer, *saved, *comm = NULL;
-		uint64_t count, worst, accepted;
-		int cpu, pid = -1;
 		bool known;
 
 		p = push(c, "offenders", 0);
@@ -780,44 +771,34 @@ static void load_offenders(struct ctx *c, json_object *root)
 		}
 		sig.has_wakeup = get_bool(c, e, "wakeup");
 		sig.woken = get_str(c, e, "woken", true, a);
-		count = get_u64(c, e, "count");
-		worst = get_u64(c, e, "worst_us");
-		accepted = get_u64(c, e, "accepted");
-		cpu = get_int(c, e, "cpu", true);
+		o.count = get_u64(c, e, "count");
+		o.worst_us = get_u64(c, e, "worst_us");
+		o.accepted = get_u64(c, e, "accepted");
+		o.cpu = get_int(c, e, "cpu", true);
 		t = member(c, e, "task", json_type_object, false);
 		if (t) {
 			comm = get_str(c, t, "comm", true, a);
-			pid = get_int(c, t, "pid", true);
+			o.pid = get_int(c, t, "pid", true);
 		}
+		snprintf(o.comm, sizeof(o.comm), "%s", comm ? comm : "");
 		if (!c->failed && strcmp(lh_signature_text(&sig, text, sizeof(text)), saved))
 			bad(c, "signature", "'%s' does not match its fields ('%s')", saved, text);
 		if (c->failed) {
 			pop(c, p);
 			continue;
 		}
-		o = lh_report_offender(rep, &sig);
-		if (!o) {
-			ADD_COUNT(c, "count", rep->other_count, count);
-			ADD_COUNT(c, "accepted", rep->other_accepted, accepted);
-			rep->other_worst_us = max_u64(rep->other_worst_us, worst);
-		} else {
-			if (!o->count || worst > o->worst_us) {
-				o->worst_us = worst;
-				o->cpu = cpu;
-				o->pid = pid;
-				snprintf(o->comm, sizeof(o->comm), "%s", comm ? comm : "");
-			}
-			ADD_COUNT(c, "count", o->count, count);
-			ADD_COUNT(c, "accepted", o->accepted, accepted);
-		}
+		o.sig = sig;
+		lh_report_fold_offender(rep, &o, &ops);
 		pop(c, p);
 	}
 	e = member(c, root, "offenders_other", json_type_object, false);
 	if (e) {
+		uint64_t count, accepted;
+
 		p = push(c, "offenders_other", 0);
-		ADD_COUNT(c, "count", rep->other_count, get_u64(c, e, "count"));
-		ADD_COUNT(c, "accepted", rep->other_accepted, get_u64(c, e, "accepted"));
-		rep->other_worst_us = max_u64(rep->other_worst_us, get_u64(c, e, "worst_us"));
+		count = get_u64(c, e, "count");
+		accepted = get_u64(c, e, "accepted");
+		lh_report_fold_other(rep, count, accepted, get_u64(c, e, "worst_us"), &ops);
 		pop(c, p);
 	}
 }
@@ -862,7 +843,7 @@ static void rule_ids(struct ctx *c, json_object *o, const char *key, size_t **v,
 			bad(c, key, "expected rule ids");
 			return;
 		}
-		idx = rule_find(c->l, json_object_get_string(s));
+		idx = lh_report_own_rule_find(c->rep, json_object_get_string(s));
 		if (idx == (size_t)-1) {
 			bad(c, key, "rule '%s' is not in the report's rules",
 			    inert(&c->rep->arena, json_object_get_string(s),
@@ -1096,7 +1077,9 @@ static void load_records(struct ctx *c, json_object *root)
 
 static void load_input(struct ctx *c, json_object *root)
 {
+	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
 	json_object *o = member(c, root, "input", json_type_object, false), *a, *s;
+	struct lh_parse_stats parse = { 0 };
 	struct lh_report *rep = c->rep;
 	size_t i, n, p, unread, accepted;
 
@@ -1105,12 +1088,12 @@ static void load_input(struct ctx *c, json_object *root)
 	p = push(c, "input", 0);
 	unread = rep->inputs_unread;
 	accepted = rep->inputs_accepted;
-	ADD_COUNT(c, "snapshots", rep->parse.snapshots, get_u64(c, o, "snapshots"));
-	ADD_COUNT(c, "skipped", rep->parse.skipped, get_u64(c, o, "skipped"));
-	ADD_COUNT(c, "bad_lines", rep->parse.bad_lines, get_u64(c, o, "bad_lines"));
-	ADD_COUNT(c, "incomplete", rep->parse.incomplete, get_u64(c, o, "incomplete"));
-	ADD_COUNT(c, "cut_lines", rep->parse.cut_lines, get_u64(c, o, "cut_lines"));
-	ADD_COUNT(c, "warnings_total", rep->warnings_total, get_u64(c, o, "warnings_total"));
+	parse.snapshots = get_u64(c, o, "snapshots");
+	parse.skipped = get_u64(c, o, "skipped");
+	parse.bad_lines = get_u64(c, o, "bad_lines");
+	parse.incomplete = get_u64(c, o, "incomplete");
+	parse.cut_lines = get_u64(c, o, "cut_lines");
+	lh_report_fold_parse(rep, &parse, get_u64(c, o, "warnings_total"), &ops);
 	a = array(c, o, "warnings", &n);
 	for (i = 0; i < n; i++) {
 		s = json_object_array_get_idx(a, i);
@@ -1207,42 +1190,6 @@ static bool load_run(struct ctx *c, json_object *root, const char *mode, struct 
 	}
 	pop(c, p);
 	return true;
-}
-
-/* Adds run (a later report's) to the report's run. */
-static void merge_run(struct ctx *c, const struct lh_run_info *run, uint64_t duration_ns)
-{
-	struct lh_report *rep = c->rep;
-	struct lh_run_info *r = &rep->run;
-	int t;
-
-	if (!rep->has_run) {
-		uint64_t armed[LH_TRACER_NR];
-
-		/* armed times were added while the tracers were read */
-		memcpy(armed, r->armed_ns, sizeof(armed));
-		*r = *run;
-		memcpy(r->armed_ns, armed, sizeof(armed));
-		rep->has_run = true;
-		rep->duration_ns = duration_ns;
-		return;
-	}
-	if (run->started_ns && (!r->started_ns || run->started_ns < r->started_ns))
-		r->started_ns = run->started_ns;
-	if (run->ended_ns > r->ended_ns)
-		r->ended_ns = run->ended_ns;
-	ADD_COUNT(c, "duration_s", rep->duration_ns, duration_ns);
-	ADD_COUNT(c, "captures", r->captures, run->captures);
-	ADD_COUNT(c, "sections_lost", r->sections_lost, run->sections_lost);
-	ADD_COUNT(c, "sections_torn", r->sections_torn, run->sections_torn);
-	ADD_COUNT(c, "snapshots_dropped", r->snapshots_dropped, run->snapshots_dropped);
-	for (t = 0; t < LH_TRACER_NR; t++)
-		if (!r->not_measured[t])
-			r->not_measured[t] = run->not_measured[t];
-	if (!r->command_status && run->command_status > 0)
-		r->command_status = run->command_status;
-	r->end_reason = run->end_reason;
-	r->run_id = NULL;	/* several runs */
 }
 
 static void load_irq_stats(struct ctx *c, json_object *root)
@@ -1517,26 +1464,6 @@ static void check_input(struct ctx *c, const struct lh_run_info *run, const char
 	}
 }
 
-bool lh_report_counts_every_section(const struct lh_report *rep)
-{
-	return !rep->has_run || !rep->run.mode || strcmp(rep->run.mode, "record") ||
-	       rep->run.threshold_ns;
-}
-
-const char *lh_report_kernel(const struct lh_report *rep)
-{
-	struct lh_report_kept *worst = NULL;
-	size_t i;
-
-	if (rep->has_run && rep->run.kernel)
-		return rep->run.kernel;
-	/* analyze: the kernel the worst snapshot kept names */
-	for (i = 0; i < rep->nr_heap; i++)
-		if (!worst || rep->heap[i]->rec->latency_us > worst->rec->latency_us)
-			worst = rep->heap[i];
-	return worst ? worst->rec->kernel : NULL;
-}
-
 static void add_merged(struct lh_report_loader *l, const char *name)
 {
 	LH_GROW(l->merged, l->nr_merged + 1, l->alloc_merged);
@@ -1545,6 +1472,7 @@ static void add_merged(struct lh_report_loader *l, const char *name)
 
 static int load(struct ctx *c, json_object *root)
 {
+	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
 	struct lh_report_loader *l = c->l;
 	struct lh_report *rep = c->rep;
 	struct lh_run_info run;
@@ -1593,7 +1521,7 @@ static int load(struct ctx *c, json_object *root)
 	if (load_run(c, root, mode, &run, &duration_ns)) {
 		if (mode && strcmp(mode, "record"))
 			bad(c, "run", "present in a report of mode '%s'", mode);
-		merge_run(c, &run, duration_ns);
+		lh_report_fold_run(rep, &run, duration_ns, &ops);
 	}
 	if (c->failed)
 		return -1;
@@ -1663,7 +1591,6 @@ void lh_report_loader_free(struct lh_report_loader *l)
 	if (!l)
 		return;
 	lh_report_free(l->rep);
-	lh_htab_release(&l->rule_ids);
 	lh_htab_release(&l->runs);
 	lh_htab_release(&l->hists);
 	for (i = 0; i < l->nr_inputs; i++) {

@@ -6,16 +6,18 @@
  *
  * The reader is strict: a report_version it does not know, a missing field, a field of the
  * wrong type, a rule a record names that the report does not list, an offender whose
- * signature does not match its fields: each is an error naming the report and the field
+ * signature does not match its fields, a derived field (worst_gated, a rule's accepted, a
+ * kept record) that the counts contradict: each is an error naming the report and the field
  * ("report 'x.json': tracers.irqsoff.count: expected an integer, got a string"). Fields it
  * does not know are ignored, as doc/report-json.md asks of every consumer. Every string read
  * is made inert (control bytes and invalid UTF-8 as "\xHH"): a report file is input like a
- * trace. Pure: problems go to an lh_diag, nothing is printed.
+ * trace, and its memory is bounded by its size. Pure: problems go to an lh_diag, nothing is
+ * printed.
  *
- * Several reports merge into one: counts add up, maxima and worst sections are the worst of
- * all, offenders and rules are matched by signature and id, histograms add up bucket by
- * bucket, progressions of maxima are merged in time order, records kept in full compete for
- * the same places. They must be of the same board (host and kernel, where the reports say
+ * Several reports merge into one, each read on its own and folded in (report-fold.h): counts
+ * add up, maxima and worst sections are the worst of all, offenders and rules are matched by
+ * signature and id, histograms add up bucket by bucket, progressions of maxima are merged in
+ * time order, records kept in full compete for the same places. They must be of the same board (host and kernel, where the reports say
  * them) and not the same run twice (run_id).
  */
 #ifndef LH_REPORT_LOAD_H
@@ -60,17 +62,6 @@ int lh_report_loader_add_file(struct lh_report_loader *l, const char *path,
  * why in *why (the first error, or "cannot read report 'PATH'"; the caller frees it).
  */
 struct lh_report *lh_report_load_file(const char *path, struct lh_diag *diag, char **why);
-
-/*
- * Return: whether rep's section histograms count every section: an 'analyze' report, or a
- * 'record' run with a threshold (without one a run sees only each new maximum).
- */
-bool lh_report_counts_every_section(const struct lh_report *rep);
-/*
- * Return: the kernel rep is of (borrowed): its run's, else (analyze) the one its worst record
- * kept names; NULL when unknown.
- */
-const char *lh_report_kernel(const struct lh_report *rep);
 
 /*
  * Ends the reading: progressions ordered, records kept trimmed, the gates chosen (the saved

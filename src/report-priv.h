@@ -177,6 +177,7 @@ struct lh_report {
 
 	/* a report read back from files (report-load.c) */
 	struct lh_rules			*own_rules;	/* its rules, by description; freed with it */
+	struct lh_htab			own_rule_ids;	/* own_rules by id (report-fold.c) */
 	struct lh_irqstat		*own_irqstat;	/* its IRQ statistics; freed with it */
 	uint64_t			duration_ns;	/* its run length; 0: ended - started */
 	char				**merged_from;	/* the reports a merge was made of */
@@ -222,6 +223,8 @@ void lh_report_trim_kept(struct lh_report *rep, size_t keep);
  */
 struct lh_report_offender *lh_report_offender(struct lh_report *rep,
 					      const struct lh_signature *sig);
+/* Frees what tr holds; tr is zeroed, ready for reuse. */
+void lh_report_tracer_release(struct lh_report_tracer *tr);
 /* Return: the per-CPU slot of cpu in tr (grown as needed), or NULL when cpu is not tracked. */
 struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu);
 /* Return: the CPU of slot i of a tracer's cpus (-1: unknown). */
@@ -229,6 +232,17 @@ static inline int lh_report_slot_cpu(size_t slot)
 {
 	return (int)slot - 1;
 }
+/*
+ * Return: whether rep's section histograms count every section: an 'analyze' report, or a
+ * 'record' run with a threshold (without one a run sees only each new maximum).
+ */
+bool lh_report_counts_every_section(const struct lh_report *rep);
+/*
+ * Return: the kernel rep is of (borrowed): its run's, else (analyze) the one its worst record
+ * kept names; NULL when unknown.
+ */
+const char *lh_report_kernel(const struct lh_report *rep);
+
 /* Return: the run's length in ns (a merge's: the sum of its runs'). */
 uint64_t lh_report_run_duration_ns(const struct lh_report *rep);
 /*

@@ -111,6 +111,20 @@ static void kept_free(struct lh_report_kept *k)
 	free(k);
 }
 
+void lh_report_tracer_release(struct lh_report_tracer *tr)
+{
+	size_t c;
+
+	for (c = 0; c < tr->nr_cpus; c++) {
+		free(tr->cpus[c].worst);
+		lh_histogram_release(&tr->cpus[c].dist);
+	}
+	free(tr->cpus);
+	free(tr->steps);
+	lh_histogram_release(&tr->hist);
+	memset(tr, 0, sizeof(*tr));
+}
+
 void lh_report_free(struct lh_report *rep)
 {
 	size_t i;
@@ -120,18 +134,8 @@ void lh_report_free(struct lh_report *rep)
 	for (i = 0; i < rep->nr_heap; i++)
 		kept_free(rep->heap[i]);
 	free(rep->heap);
-	for (i = 0; i < LH_TRACER_NR; i++) {
-		struct lh_report_tracer *tr = &rep->tracers[i];
-		size_t c;
-
-		for (c = 0; c < tr->nr_cpus; c++) {
-			free(tr->cpus[c].worst);
-			lh_histogram_release(&tr->cpus[c].dist);
-		}
-		free(tr->cpus);
-		free(tr->steps);
-		lh_histogram_release(&tr->hist);
-	}
+	for (i = 0; i < LH_TRACER_NR; i++)
+		lh_report_tracer_release(&rep->tracers[i]);
 	for (i = 0; i < rep->nr_hists; i++) {
 		lh_histogram_release(&rep->hists[i].h);
 		lh_report_histogram_clear_callers(&rep->hists[i]);
@@ -146,6 +150,7 @@ void lh_report_free(struct lh_report *rep)
 	free(rep->offenders);
 	free(rep->inputs);
 	lh_htab_release(&rep->offender_htab);
+	lh_htab_release(&rep->own_rule_ids);
 	free(rep->rule_agg);
 	for (i = 0; i < rep->nr_warnings; i++)
 		free(rep->warnings[i]);
@@ -1107,6 +1112,26 @@ char *lh_report_gates_text(const struct lh_report *rep, char *buf, size_t len)
 					      lh_duration_format(rep->gate.max_ns[k], d, sizeof(d)));
 	}
 	return buf;
+}
+
+bool lh_report_counts_every_section(const struct lh_report *rep)
+{
+	return !rep->has_run || !rep->run.mode || strcmp(rep->run.mode, "record") ||
+	       rep->run.threshold_ns;
+}
+
+const char *lh_report_kernel(const struct lh_report *rep)
+{
+	struct lh_report_kept *worst = NULL;
+	size_t i;
+
+	if (rep->has_run && rep->run.kernel)
+		return rep->run.kernel;
+	/* analyze: the kernel the worst snapshot kept names */
+	for (i = 0; i < rep->nr_heap; i++)
+		if (!worst || rep->heap[i]->rec->latency_us > worst->rec->latency_us)
+			worst = rep->heap[i];
+	return worst ? worst->rec->kernel : NULL;
 }
 
 uint64_t lh_report_run_duration_ns(const struct lh_report *rep)

@@ -210,17 +210,24 @@ START_TEST(accepted_over_hits)
 }
 END_TEST
 
-/* A kept record is one of its rules' hits: a rule that says none is refused. */
-START_TEST(kept_record_against_rule)
+/* The sample report with path set to v (taken) is refused, saying what. */
+static void assert_refused(const char *path, json_object *v, const char *what)
 {
 	char *buf = sample(2000, NULL);
 	struct lh_diag diag = { 0 };
 
-	buf = edit(buf, "rules.0.hits", json_object_new_int(0));
+	buf = edit(buf, path, v);
 	ck_assert_ptr_null(read_all(&buf, 1, &diag));
-	ck_assert(said(&diag, "rule 'raid-irq-held' hits more records than its hits and accepted say"));
+	ck_assert_msg(said(&diag, what), "not said: %s", what);
 	lh_diag_release(&diag);
 	free(buf);
+}
+
+/* A kept record is one of its rules' hits: a rule that says none is refused. */
+START_TEST(kept_record_against_rule)
+{
+	assert_refused("rules.0.hits", json_object_new_int(0),
+		       "rule 'raid-irq-held' hits more records than its hits and accepted say");
 }
 END_TEST
 
@@ -259,6 +266,14 @@ START_TEST(severity_conflict)
 }
 END_TEST
 
+/* A CPU listed twice in one report is an error, not a sum of the two. */
+START_TEST(cpu_listed_twice)
+{
+	assert_refused("tracers.irqsoff.cpus.1.cpu", json_object_new_int(0),
+		       "tracers.irqsoff.cpus[1].cpu: CPU 0 is listed twice");
+}
+END_TEST
+
 /* json-c holds "{}," in about 800 bytes: such a structure is refused before it is parsed. */
 START_TEST(structure_bounded)
 {
@@ -291,6 +306,7 @@ static Suite *report_load_suite(void)
 	tcase_add_test(tc, kept_record_against_rule);
 	tcase_add_test(tc, worst_gated_checked);
 	tcase_add_test(tc, severity_conflict);
+	tcase_add_test(tc, cpu_listed_twice);
 	tcase_add_test(tc, structure_bounded);
 	suite_add_tcase(s, tc);
 	return s;

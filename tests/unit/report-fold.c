@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of folding reports (src/report-fold.c): two reports' tracers fold into what one
+ * report of all their sections counts (counts add, worsts are the worst, per-CPU views and
+ * progressions kept); a count that would pass 2^64 and histograms whose buckets differ are
+ * told to the caller, naming the field, and never folded as a smaller number.
+ */
+#include <check.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report-fold.h"
+#include "check-main.h"
+#include "report-feed.h"
+
+/* What the fold told its caller. */
+struct told {
+	char	overflow[64];
+	char	misfit[64];
+	int	n;
+};
+
+static void on_overflow(void *arg, const char *field)
+{
+	struct told *t = arg;
+
+	snprintf(t->overflow, sizeof(t->overflow), "%s", field ? field : "");
+	t->n++;
+}
+
+static void on_misfit(void *arg, const char *field)
+{
+	struct told *t = arg;
+
+	snprintf(t->misfit, sizeof(t->misfit), "%s", field ? field : "");
+	t->n++;
+}
+
+START_TEST(fold_like_one_report)
+{
+	struct lh_report *a = lh_report_alloc(NULL, NULL), *b = lh_report_alloc(NULL, NULL);
+	struct lh_report *all = lh_report_alloc(NULL, NULL);
+	const struct lh_report_tracer *one = &all->tracers[LH_TRACER_IRQSOFF];
+	struct lh_report_tracer dst = { 0 };
+	struct told told = { 0 };
+	const struct lh_report_fold_ops ops = { on_overflow, on_misfit, &told };
+
+	add(a, LH_TRACER_IRQSOFF, 40, 0, NULL, 3);
+	add(a, LH_TRACER_IRQSOFF, 900, 1, NULL, 1);
+	add(b, LH_TRACER_IRQSOFF, 2000, 3, NULL, 1);
+	add(b, LH_TRACER_IRQSOFF, 30, 0, NULL, 2);
+	add(all, LH_TRACER_IRQSOFF, 40, 0, NULL, 3);
+	add(all, LH_TRACER_IRQSOFF, 900, 1, NULL, 1);
+	add(all, LH_TRACER_IRQSOFF, 2000, 3, NULL, 1);
+	add(all, LH_TRACER_IRQSOFF, 30, 0, NULL, 2);
+	ck_assert_int_eq(lh_report_fold_tracer(&dst, &a->tracers[LH_TRACER_IRQSOFF], &ops), 0);
+	ck_assert_int_eq(lh_report_fold_tracer(&dst, &b->tracers[LH_TRACER_IRQSOFF], &ops), 0);
+	ck_assert_int_eq(told.n, 0);
+	ck_assert_uint_eq(dst.count, 7);
+	ck_assert_uint_eq(dst.count, one->count);
+	ck_assert(dst.worst.set);
+	ck_assert_uint_eq(dst.worst.latency_us, 2000);
+	ck_assert_int_eq(dst.worst.cpu, 3);
+	ck_assert_uint_eq(dst.hist.count, one->hist.count);
+	ck_assert_uint_eq(dst.hist.max_ns, one->hist.max_ns);
+	ck_assert_uint_eq(dst.hist.sum_ns, one->hist.sum_ns);
+	ck_assert_uint_eq(dst.nr_cpus, one->nr_cpus);
+	ck_assert_uint_eq(dst.cpus[1].count, 5);	/* CPU 0: 3 + 2 */
+	ck_assert_uint_eq(dst.cpus[1].max_us, 40);
+	ck_assert_uint_eq(dst.cpus[4].count, 1);	/* CPU 3 */
+	ck_assert_uint_eq(dst.cpus[4].worst->latency_us, 2000);
+	ck_assert_uint_eq(dst.cpus[1].dist.count, one->cpus[1].dist.count);
+	/* each report's steps are kept: ordering them is the caller's, once all are in */
+	ck_assert_uint_eq(dst.nr_steps, a->tracers[LH_TRACER_IRQSOFF].nr_steps +
+			  b->tracers[LH_TRACER_IRQSOFF].nr_steps);
+	lh_report_tracer_release(&dst);
+	lh_report_free(a);
+	lh_report_free(b);
+	lh_report_free(all);
+}
+END_TEST
+
+START_TEST(count_past_2_64_said)
+{
+	struct lh_report_tracer dst = { 0 }, src = { 0 };
+	struct told told = { 0 };
+	const struct lh_report_fold_ops ops = { on_overflow, on_misfit, &told };
+
+	dst.count = ULONG_MAX - 1;
+	src.count = 2;
+	ck_assert_int_eq(lh_report_fold_tracer(&dst, &src, &ops), -1);
+	ck_assert_str_eq(told.overflow, "count");
+	/* never a small number that a gate would pass: it stays at its largest */
+	ck_assert_uint_eq(dst.count, ULONG_MAX);
+	lh_report_tracer_release(&dst);
+}
+END_TEST
+
+START_TEST(histograms_fold_one_way)
+{
+	struct lh_histogram a = { 0 }, b = { 0 }, c = { 0 };
+
+	lh_histogram_add(&a, 1000);
+	lh_histogram_add(&b, 1000);
+	a.sum_ns = UINT64_MAX - 1;
+	/* the sum only gives the mean: it saturates */
+	ck_assert_int_eq(lh_report_fold_hist(&a, &b), LH_REPORT_FOLD_OK);
+	ck_assert_uint_eq(a.count, 2);
+	ck_assert_uint_eq(a.sum_ns, UINT64_MAX);
+	/* a count that would wrap is refused, a is unchanged */
+	b.count = UINT64_MAX;
+	ck_assert_int_eq(lh_report_fold_hist(&a, &b), LH_REPORT_FOLD_OVERFLOW);
+	ck_assert_uint_eq(a.count, 2);
+	/* a bucket that overlaps another is refused */
+	ck_assert_int_eq(lh_histogram_add_bucket(&c, 900, 1500, 1), 0);
+	ck_assert_int_eq(lh_report_fold_hist(&a, &c), LH_REPORT_FOLD_MISFIT);
+	ck_assert_uint_eq(a.count, 2);
+	lh_histogram_release(&a);
+	lh_histogram_release(&b);
+	lh_histogram_release(&c);
+}
+END_TEST
+
+START_TEST(tracer_histogram_misfit_said)
+{
+	struct lh_report_tracer dst = { 0 }, src = { 0 };
+	struct told told = { 0 };
+	const struct lh_report_fold_ops ops = { on_overflow, on_misfit, &told };
+
+	lh_histogram_add(&dst.hist, 1000);
+	ck_assert_int_eq(lh_histogram_add_bucket(&src.hist, 900, 1500, 1), 0);
+	ck_assert_int_eq(lh_report_fold_tracer(&dst, &src, &ops), -1);
+	ck_assert_str_eq(told.misfit, "histogram");
+	ck_assert_uint_eq(dst.hist.count, 1);
+	lh_report_tracer_release(&dst);
+	lh_report_tracer_release(&src);
+}
+END_TEST
+
+START_TEST(worst_is_the_worst)
+{
+	struct lh_report_where d = { .set = true, .latency_us = 50, .cpu = 1 };
+	struct lh_report_where s = { .set = true, .latency_us = 40, .cpu = 2 }, none = { 0 };
+
+	lh_report_fold_where(&d, &s);
+	ck_assert_int_eq(d.cpu, 1);
+	lh_report_fold_where(&d, &none);
+	ck_assert_uint_eq(d.latency_us, 50);
+	s.latency_us = 60;
+	lh_report_fold_where(&d, &s);
+	ck_assert_int_eq(d.cpu, 2);
+	ck_assert_uint_eq(d.latency_us, 60);
+}
+END_TEST
+
+static Suite *report_fold_suite(void)
+{
+	Suite *s = suite_create("report-fold");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, fold_like_one_report);
+	tcase_add_test(tc, count_past_2_64_said);
+	tcase_add_test(tc, histograms_fold_one_way);
+	tcase_add_test(tc, tracer_histogram_misfit_said);
+	tcase_add_test(tc, worst_is_the_worst);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+LH_CHECK_MAIN(report_fold_suite)
