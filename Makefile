@@ -17,7 +17,7 @@ WERROR		?= -Werror
 CFLAGS		?= $(OPT)
 LH_CFLAGS	:= -std=gnu11 -pthread -Wall -Wextra $(WERROR) -Wno-unused-parameter \
 		   -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
-		   -D_GNU_SOURCE -DLH_VERSION='"$(VERSION)"' \
+		   -D_GNU_SOURCE $(PORT_CFLAGS) -DLH_VERSION='"$(VERSION)"' \
 		   -DLH_RULES_DIR='"$(DATADIR)/rules"' $(HS_CFLAGS) \
 		   $(shell $(PKG_CONFIG) --cflags $(PKGS))
 LIBS		:= $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -pthread
