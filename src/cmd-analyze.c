@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -247,7 +248,7 @@ static void judge_input(struct input *inp, const struct lh_parser *p,
 {
 	const struct lh_parse_stats *st = lh_parser_stats(p);
 	const char *skip = lh_parser_first_skip(p);
-	unsigned long n = st->snapshots - before->snapshots, k = st->skipped - before->skipped;
+	uint64_t n = st->snapshots - before->snapshots, k = st->skipped - before->skipped;
 	char reason[256];
 
 	inp->in.snapshots = n;
@@ -259,10 +260,10 @@ static void judge_input(struct input *inp, const struct lh_parser *p,
 		       inp->binary ? "binary data, not the text of a latency trace" :
 		       lh_parser_why_empty(p, reason, sizeof(reason)) ?: "none found");
 	else if (!n)
-		unread(inp, "no latency snapshot read from trace '%s': %lu skipped as malformed (%s)",
+		unread(inp, "no latency snapshot read from trace '%s': %" PRIu64 " skipped as malformed (%s)",
 		       inp->shown, k, skip ? skip : "?");
 	else if (k)
-		unread(inp, "trace '%s': %lu of %lu snapshots skipped as malformed (%s)",
+		unread(inp, "trace '%s': %" PRIu64 " of %" PRIu64 " snapshots skipped as malformed (%s)",
 		       inp->shown, k, k + n, skip ? skip : "?");
 }
 
