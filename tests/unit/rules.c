@@ -1655,7 +1655,8 @@ START_TEST(test_prefilter_differential)
 	FILE *f = open_memstream(&text, &len), *sf = open_memstream(&shipped, &slen);
 	FILE *lf = open_memstream(&local, &llen);
 	bool pf = have_prefilter();
-	static const char *const files[] = { "console", "graphics", "kernel", "mm", "storage" };
+	static const char *const files[] = { "arm", "console", "graphics", "kernel", "mm",
+					      "storage" };
 
 	for (i = 0; i < LH_ARRAY_SIZE(tricky_patterns); i++) {
 		pcre2_code *code;
