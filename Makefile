@@ -50,7 +50,8 @@ tests/unit/%.t: tests/unit/%.c $(LIB_OBJS) $(wildcard src/*.h tests/unit/*.h)
 unit: $(UNIT_BINS)
 
 # The README's test command. Installs what it needs (tests/deps.sh), then runs unit, CLI,
-# live-tracefs and real-kernel (QEMU) tests and prints one 'N passed, N failed' line.
+# live-tracefs, real-kernel (QEMU) and ARM cross-build (qemu-user) tests and prints one
+# 'N passed, N failed' line.
 check: deps lathound unit
 	tests/run-all
 
@@ -62,6 +63,11 @@ check-host: lathound unit
 
 check-vm: deps lathound
 	tests/run-all vm
+
+# arm64 and armhf cross-builds (in .cross/), their tests under QEMU user-mode emulation, with
+# more CLI scripts than make check runs (tests/cross/run)
+check-cross: deps lathound
+	LH_CROSS_CLI=more tests/run-all cross
 
 deps:
 	@tests/deps.sh
@@ -117,9 +123,10 @@ uninstall:
 
 clean:
 	rm -f lathound src/*.o tests/unit/*.t
+	rm -rf .cross
 	-$(MAKE) -C tests/fuzz clean 2>/dev/null
 
-.PHONY: all unit check check-unit check-host check-vm deps demo fuzz bench bench-live bench-vm \
+.PHONY: all unit check check-unit check-host check-vm check-cross deps demo fuzz bench bench-live bench-vm \
 	bench-vm-soak \
 	valgrind install \
 	uninstall clean
