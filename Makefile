@@ -17,7 +17,7 @@ WERROR		?= -Werror
 CFLAGS		?= $(OPT)
 LH_CFLAGS	:= -std=gnu11 -pthread -Wall -Wextra $(WERROR) -Wno-unused-parameter \
 		   -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
-		   -D_GNU_SOURCE -DLH_VERSION='"$(VERSION)"' \
+		   -D_GNU_SOURCE $(PORT_CFLAGS) -DLH_VERSION='"$(VERSION)"' \
 		   -DLH_RULES_DIR='"$(DATADIR)/rules"' $(HS_CFLAGS) \
 		   $(shell $(PKG_CONFIG) --cflags $(PKGS))
 LIBS		:= $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -pthread
@@ -50,7 +50,8 @@ tests/unit/%.t: tests/unit/%.c $(LIB_OBJS) $(wildcard src/*.h tests/unit/*.h)
 unit: $(UNIT_BINS)
 
 # The README's test command. Installs what it needs (tests/deps.sh), then runs unit, CLI,
-# live-tracefs and real-kernel (QEMU) tests and prints one 'N passed, N failed' line.
+# live-tracefs, real-kernel (QEMU) and ARM cross-build (qemu-user) tests and prints one
+# 'N passed, N failed' line.
 check: deps lathound unit
 	tests/run-all
 
@@ -67,6 +68,11 @@ check-vm: deps lathound
 # 2-CPU boot too, beside Debian's arm64 RT kernel.
 check-arm64: deps lathound
 	LH_VM_SET=all tests/run-all vm-arm64
+
+# arm64 and armhf cross-builds (in .cross/), their tests under QEMU user-mode emulation, with
+# more CLI scripts than make check runs (tests/cross/run)
+check-cross: deps lathound
+	LH_CROSS_CLI=more tests/run-all cross
 
 deps:
 	@tests/deps.sh
@@ -127,9 +133,10 @@ uninstall:
 
 clean:
 	rm -f lathound src/*.o tests/unit/*.t
+	rm -rf .cross
 	-$(MAKE) -C tests/fuzz clean 2>/dev/null
 
-.PHONY: all unit check check-unit check-host check-vm check-arm64 deps demo fuzz bench bench-live bench-vm \
+.PHONY: all unit check check-unit check-host check-vm check-arm64 check-cross deps demo fuzz bench bench-live bench-vm \
 	bench-vm-arch bench-vm-soak \
 	valgrind install \
 	uninstall clean

@@ -11,3 +11,7 @@ ifeq ($(VECTORSCAN),yes)
 PKGS		+= libhs
 HS_CFLAGS	:= -DLH_HAVE_VECTORSCAN
 endif
+# 64-bit file offsets, inode numbers and time_t on 32-bit targets too (armhf): without them
+# readdir() and stat() fail with EOVERFLOW on today's file systems and times wrap in 2038.
+# No effect on 64-bit targets; none of the libraries above has off_t or time_t in its API.
+PORT_CFLAGS	:= -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -287,9 +288,9 @@ static void judge_input(struct input *inp, const struct lh_parser *p,
 {
 	const struct lh_parse_stats *st = lh_parser_stats(p);
 	const char *skip = lh_parser_first_skip(p);
-	unsigned long n = st->snapshots - before->snapshots, k = st->skipped - before->skipped;
-	unsigned long c = st->cut - before->cut, bad = st->bad_lines - before->bad_lines;
-	unsigned long odd = st->odd_entries - before->odd_entries;
+	uint64_t n = st->snapshots - before->snapshots, k = st->skipped - before->skipped;
+	uint64_t c = st->cut - before->cut, bad = st->bad_lines - before->bad_lines;
+	uint64_t odd = st->odd_entries - before->odd_entries;
 	char reason[256];
 
 	inp->in.snapshots = n;
@@ -301,10 +302,10 @@ static void judge_input(struct input *inp, const struct lh_parser *p,
 		       inp->binary ? "binary data, not the text of a latency trace" :
 		       lh_parser_why_empty(p, reason, sizeof(reason)) ?: "none found");
 	else if (!n)
-		unread(inp, "no latency snapshot read from trace '%s': %lu skipped as malformed (%s)",
+		unread(inp, "no latency snapshot read from trace '%s': %" PRIu64 " skipped as malformed (%s)",
 		       inp->shown, k, skip ? skip : "?");
 	else if (k)
-		unread(inp, "trace '%s': %lu of %lu snapshots skipped as malformed (%s)",
+		unread(inp, "trace '%s': %" PRIu64 " of %" PRIu64 " snapshots skipped as malformed (%s)",
 		       inp->shown, k, k + n, skip ? skip : "?");
 	else if (c)
 		unread(inp, "trace '%s': %lu of %lu snapshots cut, read in part (%s)", inp->shown, c,

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -322,7 +323,7 @@ static void on_status(void *arg, const struct lh_recorder *rec, uint64_t now)
 					(double)st->tracer[t].blind_ns / NS_PER_S);
 		if (n < sizeof(line))
 			n += (size_t)snprintf(line + n, sizeof(line) - n,
-					      " | %lu captured, %lu lost, %lu rule hits",
+					      " | %lu captured, %lu lost, %" PRIu64 " rule hits",
 					      st->captures, st->lost, lh_report_rule_hits(rep));
 	} else if (n < sizeof(line)) {
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | irq statistics only");

@@ -5,6 +5,7 @@
  * (junit.h), each with the same verdict.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
@@ -111,7 +112,7 @@ static void acc_kernel(struct acc *a, const struct lh_report *rep, enum lh_trace
 	a->k_ok = false;
 }
 
-static void acc_add(struct acc *a, unsigned long count, uint64_t worst_us,
+static void acc_add(struct acc *a, uint64_t count, uint64_t worst_us,
 		    const struct lh_histogram *h, bool every)
 {
 	if (!count)
@@ -338,7 +339,7 @@ static void compare_tracers(struct lh_diff *d)
 struct sig {
 	const char	*text;
 	bool		new;
-	unsigned long	count;
+	uint64_t	count;
 	uint64_t	worst_us;
 };
 
@@ -365,7 +366,7 @@ static int cmp_offender(const void *a, const void *b)
 }
 
 static size_t side_sigs(const struct lh_diff_side *s, bool new, struct sig *v, size_t n,
-			unsigned long *other)
+			uint64_t *other)
 {
 	size_t i, j;
 
@@ -393,7 +394,7 @@ static size_t side_nr_offenders(const struct lh_diff_side *s)
 static void compare_offenders(struct lh_diff *d)
 {
 	size_t n = side_nr_offenders(&d->base) + side_nr_offenders(&d->new), i, j, k;
-	unsigned long other_base = 0, other_new = 0;
+	uint64_t other_base = 0, other_new = 0;
 	struct sig *v = lh_xcalloc(n + 1, sizeof(*v));
 
 	n = side_sigs(&d->base, false, v, 0, &other_base);
@@ -404,7 +405,7 @@ static void compare_offenders(struct lh_diff *d)
 		struct lh_diff_offender o = { .signature = v[i].text };
 
 		for (j = i; j < n && !strcmp(v[j].text, v[i].text); j++) {
-			unsigned long *count = v[j].new ? &o.new_count : &o.base_count;
+			uint64_t *count = v[j].new ? &o.new_count : &o.base_count;
 			uint64_t *worst = v[j].new ? &o.new_worst_us : &o.base_worst_us;
 
 			*count += v[j].count;
@@ -427,7 +428,7 @@ static void compare_offenders(struct lh_diff *d)
 	if (!d->gate.has_max_new)
 		return;
 	if (other_base || other_new) {
-		set_error(d, lh_xasprintf("--max-new-offenders cannot be judged: %lu sections went to the 'other' offender group (more than %d signatures)",
+		set_error(d, lh_xasprintf("--max-new-offenders cannot be judged: %" PRIu64 " sections went to the 'other' offender group (more than %d signatures)",
 					  other_base + other_new, LH_REPORT_SIGNATURES));
 		return;
 	}
@@ -446,8 +447,8 @@ struct rule_sum {
 	enum lh_severity	severity;
 	size_t			first;		/* the report that first had it */
 	size_t			conflict;	/* one that gives it another severity, or 0 */
-	unsigned long		hits;
-	unsigned long		unevaluated;
+	uint64_t		hits;
+	uint64_t		unevaluated;
 };
 
 /* Return: the rules rep was judged by. */
@@ -546,7 +547,7 @@ static void compare_rules(struct lh_diff *d)
 				gated = n.severity != LH_SEV_IGNORE && n.severity >= d->gate.fail_on_new &&
 					d->gate.fail_on_new != LH_GATE_FAIL_NONE;
 				if (gated && (b.unevaluated || n.unevaluated))
-					set_error(d, lh_xasprintf("--fail-on-new cannot be judged: rule '%s' could not be evaluated on %lu record%s",
+					set_error(d, lh_xasprintf("--fail-on-new cannot be judged: rule '%s' could not be evaluated on %" PRIu64 " record%s",
 								  id, b.unevaluated + n.unevaluated,
 								  b.unevaluated + n.unevaluated == 1 ? "" : "s"));
 				if (n.hits <= b.hits)
@@ -558,7 +559,7 @@ static void compare_rules(struct lh_diff *d)
 					.failed = gated && !b.hits,
 				};
 				if (gated && !b.hits)
-					violation(d, lh_xasprintf("rule '%s' (%s) hit %lu record%s, none in the base%s, at or above --fail-on-new %s",
+					violation(d, lh_xasprintf("rule '%s' (%s) hit %" PRIu64 " record%s, none in the base%s, at or above --fail-on-new %s",
 								  id, lh_severity_name(n.severity), n.hits,
 								  n.hits == 1 ? "" : "s",
 								  b.seen ? "" : " (the base reports lack the rule)",
@@ -869,14 +870,14 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	for (i = 0; i < d->nr_offenders; i++) {
 		const struct lh_diff_offender *o = &d->offenders[i];
 
-		fprintf(out, "  %-5s %lluus -> %lluus (%lu -> %lu sections)  %s\n",
+		fprintf(out, "  %-5s %lluus -> %lluus (%" PRIu64 " -> %" PRIu64 " sections)  %s\n",
 			change_names[o->change], (unsigned long long)o->base_worst_us,
 			(unsigned long long)o->new_worst_us, o->base_count, o->new_count,
 			o->signature);
 	}
 	fprintf(out, "\nRules whose hits grew: %zu\n", d->nr_rules);
 	for (i = 0; i < d->nr_rules; i++)
-		fprintf(out, "  %s (%s): %lu -> %lu%s%s\n", d->rules[i].id,
+		fprintf(out, "  %s (%s): %" PRIu64 " -> %" PRIu64 "%s%s\n", d->rules[i].id,
 			lh_severity_name(d->rules[i].severity), d->rules[i].base_hits,
 			d->rules[i].new_hits, d->rules[i].in_base ? "" : " (not in the base rules)",
 			d->rules[i].failed ? "  FAIL" : "");
@@ -1068,7 +1069,7 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 	for (i = 0; i < d->nr_rules; i++) {
 		if (!d->rules[i].failed)
 			continue;
-		s = lh_xasprintf("%s%s'%s' %lu new hits", rules ? rules : "", rules ? "; " : "",
+		s = lh_xasprintf("%s%s'%s' %" PRIu64 " new hits", rules ? rules : "", rules ? "; " : "",
 				 d->rules[i].id, d->rules[i].new_hits);
 		free(rules);
 		rules = s;

@@ -100,7 +100,7 @@ enum lh_diff_change { LH_DIFF_NEW, LH_DIFF_GROWN, LH_DIFF_GONE };
 struct lh_diff_offender {
 	const char		*signature;	/* borrowed from a report */
 	enum lh_diff_change	change;
-	unsigned long		base_count, new_count;
+	uint64_t		base_count, new_count;
 	uint64_t		base_worst_us, new_worst_us;
 };
 
@@ -108,7 +108,7 @@ struct lh_diff_rule {
 	const char		*id;		/* borrowed from a report */
 	enum lh_severity	severity;	/* as the new side's rules say, else the base's */
 	bool			in_base;	/* the base reports had the rule */
-	unsigned long		base_hits, new_hits;	/* on records not accepted */
+	uint64_t		base_hits, new_hits;	/* on records not accepted */
 	bool			failed;		/* new hits at or above --fail-on-new */
 };
 

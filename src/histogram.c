@@ -168,12 +168,16 @@ int lh_histogram_merge(struct lh_histogram *dst, const struct lh_histogram *src)
 	return 0;
 }
 
-/* Return: ceil(count * num / den), without overflow. */
+/*
+ * Return: ceil(count * num / den), without overflow and without a 128-bit type (32-bit ARM
+ * has none): count = q * den + r, so the rank is q * num + ceil(r * num / den), where
+ * r * num < den * num stays small.
+ */
 static uint64_t rank(uint64_t count, unsigned int i)
 {
-	unsigned __int128 r = (unsigned __int128)count * pct_num[i];
+	uint64_t q = count / pct_den[i], r = count % pct_den[i];
 
-	return (uint64_t)((r + pct_den[i] - 1) / pct_den[i]);
+	return q * pct_num[i] + (r * pct_num[i] + pct_den[i] - 1) / pct_den[i];
 }
 
 bool lh_histogram_percentile(const struct lh_histogram *h, unsigned int i, uint64_t *lo_ns,

@@ -4,6 +4,7 @@
  * on the fleet's worst, and the writers (text, JSON, JUnit XML).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -181,7 +182,7 @@ static size_t host_of(struct lh_merge *m, const struct lh_report *rep)
  * rest on a sum that went round: *sum stays at its largest). Return: 0, or -1.
  */
 static int count_add(struct lh_merge *m, const char *name, const char *what,
-		     unsigned long *sum, uint64_t n)
+		     uint64_t *sum, uint64_t n)
 {
 	if (!LH_ADD_CHECKED(*sum, n))
 		return 0;
@@ -466,13 +467,13 @@ static void judge_rules(struct lh_merge *m)
 		if (r->severity == LH_SEV_IGNORE || r->severity < m->o.gate.fail_on)
 			continue;
 		if (r->unevaluated) {
-			error(m, lh_xasprintf("rule %s (%s) could not be evaluated on %lu section%s: --fail-on %s cannot be judged",
+			error(m, lh_xasprintf("rule %s (%s) could not be evaluated on %" PRIu64 " section%s: --fail-on %s cannot be judged",
 					      r->id, lh_severity_name(r->severity), r->unevaluated,
 					      r->unevaluated == 1 ? "" : "s",
 					      lh_gate_fail_on_name(&m->o.gate)));
 		} else if (r->gate_hits) {
 			lh_verdict_violation(&m->verdict,
-				lh_xasprintf("rule %s (%s) hit %lu time%s on %zu host%s, worst %s",
+				lh_xasprintf("rule %s (%s) hit %" PRIu64 " time%s on %zu host%s, worst %s",
 					     r->id, lh_severity_name(r->severity), r->gate_hits,
 					     r->gate_hits == 1 ? "" : "s", r->hosts.nr,
 					     r->hosts.nr == 1 ? "" : "s",
@@ -623,7 +624,7 @@ static void write_text_tracers(const struct lh_merge *m, FILE *out)
 		if (!mt->sections)
 			continue;
 		any = true;
-		fprintf(out, "  %-15s %10lu %10s %10s  %s\n", lh_tracer_name(lh_tracer_at(i)),
+		fprintf(out, "  %-15s %10" PRIu64 " %10s %10s  %s\n", lh_tracer_name(lh_tracer_at(i)),
 			mt->sections, fmt_worst(mt->seen, mt->worst_us, a, sizeof(a)),
 			fmt_worst(mt->gate_seen, mt->gate_worst_us, b, sizeof(b)),
 			mt->seen ? fit(host_name(&m->hosts[mt->worst_host], name, sizeof(name)),
@@ -677,7 +678,7 @@ static void write_text_sigs(const struct lh_merge *m, FILE *out)
 	for (i = 0; i < m->nr_sigs && i < TEXT_SIGNATURES; i++) {
 		const struct lh_merge_sig *s = &m->sigs[v[i]];
 
-		fprintf(out, "  %zu host%s, %lu section%s, worst %s on %s\n", s->hosts.nr,
+		fprintf(out, "  %zu host%s, %" PRIu64 " section%s, worst %s on %s\n", s->hosts.nr,
 			s->hosts.nr == 1 ? "" : "s", s->sections, s->sections == 1 ? "" : "s",
 			fmt_worst(true, s->worst_us, w, sizeof(w)),
 			fit(host_name(&m->hosts[s->worst_host], name, sizeof(name)), 30, cut));
@@ -687,7 +688,7 @@ static void write_text_sigs(const struct lh_merge *m, FILE *out)
 		fprintf(out, "  and %zu more (the JSON report lists them all)\n",
 			m->nr_sigs - TEXT_SIGNATURES);
 	if (m->other_sections)
-		fprintf(out, "  other (past %d signatures): %lu sections, worst %s\n",
+		fprintf(out, "  other (past %d signatures): %" PRIu64 " sections, worst %s\n",
 			LH_MERGE_SIGNATURES, m->other_sections,
 			fmt_worst(true, m->other_worst_us, w, sizeof(w)));
 	free(v);
@@ -709,7 +710,7 @@ static void write_text_rules(const struct lh_merge *m, FILE *out)
 
 		if (!r->hits && !r->unevaluated)
 			continue;
-		fprintf(out, "  %-30s %-9s %10lu %6zu %10s %lu\n", fit(r->id, 30, cut),
+		fprintf(out, "  %-30s %-9s %10" PRIu64 " %6zu %10s %" PRIu64 "\n", fit(r->id, 30, cut),
 			lh_severity_name(r->severity), r->hits, r->hosts.nr,
 			fmt_worst(r->hits, r->worst_us, w, sizeof(w)), r->unevaluated);
 	}
@@ -1116,7 +1117,7 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 		if (!mt->sections)
 			continue;
 		snprintf(name, sizeof(name), "%s fleet worst", tn);
-		s = lh_xasprintf("worst %s on %s, %lu sections", fmt_worst(mt->seen, mt->worst_us,
+		s = lh_xasprintf("worst %s on %s, %" PRIu64 " sections", fmt_worst(mt->seen, mt->worst_us,
 									  a, sizeof(a)),
 				 mt->seen ? host_name(&m->hosts[mt->worst_host], hn, sizeof(hn)) :
 				 "-", mt->sections);
@@ -1127,12 +1128,12 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 		free(s);
 	}
 	if (rules) {
-		unsigned long hits = 0;
+		uint64_t hits = 0;
 
 		for (i = 0; i < m->nr_rules; i++)
 			hits += m->rules[i].hits;
 		snprintf(name, sizeof(name), "rules --fail-on %s", lh_gate_fail_on_name(&m->o.gate));
-		s = lh_xasprintf("%lu rule hits across the fleet", hits);
+		s = lh_xasprintf("%" PRIu64 " rule hits across the fleet", hits);
 		ret |= lh_junit_case(out, &(struct lh_junit_case){
 			.classname = "lathound.merge", .name = name, .failure = rule_fail, .out = s,
 		});

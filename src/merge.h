@@ -44,18 +44,18 @@ struct lh_merge_host {
 	unsigned long	reports;
 	unsigned long	reports_fail;		/* whose own verdict is fail */
 	unsigned long	reports_error;		/* whose own verdict is error (accepted) */
-	unsigned long	sections[LH_TRACER_NR];
+	uint64_t	sections[LH_TRACER_NR];
 	uint64_t	worst_us[LH_TRACER_NR];
 };
 
 struct lh_merge_cpu {
-	unsigned long		sections;
+	uint64_t		sections;
 	uint64_t		worst_us;
 	struct lh_histogram	dist;
 };
 
 struct lh_merge_tracer {
-	unsigned long		sections;
+	uint64_t		sections;
 	bool			measured;	/* sections counted, or a run had it armed */
 	bool			seen;
 	uint64_t		worst_us;	/* over every section */
@@ -79,7 +79,7 @@ struct lh_merge_hosts {
 struct lh_merge_sig {
 	char			*signature;	/* the report's (lh_signature_text()) */
 	enum lh_tracer		tracer;
-	unsigned long		sections;
+	uint64_t		sections;
 	uint64_t		worst_us;
 	size_t			worst_host;
 	struct lh_merge_hosts	hosts;
@@ -88,9 +88,9 @@ struct lh_merge_sig {
 struct lh_merge_rule {
 	char			*id;
 	enum lh_severity	severity;
-	unsigned long		hits;
-	unsigned long		gate_hits;	/* on sections no 'ignore' rule accepted */
-	unsigned long		unevaluated;
+	uint64_t		hits;
+	uint64_t		gate_hits;	/* on sections no 'ignore' rule accepted */
+	uint64_t		unevaluated;
 	uint64_t		worst_us;
 	struct lh_merge_hosts	hosts;
 };
@@ -114,7 +114,7 @@ struct lh_merge {
 	struct lh_merge_sig	*sigs;
 	size_t			nr_sigs, alloc_sigs;
 	struct lh_htab		sig_htab;
-	unsigned long		other_sections;	/* signatures past the bound, or a report's other */
+	uint64_t		other_sections;	/* signatures past the bound, or a report's other */
 	uint64_t		other_worst_us;
 	struct lh_merge_rule	*rules;
 	size_t			nr_rules, alloc_rules;

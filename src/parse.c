@@ -32,6 +32,7 @@
  * Every string a record holds goes through lh_record_strndup(): control bytes and invalid
  * UTF-8 become "\xHH" there, once, so that no writer ever prints a trace's raw bytes.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,7 +261,7 @@ static bool parse_int(const char **pp, const char *e, int *v)
 {
 	const char *s = *pp;
 	bool neg = false;
-	long n = 0;
+	int64_t n = 0;
 
 	if (s < e && (*s == '-' || *s == '+'))
 		neg = *s++ == '-';
@@ -268,7 +269,7 @@ static bool parse_int(const char **pp, const char *e, int *v)
 		return false;
 	for (; s < e && is_digit(*s); s++) {
 		n = n * 10 + (*s - '0');
-		if (n > 0x7fffffffL)
+		if (n > INT_MAX)
 			return false;
 	}
 	*v = neg ? (int)-n : (int)n;

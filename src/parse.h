@@ -36,18 +36,18 @@ struct lh_parser;
 /* What the parser saw and what it could not use; shown in every report. */
 struct lh_parse_stats {
 	unsigned long	lines;
-	unsigned long	snapshots;	/* records handed to the callback */
-	unsigned long	skipped;	/* snapshots dropped as malformed or truncated */
-	unsigned long	bad_lines;	/* lines that matched no known layout */
-	unsigned long	incomplete;	/* records whose body is elided or cut */
-	unsigned long	cut;		/* of those, the ones whose body is cut (not read in full) */
-	unsigned long	cut_lines;	/* lines longer than LH_PARSE_LINE_MAX */
+	uint64_t	snapshots;	/* records handed to the callback */
+	uint64_t	skipped;	/* snapshots dropped as malformed or truncated */
+	uint64_t	bad_lines;	/* lines that matched no known layout */
+	uint64_t	incomplete;	/* records whose body is elided or cut */
+	uint64_t	cut;		/* of those, the ones whose body is cut (not read in full) */
+	uint64_t	cut_lines;	/* lines longer than LH_PARSE_LINE_MAX */
 	/*
 	 * timed entries whose text after the time is no function call, "name: args" event or
 	 * wakeup line, or an irq event without its fields: other tools' output in a published
 	 * trace, damage in a kernel's own text (a trace.dat's)
 	 */
-	unsigned long	odd_entries;
+	uint64_t	odd_entries;
 };
 
 /*

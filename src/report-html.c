@@ -9,6 +9,7 @@
  * a tag or end an attribute.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,8 +292,8 @@ static void write_tracers(const struct lh_report *rep, FILE *out)
 
 		if (!tr->count)
 			continue;
-		fprintf(out, "<tr><td>%s</td><td class=\"n\">%llu us</td><td class=\"n\">%lu</td>"
-			"<td class=\"n\">%lu</td><td>%s</td>", lh_tracer_name(lh_tracer_at(i)),
+		fprintf(out, "<tr><td>%s</td><td class=\"n\">%llu us</td><td class=\"n\">%" PRIu64 "</td>"
+			"<td class=\"n\">%" PRIu64 "</td><td>%s</td>", lh_tracer_name(lh_tracer_at(i)),
 			(unsigned long long)wh->latency_us, tr->count, tr->accepted,
 			cpu_name(wh->cpu, cpu, sizeof(cpu)));
 		td_task(out, wh->comm, wh->pid);
@@ -540,7 +541,7 @@ static void write_progression(const struct lh_report *rep, FILE *out)
 			lh_svg_legend(&c, names, colors, series);
 		lh_svg_end(&c);
 		if (tr->steps_dropped)
-			fprintf(out, "<p class=\"note\">%lu steps not kept</p>\n", tr->steps_dropped);
+			fprintf(out, "<p class=\"note\">%" PRIu64 " steps not kept</p>\n", tr->steps_dropped);
 	}
 }
 
@@ -581,8 +582,8 @@ static void write_offenders(const struct lh_report *rep, FILE *out)
 		for (k = 0; k < rep->nr_heap && !r; k++)
 			if (!strcmp(kept[k]->signature, o->signature))
 				r = kept[k]->rec;
-		fprintf(out, "<tr class=\"offender\"><td class=\"n\">%llu us</td><td class=\"n\">%lu</td>"
-			"<td class=\"n\">%lu</td><td>%s</td><td>%s</td>",
+		fprintf(out, "<tr class=\"offender\"><td class=\"n\">%llu us</td><td class=\"n\">%" PRIu64 "</td>"
+			"<td class=\"n\">%" PRIu64 "</td><td>%s</td><td>%s</td>",
 			(unsigned long long)o->worst_us, o->count, o->accepted,
 			lh_tracer_name(o->sig.tracer), cpu_name(o->cpu, cpu, sizeof(cpu)));
 		td_task(out, o->comm, o->pid);
@@ -604,7 +605,7 @@ static void write_offenders(const struct lh_report *rep, FILE *out)
 	}
 	fputs("</table>\n", out);
 	if (rep->other_count)
-		fprintf(out, "<p class=\"note\">%lu more sections of signatures beyond the table's "
+		fprintf(out, "<p class=\"note\">%" PRIu64 " more sections of signatures beyond the table's "
 			"bound, worst %llu us</p>\n", rep->other_count,
 			(unsigned long long)rep->other_worst_us);
 	free(order);
@@ -631,8 +632,8 @@ static void write_rules(const struct lh_report *rep, FILE *out)
 			continue;
 		fputs("<tr class=\"rule\"><td><code>", out);
 		esc(out, rule->id);
-		fprintf(out, "</code></td><td>%s</td><td class=\"n\">%lu</td><td class=\"n\">%lu</td>"
-			"<td class=\"n\">%llu us</td><td class=\"n\">%lu</td><td>",
+		fprintf(out, "</code></td><td>%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64 "</td>"
+			"<td class=\"n\">%llu us</td><td class=\"n\">%" PRIu64 "</td><td>",
 			lh_severity_name(rule->severity), ra->hits, ra->accepted,
 			(unsigned long long)ra->worst_us, ra->unevaluated);
 		esc(out, rule->message);
@@ -764,8 +765,9 @@ static void write_run(const struct lh_report *rep, FILE *out)
 	char a[40], b[40];
 	size_t i;
 
-	fprintf(out, "<h2 id=\"input\">Input</h2>\n<p>%lu snapshots parsed, %lu skipped as "
-		"malformed, %lu bad lines, %lu warnings; %lu sections, %zu kept in full</p>\n",
+	fprintf(out, "<h2 id=\"input\">Input</h2>\n<p>%" PRIu64 " snapshots parsed, %" PRIu64 " skipped as "
+		"malformed, %" PRIu64 " bad lines, %" PRIu64 " warnings; %" PRIu64 " sections, %zu kept "
+		"in full</p>\n",
 		rep->parse.snapshots, rep->parse.skipped, rep->parse.bad_lines,
 		rep->warnings_total, rep->total, rep->nr_heap);
 	if (rep->nr_warnings) {

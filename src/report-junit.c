@@ -7,6 +7,7 @@
  * --fail-on, or 'ignore') pass and say their hits in <system-out>.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,10 +50,10 @@ static char *tracer_summary(const struct lh_report *rep, enum lh_tracer t)
 	if (!tr->count)
 		return lh_xasprintf("no %s sections", lh_tracer_name(t));
 	if (!tr->accepted)
-		return lh_xasprintf("%s: %lu section%s, worst %lluus", lh_tracer_name(t),
+		return lh_xasprintf("%s: %" PRIu64 " section%s, worst %lluus", lh_tracer_name(t),
 				    tr->count, tr->count == 1 ? "" : "s",
 				    (unsigned long long)tr->worst.latency_us);
-	return lh_xasprintf("%s: %lu section%s, worst %lluus; %lu accepted by 'ignore' rules, worst of the others %lluus",
+	return lh_xasprintf("%s: %" PRIu64 " section%s, worst %lluus; %" PRIu64 " accepted by 'ignore' rules, worst of the others %lluus",
 			    lh_tracer_name(t), tr->count, tr->count == 1 ? "" : "s",
 			    (unsigned long long)tr->worst.latency_us, tr->accepted,
 			    (unsigned long long)(tr->gate.set ? tr->gate.latency_us : 0));
@@ -84,7 +85,7 @@ static void run_case(const struct lh_report *rep, struct junit_case *c)
 		armed = true;
 	}
 	if (armed || run->wait_method)
-		join(&c->out, lh_xasprintf("%lu capture%s, %lu section%s lost", run->captures,
+		join(&c->out, lh_xasprintf("%" PRIu64 " capture%s, %" PRIu64 " section%s lost", run->captures,
 					   run->captures == 1 ? "" : "s", run->sections_lost,
 					   run->sections_lost == 1 ? "" : "s"));
 	else
@@ -198,7 +199,7 @@ static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 			c->skipped = lh_xasprintf("%s (accepted: --allow-unreadable)", in->problem);
 		else
 			c->error = lh_xstrdup(in->problem);
-		c->out = lh_xasprintf("%lu snapshot%s read, %lu skipped as malformed; the other testcases cover only what was read",
+		c->out = lh_xasprintf("%" PRIu64 " snapshot%s read, %" PRIu64 " skipped as malformed; the other testcases cover only what was read",
 				      in->snapshots, in->snapshots == 1 ? "" : "s", in->skipped);
 	}
 	/* Tracers named first, records of a tracer lathound does not know last. */
@@ -229,7 +230,7 @@ static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 		if (c->failure)
 			c->detail = lh_report_where_text(&ra->gate_where, false);
 		if (ra && ra->gate_unevaluated && lh_report_rule_gated(rep, i))
-			join(&c->failure, lh_xasprintf("rule %s could not be evaluated on %lu record%s (%s): the gate cannot be decided",
+			join(&c->failure, lh_xasprintf("rule %s could not be evaluated on %" PRIu64 " record%s (%s): the gate cannot be decided",
 						       rule->id, ra->gate_unevaluated,
 						       ra->gate_unevaluated == 1 ? "" : "s",
 						       rule->limit_hit));

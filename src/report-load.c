@@ -388,13 +388,11 @@ static uint64_t get_hist_fields(struct ctx *c, json_object *v, struct lh_histogr
 	same_count(c, "count", count, "the buckets count", x.count);
 	if (count) {
 		json_object *mean = member(c, v, "mean", json_type_double, false);
-		unsigned __int128 s;
 
 		x.min_ns = get_ns(c, v, "min", 1000);
 		x.max_ns = get_ns(c, v, "max", 1000);
 		/* the mean is kept to the ns: so is the sum, to count/2 ns */
-		s = mean ? (unsigned __int128)number_ns(c, mean, "mean", 1000) * count : 0;
-		sum = s > UINT64_MAX ? UINT64_MAX : (uint64_t)s;
+		sum = mean ? lh_sat_mul(number_ns(c, mean, "mean", 1000), count) : 0;
 	}
 	x.sum_ns = sum;
 	x.dropped = get_u64(c, v, "dropped");

@@ -65,8 +65,8 @@ struct lh_report_cpu {
 };
 
 struct lh_report_tracer {
-	unsigned long		count;
-	unsigned long		accepted;
+	uint64_t		count;
+	uint64_t		accepted;
 	struct lh_report_where	worst;		/* over every record */
 	struct lh_report_where	gate;		/* over records not accepted: what --max sees */
 	struct lh_report_cpu	*cpus;		/* indexed by cpu + 1 (slot 0: unknown CPU) */
@@ -74,7 +74,7 @@ struct lh_report_tracer {
 	struct lh_report_step	*steps;
 	size_t			nr_steps;
 	size_t			alloc_steps;
-	unsigned long		steps_dropped;
+	uint64_t		steps_dropped;
 	struct lh_histogram	hist;		/* the latencies of every record, all CPUs */
 };
 
@@ -83,8 +83,8 @@ struct lh_report_offender {
 	uint64_t		hash;		/* lh_signature_hash(&sig) */
 	const char		*signature;	/* lh_signature_text(&sig) */
 	struct lh_signature	sig;		/* strings in the report's arena */
-	unsigned long		count;
-	unsigned long		accepted;
+	uint64_t		count;
+	uint64_t		accepted;
 	uint64_t		worst_us;
 	int			cpu;		/* of the worst record; -1 unknown */
 	int			pid;		/* of the worst record; -1 unknown */
@@ -92,14 +92,14 @@ struct lh_report_offender {
 };
 
 struct lh_report_rule {
-	unsigned long	hits;
-	unsigned long	accepted;	/* hits on records an 'ignore' rule accepted */
+	uint64_t	hits;
+	uint64_t	accepted;	/* hits on records an 'ignore' rule accepted */
 	uint64_t	worst_us;
-	unsigned long	gate_hits;	/* hits on records not accepted */
+	uint64_t	gate_hits;	/* hits on records not accepted */
 	uint64_t	gate_worst_us;
 	struct lh_report_where	gate_where;	/* the worst of those */
-	unsigned long	unevaluated;	/* records in its scope it could not be evaluated on */
-	unsigned long	gate_unevaluated;	/* of those, records not accepted */
+	uint64_t	unevaluated;	/* records in its scope it could not be evaluated on */
+	uint64_t	gate_unevaluated;	/* of those, records not accepted */
 };
 
 /* A record kept in full, with its match. */
@@ -125,18 +125,18 @@ struct lh_report {
 
 	const char			*source;	/* the last record's, in the arena */
 
-	unsigned long			total;
-	unsigned long			rule_hit_records;
-	unsigned long			accepted_records;
-	unsigned long			unevaluated_records;	/* a rule could not be evaluated */
+	uint64_t			total;
+	uint64_t			rule_hit_records;
+	uint64_t			accepted_records;
+	uint64_t			unevaluated_records;	/* a rule could not be evaluated */
 	struct lh_report_tracer		tracers[LH_TRACER_NR];
 
 	struct lh_report_offender	*offenders;
 	size_t				nr_offenders;
 	size_t				alloc_offenders;
 	struct lh_htab			offender_htab;	/* offenders by signature hash */
-	unsigned long			other_count;
-	unsigned long			other_accepted;
+	uint64_t			other_count;
+	uint64_t			other_accepted;
 	uint64_t			other_worst_us;
 
 	struct lh_report_rule		*rule_agg;	/* nr_rules slots, all initialised */
@@ -154,7 +154,7 @@ struct lh_report {
 	char				**warnings;
 	size_t				nr_warnings;
 	size_t				alloc_warnings;
-	unsigned long			warnings_total;
+	uint64_t			warnings_total;
 
 	bool				has_run;
 	struct lh_run_info		run;
@@ -162,7 +162,7 @@ struct lh_report {
 	struct lh_match			match;
 	struct lh_diag			own_diag;
 	size_t				own_merged_msgs;	/* of own_diag, in warnings */
-	unsigned long			own_merged_count;
+	uint64_t			own_merged_count;
 
 	uint64_t			created_ns;	/* CLOCK_REALTIME: when analyze began */
 	bool				evaluated;

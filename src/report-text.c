@@ -5,6 +5,7 @@
  * Latencies are in microseconds ("us", as the kernel's own latency trace writes them).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ static void print_progression(const struct lh_report_tracer *tr, enum lh_tracer 
 		fprintf(out, "    %s: and %zu more CPU%s\n", lh_tracer_name(t), more,
 			more == 1 ? "" : "s");
 	if (tr->steps_dropped)
-		fprintf(out, "    %s: %lu later step%s beyond %d per CPU not kept\n",
+		fprintf(out, "    %s: %" PRIu64 " later step%s beyond %d per CPU not kept\n",
 			lh_tracer_name(t), tr->steps_dropped, tr->steps_dropped == 1 ? "" : "s",
 			LH_REPORT_STEPS);
 }
@@ -147,7 +148,7 @@ static void print_tracers(const struct lh_report *rep, FILE *out)
 
 		if (!tr->count)
 			continue;
-		fprintf(out, "  %-*s  %7llu us  %8lu  %4s  %-20s  ", w,
+		fprintf(out, "  %-*s  %7llu us  %8" PRIu64 "  %4s  %-20s  ", w,
 			lh_tracer_name(lh_tracer_at(i)), (unsigned long long)wh->latency_us, tr->count,
 			cpu_name(wh->cpu, cpu, sizeof(cpu)),
 			task_name(wh->comm, wh->pid, task, sizeof(task)));
@@ -344,13 +345,13 @@ static void print_offenders(const struct lh_report *rep, FILE *out)
 		const struct lh_report_offender *o = &rep->offenders[order[i]];
 		char cpu[16], task[64];
 
-		fprintf(out, "  %7llu us  %7lu  %-*s  %4s  %-20s  %s -> %s",
+		fprintf(out, "  %7llu us  %7" PRIu64 "  %-*s  %4s  %-20s  %s -> %s",
 			(unsigned long long)o->worst_us, o->count, w, lh_tracer_name(o->sig.tracer),
 			cpu_name(o->cpu, cpu, sizeof(cpu)),
 			task_name(o->comm, o->pid, task, sizeof(task)),
 			o->sig.started ? o->sig.started : "-", o->sig.ended ? o->sig.ended : "-");
 		if (o->accepted)
-			fprintf(out, "  [%lu accepted]", o->accepted);
+			fprintf(out, "  [%" PRIu64 " accepted]", o->accepted);
 		fputc('\n', out);
 		if (o->sig.nr_frames) {
 			fprintf(out, "  %10s  %7s  %-*s  innermost: ", "", "", w, "");
@@ -360,7 +361,7 @@ static void print_offenders(const struct lh_report *rep, FILE *out)
 		}
 	}
 	if (rep->other_count)
-		fprintf(out, "  other: %lu section%s beyond %d signatures, worst %llu us\n",
+		fprintf(out, "  other: %" PRIu64 " section%s beyond %d signatures, worst %llu us\n",
 			rep->other_count, rep->other_count == 1 ? "" : "s", LH_REPORT_SIGNATURES,
 			(unsigned long long)rep->other_worst_us);
 	free(order);
@@ -386,13 +387,13 @@ static void print_rules(const struct lh_report *rep, FILE *out)
 
 		if (!ra->hits)
 			continue;
-		fprintf(out, "  %-*s  %-8s  %7lu  %8lu  %7llu us  %s\n", w, rule->id,
+		fprintf(out, "  %-*s  %-8s  %7" PRIu64 "  %8" PRIu64 "  %7llu us  %s\n", w, rule->id,
 			lh_severity_name(rule->severity), ra->hits, ra->accepted,
 			(unsigned long long)ra->worst_us, rule->message ? rule->message : "");
 	}
 	for (i = 0; i < n && i < rep->nr_rules; i++)
 		if (rep->rule_agg[i].unevaluated)
-			fprintf(out, "  rule %s could not be evaluated on %lu record%s: %s\n",
+			fprintf(out, "  rule %s could not be evaluated on %" PRIu64 " record%s: %s\n",
 				lh_rules_get(rep->rules, i)->id, rep->rule_agg[i].unevaluated,
 				rep->rule_agg[i].unevaluated == 1 ? "" : "s",
 				lh_rules_get(rep->rules, i)->limit_hit);
@@ -545,28 +546,28 @@ static void print_input(const struct lh_report *rep, FILE *out)
 {
 	size_t i, n = rep->nr_warnings < TEXT_WARNINGS ? rep->nr_warnings : TEXT_WARNINGS;
 
-	fprintf(out, "\nInput: %lu snapshot%s parsed, %lu skipped as malformed, %lu bad line%s, "
-		     "%lu warning%s\n",
+	fprintf(out, "\nInput: %" PRIu64 " snapshot%s parsed, %" PRIu64 " skipped as malformed, %" PRIu64 " bad line%s, "
+		     "%" PRIu64 " warning%s\n",
 		rep->parse.snapshots, rep->parse.snapshots == 1 ? "" : "s", rep->parse.skipped,
 		rep->parse.bad_lines, rep->parse.bad_lines == 1 ? "" : "s", rep->warnings_total,
 		rep->warnings_total == 1 ? "" : "s");
 	if (rep->parse.incomplete)
-		fprintf(out, "  %lu snapshot%s with an incomplete body (elided or cut)\n",
+		fprintf(out, "  %" PRIu64 " snapshot%s with an incomplete body (elided or cut)\n",
 			rep->parse.incomplete, rep->parse.incomplete == 1 ? "" : "s");
 	if (rep->parse.cut_lines)
-		fprintf(out, "  %lu line%s longer than %d KiB, read up to there\n",
+		fprintf(out, "  %" PRIu64 " line%s longer than %d KiB, read up to there\n",
 			rep->parse.cut_lines, rep->parse.cut_lines == 1 ? "" : "s",
 			LH_PARSE_LINE_MAX >> 10);
 	for (i = 0; i < n; i++)
 		fprintf(out, "  %s\n", rep->warnings[i]);
 	if (rep->warnings_total > n)
-		fprintf(out, "  and %lu more\n", rep->warnings_total - (unsigned long)n);
+		fprintf(out, "  and %" PRIu64 " more\n", rep->warnings_total - (unsigned long)n);
 	for (i = 0; i < rep->nr_inputs; i++)
 		if (rep->inputs[i].problem)
 			fprintf(out, "  NOT READ%s: %s\n",
 				rep->inputs[i].accepted ? " (accepted: --allow-unreadable)" : "",
 				rep->inputs[i].problem);
-	fprintf(out, "Records: %lu section%s, %zu kept in full, %lu dropped after aggregation\n",
+	fprintf(out, "Records: %" PRIu64 " section%s, %zu kept in full, %" PRIu64 " dropped after aggregation\n",
 		rep->total, rep->total == 1 ? "" : "s", rep->nr_heap,
 		rep->total - (unsigned long)rep->nr_heap);
 }
@@ -596,7 +597,7 @@ static void print_run(const struct lh_report *rep, FILE *out)
 		/* 'record --irq-only': no tracer was armed, nothing waited for sections. */
 		fprintf(out, "  no latency tracer armed (IRQ statistics only)\n");
 	} else {
-		fprintf(out, "  threshold %s, %lu capture%s (%s), %lu section%s lost",
+		fprintf(out, "  threshold %s, %" PRIu64 " capture%s (%s), %" PRIu64 " section%s lost",
 			run->threshold_ns ? lh_report_fmt_us(run->threshold_ns, thr, sizeof(thr)) :
 					    "0 (running maxima)",
 			run->captures, run->captures == 1 ? "" : "s",

@@ -5,6 +5,7 @@
  * gate evaluation, and the atomic report file. The writers live in report-*.c.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -785,7 +786,7 @@ char *lh_report_rule_violation(const struct lh_report *rep, size_t i)
 	if (!ra || !ra->gate_hits || !lh_report_rule_gated(rep, i))
 		return NULL;
 	rule = lh_rules_get(rep->rules, i);
-	return lh_xasprintf("rule %s (%s) hit by %lu record%s, worst %s", rule->id,
+	return lh_xasprintf("rule %s (%s) hit by %" PRIu64 " record%s, worst %s", rule->id,
 			    lh_severity_name(rule->severity), ra->gate_hits,
 			    ra->gate_hits == 1 ? "" : "s",
 			    lh_report_fmt_us(lh_report_us_to_ns(ra->gate_worst_us), worst,
@@ -812,7 +813,7 @@ char *lh_report_unevaluated_error(const struct lh_report *rep)
 	rule = lh_rules_get(rep->rules, first);
 	if (nr > 1)
 		snprintf(more, sizeof(more), ", and %zu more rule%s", nr - 1, nr == 2 ? "" : "s");
-	return lh_xasprintf("rule %s (%s) could not be evaluated on %lu record%s (%s)%s: the --fail-on %s" UNDECIDED,
+	return lh_xasprintf("rule %s (%s) could not be evaluated on %" PRIu64 " record%s (%s)%s: the --fail-on %s" UNDECIDED,
 			    rule->id, lh_severity_name(rule->severity),
 			    rep->rule_agg[first].gate_unevaluated,
 			    rep->rule_agg[first].gate_unevaluated == 1 ? "" : "s",
@@ -995,12 +996,12 @@ uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t)
 	return rep->tracers[t].worst.latency_us;
 }
 
-unsigned long lh_report_records(const struct lh_report *rep)
+uint64_t lh_report_records(const struct lh_report *rep)
 {
 	return rep->total;
 }
 
-unsigned long lh_report_rule_hits(const struct lh_report *rep)
+uint64_t lh_report_rule_hits(const struct lh_report *rep)
 {
 	return rep->rule_hit_records;
 }

@@ -115,10 +115,10 @@ struct lh_run_info {
 	uint64_t	armed_ns[LH_TRACER_NR];	/* how long each tracer was armed */
 	uint64_t	blind_ns[LH_TRACER_NR];	/* of that, paused by reads (lh_recorder_tracer) */
 	uint64_t	threshold_ns;		/* tracing_thresh, 0 = running maxima */
-	unsigned long	captures;		/* snapshots read from tracefs */
-	unsigned long	sections_lost;		/* overwritten before they could be read */
-	unsigned long	sections_torn;		/* of those, replaced while being read */
-	unsigned long	snapshots_dropped;	/* raw snapshots not stored (disk budget) */
+	uint64_t	captures;		/* snapshots read from tracefs */
+	uint64_t	sections_lost;		/* overwritten before they could be read */
+	uint64_t	sections_torn;		/* of those, replaced while being read */
+	uint64_t	snapshots_dropped;	/* raw snapshots not stored (disk budget) */
 	const char	*wait_method;		/* "inotify" or "poll" */
 	const char	*command;		/* the workload, NULL when none */
 	int		command_status;		/* exit status, -1 when none */
@@ -191,8 +191,8 @@ void lh_report_add_diag(struct lh_report *rep, const struct lh_diag *d);
  */
 struct lh_report_input {
 	const char	*name;		/* as given; "<stdin>" */
-	unsigned long	snapshots;	/* parsed into records */
-	unsigned long	skipped;	/* dropped as malformed */
+	uint64_t	snapshots;	/* parsed into records */
+	uint64_t	skipped;	/* dropped as malformed */
 	const char	*problem;	/* a sentence naming the input and why; NULL: read in full */
 	bool		accepted;	/* a problem that is listed, not an error */
 };
@@ -282,8 +282,8 @@ const char *lh_report_run_id(const struct lh_report *rep);
 /* Return: the worst latency seen for tracer t in µs (0 when none), for status lines. */
 uint64_t lh_report_worst_us(const struct lh_report *rep, enum lh_tracer t);
 /* Return: records added so far. */
-unsigned long lh_report_records(const struct lh_report *rep);
+uint64_t lh_report_records(const struct lh_report *rep);
 /* Return: records not accepted that fired at least one rule of any severity but ignore. */
-unsigned long lh_report_rule_hits(const struct lh_report *rep);
+uint64_t lh_report_rule_hits(const struct lh_report *rep);
 
 #endif /* LH_REPORT_H */

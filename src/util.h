@@ -258,6 +258,14 @@ static inline uint64_t lh_sat_add(uint64_t a, uint64_t b)
 	return a;
 }
 
+/* Return: a * b, or UINT64_MAX past it (no 128-bit type: 32-bit ARM has none). */
+static inline uint64_t lh_sat_mul(uint64_t a, uint64_t b)
+{
+	uint64_t p;
+
+	return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
+}
+
 /*
  * Return: whether pid is a running lathound (this process included), judged by its comm:
  * what a killed run left under its pid (tracefs instances, synthetic events) is stale

@@ -26,6 +26,37 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64 ||
 			{ echo "deps: apt-get update failed, see /tmp/lathound-apt.log" >&2; exit 1; }
 	fi
 fi
+# Cross-builds (tests/cross/run): arm64 and armhf toolchains, their -dev libraries (Debian's
+# multiarch), qemu-user for running the builds. libtracecmd is not Multi-Arch: same (its :arm64
+# package would replace the native one): cross_sysroots unpacks its ARM copies into
+# $CROSS_CACHE/ARCH/sysroot instead, with a libtracecmd.pc in $CROSS_CACHE/ARCH/pkgconfig.
+CROSS_CACHE=/var/cache/lathound-cross
+declare -A CROSS_TRIPLET=([arm64]=aarch64-linux-gnu [armhf]=arm-linux-gnueabihf)
+PKGS+=(qemu-user-static libvectorscan-dev:arm64)
+for a in "${!CROSS_TRIPLET[@]}"; do
+	PKGS+=("crossbuild-essential-$a" "pkgconf:$a" "libtracefs-dev:$a" "libtraceevent-dev:$a"
+	       "libpcre2-dev:$a" "libjson-c-dev:$a" "zlib1g-dev:$a" "libzstd1:$a" "check:$a"
+	       "libsubunit-dev:$a")
+done
+cross_sysroots() {
+	local a v dir tmp
+	v=$(dpkg-query -W -f='${Version}' libtracecmd1 2>/dev/null) || return 0
+	for a in "${!CROSS_TRIPLET[@]}"; do
+		dir=$CROSS_CACHE/$a
+		[ "$(cat "$dir/version" 2>/dev/null)" = "$v" ] && continue
+		tmp=$(mktemp -d) && chmod 755 "$tmp" && rm -rf "$dir" && mkdir -p "$dir/pkgconfig" &&
+		(cd "$tmp" && apt-get download "libtracecmd1:$a=$v" "libtracecmd-dev:$a=$v") \
+			>>/tmp/lathound-apt.log 2>&1 &&
+		dpkg-deb -x "$tmp"/libtracecmd1_*.deb "$dir/sysroot" &&
+		dpkg-deb -x "$tmp"/libtracecmd-dev_*.deb "$dir/sysroot" &&
+		sed "s|=/usr|=$dir/sysroot/usr|" \
+			"$dir/sysroot/usr/lib/${CROSS_TRIPLET[$a]}/pkgconfig/libtracecmd.pc" \
+			>"$dir/pkgconfig/libtracecmd.pc" && echo "$v" >"$dir/version" ||
+			echo "deps: libtracecmd for $a not unpacked into $dir, see /tmp/lathound-apt.log" >&2
+		rm -rf "$tmp"
+	done
+}
+
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -37,6 +68,7 @@ rt_kernel() {
 }
 if [ ${#missing[@]} -eq 0 ]; then
 	rt_kernel
+	[ "$(id -u)" = 0 ] && cross_sysroots
 	exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
@@ -45,6 +77,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+for a in "${!CROSS_TRIPLET[@]}"; do
+	dpkg --print-foreign-architectures | grep -qx "$a" || dpkg --add-architecture "$a"
+done
 # prometheus and prometheus-node-exporter start their services when installed where an init
 # system runs: the tests need neither (they start node_exporter on a free port of their own)
 # and the default ports 9090 and 9100 are not theirs to take. A policy-rc.d that forbids
@@ -61,3 +96,4 @@ if ! apt-get install -y --no-install-recommends "${missing[@]}" >/tmp/lathound-a
 		{ echo "deps: apt-get install failed, see /tmp/lathound-apt.log" >&2; tail -5 /tmp/lathound-apt.log >&2; exit 1; }
 fi
 rt_kernel
+cross_sysroots

@@ -6,6 +6,8 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LATHOUND=${LATHOUND:-$TOP/lathound}
+# the ELF file itself, where LATHOUND is a wrapper that runs it (tests/cross: under qemu-user)
+LATHOUND_ELF=${LATHOUND_ELF:-$LATHOUND}
 DATA=$TOP/tests/data
 # The rules of the lhx test driver (tests/vm/lhx): not shipped, added where a test needs them.
 LHX_RULES=$TOP/tests/vm/lhx/lhx.rules

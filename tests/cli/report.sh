@@ -199,5 +199,18 @@ check "control bytes of a report are not printed raw" \
 	test "$(grep -c $'\033' "$TMP/out")" = 0
 expect_in "... but shown escaped" "$out" 'evil\x1b[2Jx-75'
 
+# Counts past 2^32 (a month of soak, a fleet's warnings) read back as they were written, on a
+# 32-bit build too (tests/cross runs this script under qemu-arm), in JSON and in text.
+"$LATHOUND" analyze -r "$TMP/none.rules" -f json "$MULTI" >"$TMP/small.json" 2>/dev/null
+B=5000000000
+jq ".input.bad_lines += $B | .input.warnings_total += $B | .input.incomplete += $B |
+    .input.cut_lines += $B" "$TMP/small.json" >"$TMP/big.json"
+run report -f json "$TMP/big.json"
+expect_rc "a report whose counts pass 2^32 reads back" 0
+echo "$out" >"$TMP/big-again.json"
+expect_jq "... with the same counts" "$TMP/big-again.json" \
+	"[.input | .bad_lines, .warnings_total, .incomplete, .cut_lines] == [$B, $B, $B, $B]"
+run report -f text "$TMP/big.json"
+expect_in "... and says them in text" "$out" "$B bad lines, $B warnings"
 
 finish

@@ -253,7 +253,7 @@ expect_in "rules check --help: options" "$out" "-q, --quiet"
 run --version
 expect_rc "--version" 0
 hs=no
-objdump -p "$LATHOUND" 2>/dev/null | grep -q 'NEEDED *libhs\.' && hs=yes
+objdump -p "$LATHOUND_ELF" 2>/dev/null | grep -q 'NEEDED *libhs\.' && hs=yes
 if [ $hs = yes ]; then
 	expect_in "--version: the prefilter" "$out" "rules prefilter: Vectorscan "
 else

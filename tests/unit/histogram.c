@@ -93,6 +93,36 @@ START_TEST(percentiles_nearest_rank)
 }
 END_TEST
 
+/*
+ * Ranks of counts whose product by 9999 does not fit 64 bits: the nearest rank is still
+ * exact (no 128-bit type on 32-bit ARM to lean on).
+ */
+START_TEST(percentiles_huge_counts)
+{
+	struct lh_histogram h = { 0 };
+	uint64_t lo, hi, below = UINT64_MAX / 10000 * 9999;	/* rank of p99.99 - 1 */
+
+	ck_assert_int_eq(lh_histogram_add_bucket(&h, 1 * US, 2 * US, below), 0);
+	ck_assert_int_eq(lh_histogram_add_bucket(&h, 5 * US, 10 * US, UINT64_MAX - below), 0);
+	ck_assert_uint_eq(h.count, UINT64_MAX);
+	ck_assert(lh_histogram_percentile(&h, 2, &lo, &hi));		/* p99.9: first bucket */
+	ck_assert_uint_eq(lo, 1 * US);
+	ck_assert(lh_histogram_percentile(&h, 3, &lo, &hi));		/* p99.99: the second */
+	ck_assert_uint_eq(lo, 5 * US);
+	lh_histogram_release(&h);
+
+	/* p99.99 of 10000 is the 9999th, of 10001 the 10000th (rounded up, not down) */
+	ck_assert_int_eq(lh_histogram_add_bucket(&h, 1 * US, 2 * US, 9999), 0);
+	ck_assert_int_eq(lh_histogram_add_bucket(&h, 5 * US, 10 * US, 1), 0);
+	ck_assert(lh_histogram_percentile(&h, 3, &lo, &hi));
+	ck_assert_uint_eq(lo, 1 * US);
+	ck_assert_int_eq(lh_histogram_add_bucket(&h, 5 * US, 10 * US, 1), 0);
+	ck_assert(lh_histogram_percentile(&h, 3, &lo, &hi));
+	ck_assert_uint_eq(lo, 5 * US);
+	lh_histogram_release(&h);
+}
+END_TEST
+
 START_TEST(foreign_buckets_and_merge)
 {
 	struct lh_histogram a = { 0 }, b = { 0 }, c = { 0 };
@@ -169,6 +199,7 @@ static Suite *histogram_suite(void)
 	tcase_add_test(tc, scheme_edges);
 	tcase_add_test(tc, add_counts_and_extremes);
 	tcase_add_test(tc, percentiles_nearest_rank);
+	tcase_add_test(tc, percentiles_huge_counts);
 	tcase_add_test(tc, foreign_buckets_and_merge);
 	tcase_add_test(tc, rows_125);
 	suite_add_tcase(s, tc);

@@ -1655,7 +1655,8 @@ START_TEST(test_prefilter_differential)
 	FILE *f = open_memstream(&text, &len), *sf = open_memstream(&shipped, &slen);
 	FILE *lf = open_memstream(&local, &llen);
 	bool pf = have_prefilter();
-	static const char *const files[] = { "console", "graphics", "kernel", "mm", "storage" };
+	static const char *const files[] = { "arm", "console", "graphics", "kernel", "mm",
+					      "storage" };
 
 	for (i = 0; i < LH_ARRAY_SIZE(tricky_patterns); i++) {
 		pcre2_code *code;
@@ -1903,10 +1904,15 @@ static Suite *rules_suite(void)
 	tcase_add_test(tc, test_span_key);
 	tcase_add_test(tc, test_cache_equivalence);
 	tcase_add_test(tc, test_pcre2_meaning);
-	tcase_add_test(tc, test_generated_1000);
 	tcase_add_test(tc, test_cache_hits);
 	tcase_add_test(tc, test_prefilter_limit);
 	tcase_add_test(tc, test_audit_stacks);
+	suite_add_tcase(s, tc);
+
+	/* 1000 rules, joined patterns against each rule alone: the slowest of "match" */
+	tc = tcase_create("scale");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_generated_1000);
 	tcase_add_test(tc, test_joined_equivalence);
 	tcase_add_loop_test(tc, test_joined_random, 0, 4);
 	suite_add_tcase(s, tc);
