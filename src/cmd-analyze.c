@@ -308,7 +308,7 @@ static void judge_input(struct input *inp, const struct lh_parser *p,
 		unread(inp, "trace '%s': %" PRIu64 " of %" PRIu64 " snapshots skipped as malformed (%s)",
 		       inp->shown, k, k + n, skip ? skip : "?");
 	else if (c)
-		unread(inp, "trace '%s': %lu of %lu snapshots cut, read in part (%s)", inp->shown, c,
+		unread(inp, "trace '%s': %" PRIu64 " of %" PRIu64 " snapshots cut, read in part (%s)", inp->shown, c,
 		       n, lh_parser_first_cut(p) ?: "?");
 	else if (inp->tracedat && (inp->damage[0] || bad || odd))
 		unread(inp, "trace.dat '%s': libtracecmd returned latency text the kernel never "

@@ -604,8 +604,8 @@ static void print_run(const struct lh_report *rep, FILE *out)
 			run->wait_method ? run->wait_method : "?",
 			run->sections_lost, run->sections_lost == 1 ? "" : "s");
 		if (run->sections_torn)
-			fprintf(out, " (%lu replaced while read)", run->sections_torn);
-		fprintf(out, ", %lu snapshot%s dropped\n", run->snapshots_dropped,
+			fprintf(out, " (%" PRIu64 " replaced while read)", run->sections_torn);
+		fprintf(out, ", %" PRIu64 " snapshot%s dropped\n", run->snapshots_dropped,
 			run->snapshots_dropped == 1 ? "" : "s");
 		fprintf(out, "  armed:");
 		for (i = 0; i < LH_TRACER_NR; i++)
