@@ -88,12 +88,12 @@ START_TEST(count_past_2_64_said)
 	struct told told = { 0 };
 	const struct lh_report_fold_ops ops = { on_overflow, on_misfit, &told };
 
-	dst.count = ULONG_MAX - 1;
+	dst.count = UINT64_MAX - 1;
 	src.count = 2;
 	ck_assert_int_eq(lh_report_fold_tracer(&dst, &src, &ops), -1);
 	ck_assert_str_eq(told.overflow, "count");
 	/* never a small number that a gate would pass: it stays at its largest */
-	ck_assert_uint_eq(dst.count, ULONG_MAX);
+	ck_assert_uint_eq(dst.count, UINT64_MAX);
 	lh_report_tracer_release(&dst);
 }
 END_TEST
