@@ -587,7 +587,6 @@ static int check_opts(struct record_opts *o)
 	return lh_report_files_check(&o->files, NULL, o->format);
 }
 
-/* Borrows tracefs. Return: 0, or -1 (printed; tracefs as it was). */
 /*
  * Return: whether the run gets the small ring buffers of live reads: with a threshold every
  * section is read, and reading 'trace' walks the whole max buffer to the section's start
@@ -596,9 +595,12 @@ static int check_opts(struct record_opts *o)
  */
 static bool live_buffer(const struct record_opts *o)
 {
-	return o->threshold_ns && !o->function_trace && !o->irq_only;
+	/* the latency tracers' snapshot only: a sampling tracer's own instance keeps its size */
+	return o->threshold_ns && !o->function_trace && !o->irq_only &&
+	       (o->tracers & ~lh_tracer_sampling_mask());
 }
 
+/* Borrows tracefs. Return: 0, or -1 (printed; tracefs as it was). */
 static int start_tracing(struct run *r, struct lh_diag *notes)
 {
 	const struct record_opts *o = r->o;
