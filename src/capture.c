@@ -386,9 +386,11 @@ done:
 	c->have_last = true;
 	/*
 	 * The kernel could not swap the section's buffer in (a commit was in progress on its
-	 * CPU): it set the new latency and header over the old body, and says so in it.
+	 * CPU): it set the new latency and header over the old body, and says so in it. Or the
+	 * max buffer changed while the kernel counted its entries (a count below zero).
 	 */
-	if (memmem(*buf, *len, FAILED_SWAP, sizeof(FAILED_SWAP) - 1)) {
+	if (memmem(*buf, *len, FAILED_SWAP, sizeof(FAILED_SWAP) - 1) ||
+	    lh_parse_entries_wrapped(*buf, *len)) {
 		c->counts.torn++;
 		*len = 0;
 		return 0;

@@ -18,7 +18,8 @@
  *     (counted torn, its section lost) and the section that replaced it is read paused,
  *     with pause-on-trace set again for 100 ms (sections come faster than a read).
  * Either way, a snapshot whose body holds the kernel's "Failed to swap buffers" note (it
- * kept the old body under the new section's header) is dropped and counted torn.
+ * kept the old body under the new section's header), or whose header counts its entries
+ * below zero (lh_parse_entries_wrapped()), is dropped and counted torn.
  * Whether it is a new section is decided from tracing_max_latency, not from the text (two
  * sections can print byte-identical snapshots):
  *   - with a threshold, tracing_max_latency is set to 0 with each read (before a live read,

@@ -827,6 +827,31 @@ static void header_cpus(struct lh_parser *p, const char *s, const char *e, unsig
 }
 
 /*
+ * The kernel's entry count of a max buffer is entries - skipped_entries, computed unsigned
+ * (get_total_entries_cpu()): when the buffer changed under the walk that counted skipped
+ * entries it goes below zero and prints as 2^64 - n (2^32 - n on 32-bit kernels). No
+ * buffer holds 2^31 entries.
+ */
+#define ENTRIES_WRAPPED		(1ULL << 31)
+
+bool lh_parse_entries_wrapped(const char *buf, size_t len)
+{
+	const char *e = buf + (len < 4096 ? len : 4096), *s = buf, *m;
+	uint64_t v;
+
+	while ((s = find(s, e, "# latency:")) && s > buf && s[-1] != '\n')
+		s++;	/* at a line's start only: a function line may say anything */
+	if (!s)
+		return false;
+	e = memchr(s, '\n', (size_t)(e - s)) ?: e;
+	m = find(s, e, ", #");
+	if (!m)
+		return false;
+	m += 3;
+	return *m == '-' || (parse_u64(&m, e, &v) && v >= ENTRIES_WRAPPED);
+}
+
+/*
  * "latency: 2002 us, #4/4, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:1)": s is past
  * "latency:". Return: false when the latency cannot be read (the snapshot is skipped).
  */

@@ -159,5 +159,11 @@ const char *lh_parser_first_skip(const struct lh_parser *p);
  * as published; a cut one is an input not read in full.
  */
 const char *lh_parser_first_cut(const struct lh_parser *p);
+/*
+ * Return: whether the first snapshot in buf[0..len) declares an entry count the kernel
+ * computed below zero ('#18446744073709551614/...'): its max buffer changed while the
+ * kernel walked it, so the body cannot be trusted (capture.c drops it as torn).
+ */
+bool lh_parse_entries_wrapped(const char *buf, size_t len);
 
 #endif /* LH_PARSE_H */

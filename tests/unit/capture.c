@@ -407,6 +407,31 @@ START_TEST(failed_swap_is_torn)
 }
 END_TEST
 
+/*
+ * The kernel counted the max buffer's entries while it changed: a count below zero, printed
+ * unsigned. Not a section read; the next one with a sane count is.
+ */
+START_TEST(wrapped_entry_count_is_torn)
+{
+	struct lh_capture *c = open_capture(true, false);
+
+	lh_capture_rearm(c, 0, true);
+	section("# tracer: irqsoff\n# latency: 1500 us, #18446744073709551614/18446744073709551614, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:1)\nA\n",
+		"1500");
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
+	ck_assert_int_eq(take(c, false), 0);
+	ck_assert_uint_eq(lh_capture_counts(c)->torn, 1);
+	ck_assert_uint_eq(lh_capture_lost(c), 1);
+	section("# tracer: irqsoff\n# latency: 1502 us, #4/4, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:1)\nB\n",
+		"1502");
+	ck_assert_int_eq(lh_capture_pending(c, &diag), 1);
+	ck_assert_int_eq(take(c, false), 1);
+	ck_assert_ptr_nonnull(memmem(buf, len, "\nB\n", 3));
+	ck_assert_uint_eq(lh_capture_counts(c)->torn, 1);
+	lh_capture_close(c);
+}
+END_TEST
+
 START_TEST(final_read_takes_unnotified_section)
 {
 	struct lh_capture *c = open_capture(false, false);
@@ -507,6 +532,7 @@ static Suite *capture_suite(void)
 	tcase_add_test(tc, live_read_torn_is_read_again);
 	tcase_add_test(tc, live_needs_a_threshold);
 	tcase_add_test(tc, failed_swap_is_torn);
+	tcase_add_test(tc, wrapped_entry_count_is_torn);
 	tcase_add_test(tc, final_read_takes_unnotified_section);
 	tcase_add_test(tc, poll_fallback);
 	tcase_add_test(tc, poll_with_threshold_sees_equal_sections);

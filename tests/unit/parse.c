@@ -372,6 +372,32 @@ static const struct file_exp *file_exp(const char *name)
 	return NULL;
 }
 
+/* Only a count the kernel computed below zero, in the latency line, is a wrapped one. */
+START_TEST(test_entries_wrapped)
+{
+	static const struct {
+		const char	*text;
+		bool		wrapped;
+	} cases[] = {
+		{ "# latency: 1500 us, #4/4, CPU#0 | (M:preempt VP:0)\n", false },
+		{ "# latency: 1500 us, #2147483647/2147483647, CPU#0\n", false },
+		{ "# latency: 1500 us, #2147483648/2147483648, CPU#0\n", true },
+		{ "# tracer: irqsoff\n#\n# irqsoff latency trace v1.1.5 on 6.1.0\n"
+		  "# latency: 1500 us, #18446744073709551615/18446744073709551615, CPU#0\n", true },
+		{ "# latency: 1500 us, #4294967295/4294967295, CPU#0\n", true },
+		{ "# latency: 1500 us, #-2/-2, CPU#0\n", true },
+		{ "# latency: 1500 us\n lhx-1 0d... 5us : x, #4294967295/1\n", false },
+		{ "lhx-1 0d... 5us : # latency: 1 us, #4294967295/1\n", false },
+		{ "", false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(lh_parse_entries_wrapped(cases[i].text, strlen(cases[i].text)) ==
+				      cases[i].wrapped, "case %zu", i);
+}
+END_TEST
+
 START_TEST(test_record)
 {
 	const struct record_exp *x = &records[_i];
@@ -2107,6 +2133,7 @@ static Suite *parse_suite(void)
 	tcase_add_test(tc, test_layout_caps);
 	tcase_add_test(tc, test_layout_huge_latency);
 	tcase_add_test(tc, test_layout_huge_fields);
+	tcase_add_test(tc, test_entries_wrapped);
 	tcase_add_test(tc, test_layout_why_empty);
 	tcase_add_test(tc, test_layout_pieces);
 	suite_add_tcase(s, tc);
