@@ -16,7 +16,7 @@ PKGS=(gcc make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libpc
 # unpacked by tests/vm/arm64-root.sh, never installed (libtracecmd-dev, libtracecmd1 and
 # busybox-static are not Multi-Arch: same: installing their :arm64 copies would remove the
 # build machine's own): apt needs the arm64 architecture and its package lists for that.
-if ! dpkg --print-foreign-architectures | grep -qx arm64 ||
+if ! grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)" ||
    ! ls /var/lib/apt/lists/*_binary-arm64_Packages* >/dev/null 2>&1; then
 	if [ "$(id -u)" != 0 ]; then
 		echo "deps: run as root: dpkg --add-architecture arm64 && apt-get update" >&2
@@ -78,7 +78,7 @@ fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 for a in "${!CROSS_TRIPLET[@]}"; do
-	dpkg --print-foreign-architectures | grep -qx "$a" || dpkg --add-architecture "$a"
+	grep -qx "$a" <<<"$(dpkg --print-foreign-architectures)" || dpkg --add-architecture "$a"
 done
 # prometheus and prometheus-node-exporter start their services when installed where an init
 # system runs: the tests need neither (they start node_exporter on a free port of their own)

@@ -33,7 +33,9 @@ PROGRAMS=(busybox-static rt-tests stress-ng trace-cmd)
 
 die() { echo "arm64-root: $*" >&2; exit 1; }
 
-dpkg --print-foreign-architectures | grep -qx arm64 ||
+# Not a pipe: grep -q stops at its match, and under pipefail dpkg's SIGPIPE (armhf listed
+# after arm64) would fail the test.
+grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)" ||
 	die "arm64 is not a dpkg architecture here (tests/deps.sh adds it)"
 lists=$(ls /var/lib/apt/lists/*_binary-arm64_Packages* 2>/dev/null) ||
 	die "no arm64 package lists (apt-get update, after tests/deps.sh)"

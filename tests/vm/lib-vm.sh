@@ -31,7 +31,7 @@ vm_prereqs() {
 	if [ "$VM_ARCH" = arm64 ]; then
 		command -v aarch64-linux-gnu-gcc >/dev/null ||
 			{ echo "no aarch64-linux-gnu-gcc (apt-get install gcc-aarch64-linux-gnu)"; return; }
-		dpkg --print-foreign-architectures | grep -qx arm64 ||
+		grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)" ||
 			{ echo "arm64 is no dpkg architecture here (tests/deps.sh adds it)"; return; }
 	fi
 	[ -r "$LH_LINUX_SOURCE" ] ||
