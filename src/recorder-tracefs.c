@@ -44,23 +44,36 @@ static uint64_t tfs_wall(void *ctx)
 	return lh_wall_ns();
 }
 
+/*
+ * Waits on the watch and the caller's fd; a drained live buffer (lh_session_drain_fd()) that
+ * fills meanwhile is read and the wait goes on.
+ */
 static int tfs_wait(void *ctx, uint64_t deadline)
 {
 	struct lh_recorder_tracefs *t = ctx;
-	struct pollfd p[2] = {
+	struct pollfd p[3] = {
 		{ .fd = t->capture ? lh_capture_fd(t->capture) : -1, .events = POLLIN },
 		{ .fd = t->event_fd, .events = POLLIN },
+		{ .fd = lh_session_drain_fd(t->session), .events = POLLIN },
 	};
-	uint64_t now = lh_now_ns(), wait = deadline > now ? deadline - now : 0;
-	struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000ULL),
-			       .tv_nsec = (long)(wait % 1000000000ULL) };
-	int n;
+	int n, wake;
 
-	n = ppoll(p, 2, deadline == UINT64_MAX ? NULL : &ts, NULL);
-	if (n < 0)
-		return errno == EINTR ? 0 : -1;
-	return (p[0].revents & POLLIN ? LH_RECORDER_WAKE_NOTIFY : 0) |
-	       (p[1].revents ? LH_RECORDER_WAKE_EVENT : 0);
+	do {
+		uint64_t now = lh_now_ns(), wait = deadline > now ? deadline - now : 0;
+		struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000ULL),
+				       .tv_nsec = (long)(wait % 1000000000ULL) };
+
+		n = ppoll(p, 3, deadline == UINT64_MAX ? NULL : &ts, NULL);
+		if (n < 0)
+			return errno == EINTR ? 0 : -1;
+		wake = (p[0].revents & POLLIN ? LH_RECORDER_WAKE_NOTIFY : 0) |
+		       (p[1].revents ? LH_RECORDER_WAKE_EVENT : 0);
+		if (p[2].revents) {
+			lh_session_drain(t->session, p[2].revents);
+			p[2].fd = lh_session_drain_fd(t->session);	/* -1 once it failed */
+		}
+	} while (n && !wake);
+	return wake;
 }
 
 static int tfs_arm(void *ctx, enum lh_tracer tracer, uint64_t max_us, struct lh_diag *diag)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 
 #include <tracefs.h>
 
+#include "drain.h"
 #include "lockfile.h"
 #include "noisetrace.h"
 #include "record.h"
@@ -39,6 +41,7 @@ struct lh_session {
 	bool			have_max_latency;
 	bool			have_pause;	/* options/pause-on-trace is saved: ours to set */
 	bool			live_reads;	/* the armed tracer's reads do not pause it */
+	struct lh_drain		*drain;		/* its live buffer read as it fills; NULL */
 	struct lh_state		*state;
 	bool			state_written;	/* from here on, destroy must restore */
 };
@@ -645,12 +648,35 @@ out:
 
 /* ---- create / destroy ---- */
 
+/* Closes the drain: before every write of current_tracer (the kernel refuses it, EBUSY). */
+static void drain_stop(struct lh_session *s)
+{
+	lh_drain_close(s->drain);
+	s->drain = NULL;
+}
+
+/*
+ * With live reads of an irqsoff-family tracer on a machine of one CPU, its live buffer is
+ * read as it fills (drain.h says why and why one CPU only). Without it reads are slower,
+ * not wrong: a drain that cannot be opened is left out.
+ */
+static void drain_start(struct lh_session *s, enum lh_tracer t)
+{
+	struct lh_diag d = { 0 };
+
+	if (s->live_reads && !lh_tracer_is_wakeup(t) &&
+	    sysconf(_SC_NPROCESSORS_CONF) == 1)
+		lh_drain_open(&s->drain, 0, &d);
+	lh_diag_release(&d);
+}
+
 static int session_release(struct lh_session *s, struct lh_diag *diag)
 {
 	int ret = 0;
 
 	if (!s)
 		return 0;
+	drain_stop(s);	/* the restore writes current_tracer */
 	if (s->tracing_on_fd >= 0)
 		close(s->tracing_on_fd);
 	s->tracing_on_fd = -1;
@@ -1026,6 +1052,7 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us, stru
 		errno = EINVAL;
 		return fail(diag, "tracer '%s' is not available in this session", lh_tracer_name(t));
 	}
+	drain_stop(s);
 	if (tracefs_trace_off(NULL))
 		return fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
 	if (tracefs_tracer_set(NULL, tracefs_ids[t]) < 0)
@@ -1057,11 +1084,13 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us, stru
 	}
 	if (tracefs_trace_on(NULL))
 		return fail(diag, "cannot start tracing (tracing_on): %s", strerror(errno));
+	drain_start(s, t);
 	return 0;
 }
 
 int lh_session_disarm(struct lh_session *s, struct lh_diag *diag)
 {
+	drain_stop(s);
 	if (tracefs_trace_off(NULL))
 		return fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
 	if (tracefs_tracer_set(NULL, TRACEFS_TRACER_NOP) < 0)
@@ -1072,6 +1101,24 @@ int lh_session_disarm(struct lh_session *s, struct lh_diag *diag)
 bool lh_session_live_reads(const struct lh_session *s)
 {
 	return s && s->live_reads;
+}
+
+int lh_session_drain_fd(const struct lh_session *s)
+{
+	return s ? lh_drain_fd(s->drain) : -1;
+}
+
+long lh_session_drain(struct lh_session *s, short revents)
+{
+	long n = -1;
+
+	if (!s || !s->drain)
+		return 0;
+	if (!(revents & (POLLERR | POLLHUP | POLLNVAL)))
+		n = lh_drain_read(s->drain);
+	if (n < 0)
+		drain_stop(s);
+	return n;
 }
 
 const char *lh_session_max_latency_path(const struct lh_session *s)

@@ -96,6 +96,19 @@ int lh_session_disarm(struct lh_session *s, struct lh_diag *diag);
  * options/pause-on-trace cleared after arming); false when reads pause it.
  */
 bool lh_session_live_reads(const struct lh_session *s);
+/*
+ * Return: the fd to poll for POLLIN while the armed tracer's live buffer is drained
+ * (drain.h: live reads of an irqsoff-family tracer on one CPU), else -1. Valid until the
+ * next lh_session_arm() or lh_session_disarm().
+ */
+int lh_session_drain_fd(const struct lh_session *s);
+/*
+ * Call when poll() set revents on lh_session_drain_fd(): reads and discards what the drained
+ * live buffer holds. A drain that cannot be read (an error, or revents other than POLLIN)
+ * is closed: reads are then slower, not wrong.
+ * Return: bytes read (0 without a drain), or -1 when it failed and was closed.
+ */
+long lh_session_drain(struct lh_session *s, short revents);
 /* Return: the path of tracing_max_latency, for inotify (borrowed from s). */
 const char *lh_session_max_latency_path(const struct lh_session *s);
 
