@@ -3,7 +3,7 @@
 # told apart by its handler's run, under -icount within a microsecond) injected periodically
 # while 'lathound record -t irqsoff -T 1000us' runs, at each RATE (sections/s), with each
 # lathound BIN.
-# lhvm_blind=RATES:BINS from the kernel command line (default 50:lathound, the make check
+# lhvm_blind=RATES:BINS from the kernel command line (default 50,200:lathound, the make check
 # run); bench/vm-blind.sh runs 10,50,200 with main's build beside this one.
 # Per run NAME = BIN-RATE: NAME/report.json, facts NAME.rc, NAME.injected (sections lhx ran),
 # NAME.cpu_s (lathound's CPU time, user + system, from this shell's cutime/cstime),
@@ -11,7 +11,7 @@
 # Probes of the kernel, once: probe.pause_clear (clearing options/pause-on-trace while
 # irqsoff is armed: ok or the error), probe.snapshot_raw (opening per_cpu/cpu0/snapshot_raw
 # while irqsoff is armed: ok or the error).
-spec=${lhvm_blind:-50:lathound}
+spec=${lhvm_blind:-50,200:lathound}
 rates=$(echo "${spec%%:*}" | tr , ' ')
 bins=$(echo "${spec#*:}" | tr , ' ')
 # lhvm_blind_sets: sets of more options, '+' between sets, ',' for spaces; each set runs

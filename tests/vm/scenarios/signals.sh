@@ -43,3 +43,27 @@ kill -KILL $pid
 wait $pid
 rec restart record -t irqsoff -d 1s -o "$OUT/restart" -r "$RULES"
 knobs knobs-restart.txt
+
+# With -T on this guest of one CPU the live buffer is drained (src/drain.c): lathound holds
+# per_cpu/cpu0/trace_pipe_raw open, and the kernel refuses a tracer change (EBUSY) while it
+# is. SIGTERM, and SIGKILL + reset, must give every knob back all the same.
+start_drained() {
+	"$LH" record -t irqsoff -T 1ms -o "$OUT/$1" -r "$RULES" >"$OUT/$1.out" 2>"$OUT/$1.err" &
+	pid=$!
+	wait_armed
+	inject fakeraid 1500
+	sleep 0.5
+	fact "$1.drained" "$(ls -l /proc/$pid/fd 2>/dev/null | grep -c "$T/per_cpu/cpu0/trace_pipe_raw")"
+}
+
+start_drained dterm
+kill -TERM $pid
+wait $pid
+fact dterm.rc $?
+knobs knobs-dterm.txt
+
+start_drained dkill
+kill -KILL $pid
+wait $pid
+rec dreset reset
+knobs knobs-dreset.txt
