@@ -13,18 +13,23 @@ static const struct {
 	bool		wakeup;
 	bool		sampling;
 } tracers[LH_TRACER_NR] = {
-	[LH_TRACER_UNKNOWN]		= { "unknown",		NULL,			false },
-	[LH_TRACER_IRQSOFF]		= { "irqsoff",		"CONFIG_IRQSOFF_TRACER", false },
-	[LH_TRACER_PREEMPTOFF]		= { "preemptoff",	"CONFIG_PREEMPT_TRACER", false },
-	[LH_TRACER_PREEMPTIRQSOFF]	= { "preemptirqsoff",
-					    "CONFIG_IRQSOFF_TRACER and CONFIG_PREEMPT_TRACER",
-					    false },
-	[LH_TRACER_WAKEUP]		= { "wakeup",		"CONFIG_SCHED_TRACER",	true },
-	[LH_TRACER_WAKEUP_RT]		= { "wakeup_rt",	"CONFIG_SCHED_TRACER",	true },
-	[LH_TRACER_WAKEUP_DL]		= { "wakeup_dl",	"CONFIG_SCHED_TRACER",	true },
-	[LH_TRACER_TIMERLAT]		= { "timerlat",	"CONFIG_TIMERLAT_TRACER", false, true },
-	[LH_TRACER_OSNOISE]		= { "osnoise",	"CONFIG_OSNOISE_TRACER", false, true },
-	[LH_TRACER_HWLAT]		= { "hwlat",		"CONFIG_HWLAT_TRACER",	false, true },
+	[LH_TRACER_UNKNOWN]		= { .name = "unknown" },
+	[LH_TRACER_IRQSOFF]		= { .name = "irqsoff", .config = "CONFIG_IRQSOFF_TRACER" },
+	[LH_TRACER_PREEMPTOFF]		= { .name = "preemptoff", .config = "CONFIG_PREEMPT_TRACER" },
+	[LH_TRACER_PREEMPTIRQSOFF]	= { .name = "preemptirqsoff",
+					    .config = "CONFIG_IRQSOFF_TRACER and CONFIG_PREEMPT_TRACER" },
+	[LH_TRACER_WAKEUP]		= { .name = "wakeup", .config = "CONFIG_SCHED_TRACER",
+					    .wakeup = true },
+	[LH_TRACER_WAKEUP_RT]		= { .name = "wakeup_rt", .config = "CONFIG_SCHED_TRACER",
+					    .wakeup = true },
+	[LH_TRACER_WAKEUP_DL]		= { .name = "wakeup_dl", .config = "CONFIG_SCHED_TRACER",
+					    .wakeup = true },
+	[LH_TRACER_TIMERLAT]		= { .name = "timerlat", .config = "CONFIG_TIMERLAT_TRACER",
+					    .sampling = true },
+	[LH_TRACER_OSNOISE]		= { .name = "osnoise", .config = "CONFIG_OSNOISE_TRACER",
+					    .sampling = true },
+	[LH_TRACER_HWLAT]		= { .name = "hwlat", .config = "CONFIG_HWLAT_TRACER",
+					    .sampling = true },
 };
 
 const char *lh_tracer_name(enum lh_tracer t)
