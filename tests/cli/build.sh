@@ -44,6 +44,14 @@ fuzz=$(flags "$TOP/tests/fuzz" fuzz-rules VECTORSCAN=no)
 check "VECTORSCAN=no: no prefilter in lathound ($top) nor fuzz-rules ($fuzz)" \
 	test -z "$top$fuzz"
 
+# Warning-free under clang as under gcc (-Werror: the build fails on a warning), in a copy.
+mkdir "$TMP/clang"
+cp -r "$TOP/src" "$TOP/Makefile" "$TOP/config.mk" "$TMP/clang/"
+rm -f "$TMP"/clang/src/*.o
+make -s -C "$TMP/clang" -j2 CC=clang lathound >"$TMP/clang.log" 2>&1
+check "make CC=clang: lathound builds warning-free" test -x "$TMP/clang/lathound"
+sed 's/^/#   /' "$TMP/clang.log" | head -20
+
 # 'make SANITIZE=address,undefined' (README) is built, in a copy of the sources: the
 # sanitizers' checks change what the compiler's warnings see (-Werror), and the program
 # reads traces with two threads and writes their reports without a finding.
