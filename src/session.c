@@ -41,7 +41,7 @@ struct lh_session {
 	bool			have_max_latency;
 	bool			have_pause;	/* options/pause-on-trace is saved: ours to set */
 	bool			live_reads;	/* the armed tracer's reads do not pause it */
-	struct lh_drain		*drain;		/* its live buffer read as it fills; NULL */
+	struct lh_drain		*drain;		/* drain.h; NULL: none */
 	struct lh_state		*state;
 	bool			state_written;	/* from here on, destroy must restore */
 };
@@ -91,17 +91,6 @@ static const enum tracefs_tracers tracefs_ids[LH_TRACER_NR] = {
 	[LH_TRACER_WAKEUP_DL]		= TRACEFS_TRACER_WAKEUP_DL,
 };
 
-static int fail(struct lh_diag *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct lh_diag *diag, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	lh_diag_vadd(diag, LH_DIAG_ERROR, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static char *path_join(const char *dir, const char *name)
 {
 	return lh_xasprintf("%s/%s", dir, name);
@@ -126,8 +115,8 @@ const char *lh_session_tracer_needs(enum lh_tracer t, char *buf, size_t len)
 /* Return: -1 with the reason in diag and errno kept, for tracefs that stat() failed on. */
 static int tracefs_denied(const char *d, int err, struct lh_diag *diag)
 {
-	fail(diag, "cannot access tracefs at '%s': %s (run lathound record as root)", d,
-	     strerror(err));
+	lh_diag_fail(diag, "cannot access tracefs at '%s': %s (run lathound record as root)", d,
+		     strerror(err));
 	errno = err;
 	return -1;
 }
@@ -148,8 +137,8 @@ int lh_session_tracing_dir(const char **dir, struct lh_diag *diag)
 			d = tracefs_tracing_dir();
 		err = errno;
 		if (!d) {
-			fail(diag, "tracefs is not mounted and cannot be mounted on '%s': %s; mount it as root with '%s'",
-			     TRACEFS_MOUNT_POINT, strerror(err), MOUNT_HINT);
+			lh_diag_fail(diag, "tracefs is not mounted and cannot be mounted on '%s': %s; mount it as root with '%s'",
+				     TRACEFS_MOUNT_POINT, strerror(err), MOUNT_HINT);
 			errno = err;
 			return -1;
 		}
@@ -159,8 +148,8 @@ int lh_session_tracing_dir(const char **dir, struct lh_diag *diag)
 		err = errno;
 		if (err == EACCES || err == EPERM)
 			return tracefs_denied(d, err, diag);
-		fail(diag, "no tracefs at '%s': %s; mount it as root with '%s'", d, strerror(err),
-		     MOUNT_HINT);
+		lh_diag_fail(diag, "no tracefs at '%s': %s; mount it as root with '%s'", d, strerror(err),
+			     MOUNT_HINT);
 		errno = err;
 		return -1;
 	}
@@ -173,11 +162,11 @@ int lh_session_tracing_dir(const char **dir, struct lh_diag *diag)
 		/* Not even 'trace': not tracefs at all (a --tracefs directory, or nothing mounted). */
 		file = path_join(d, "trace");
 		if (stat(file, &sb)) {
-			fail(diag, "'%s' is not a tracefs (no 'trace' file); mount tracefs as root with '%s'",
-			     d, MOUNT_HINT);
+			lh_diag_fail(diag, "'%s' is not a tracefs (no 'trace' file); mount tracefs as root with '%s'",
+				     d, MOUNT_HINT);
 		} else {
-			fail(diag, "tracefs at '%s' has no current_tracer: this kernel has no ftrace tracers (needs CONFIG_FTRACE=y)",
-			     d);
+			lh_diag_fail(diag, "tracefs at '%s' has no current_tracer: this kernel has no ftrace tracers (needs CONFIG_FTRACE=y)",
+				     d);
 		}
 		free(file);
 		errno = err;
@@ -213,20 +202,20 @@ static int state_dir_open(const char *dir, bool create, struct lh_diag *diag)
 	if (create) {
 		created = lh_mkdir_p(dir, 0755);
 		if (created < 0)
-			return fail(diag, "cannot create state directory '%s': %s", dir,
-				    strerror(errno));
+			return lh_diag_fail(diag, "cannot create state directory '%s': %s", dir,
+					    strerror(errno));
 	}
 	fd = lh_open_dir(AT_FDCWD, dir);
 	if (fd < 0) {
 		if (errno == ENOENT && !create)
 			return -1;
 		if (errno == ELOOP)
-			return fail(diag, "refusing state directory '%s': it is a symbolic link", dir);
-		return fail(diag, "cannot open state directory '%s': %s", dir, strerror(errno));
+			return lh_diag_fail(diag, "refusing state directory '%s': it is a symbolic link", dir);
+		return lh_diag_fail(diag, "cannot open state directory '%s': %s", dir, strerror(errno));
 	}
 	/* Made here: 0755 whatever the umask, or the check below would refuse it. */
 	if (created > 0 && fchmod(fd, 0755)) {
-		fail(diag, "cannot set the mode of state directory '%s': %s", dir, strerror(errno));
+		lh_diag_fail(diag, "cannot set the mode of state directory '%s': %s", dir, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -252,10 +241,10 @@ static int lock_open(int dfd, const char *dir, struct lh_diag *diag)
 	}
 	if (fd < 0) {
 		if (errno == ELOOP)
-			return fail(diag, "refusing lock file '%s/%s': it is a symbolic link", dir,
-				    LH_LOCK_FILE);
-		return fail(diag, "cannot open lock file '%s/%s': %s", dir, LH_LOCK_FILE,
-			    strerror(errno));
+			return lh_diag_fail(diag, "refusing lock file '%s/%s': it is a symbolic link", dir,
+					    LH_LOCK_FILE);
+		return lh_diag_fail(diag, "cannot open lock file '%s/%s': %s", dir, LH_LOCK_FILE,
+				    strerror(errno));
 	}
 	/* It is truncated and written: never someone else's file, nor a second name of one. */
 	path = path_join(dir, LH_LOCK_FILE);
@@ -303,13 +292,13 @@ struct lh_session_lock *lh_session_lock(const char *state_dir, struct lh_diag *d
 		close(fd);
 		close(dfd);
 		if (err != EWOULDBLOCK)
-			fail(diag, "cannot lock '%s/%s': %s", state_dir, LH_LOCK_FILE, strerror(err));
+			lh_diag_fail(diag, "cannot lock '%s/%s': %s", state_dir, LH_LOCK_FILE, strerror(err));
 		else if (holder)
-			fail(diag, "another lathound (pid %ld) is using the latency tracers",
-			     (long)holder);
+			lh_diag_fail(diag, "another lathound (pid %ld) is using the latency tracers",
+				     (long)holder);
 		else
-			fail(diag, "another lathound is using the latency tracers (lock '%s/%s' is held)",
-			     state_dir, LH_LOCK_FILE);
+			lh_diag_fail(diag, "another lathound is using the latency tracers (lock '%s/%s' is held)",
+				     state_dir, LH_LOCK_FILE);
 		errno = err;
 		return NULL;
 	}
@@ -372,12 +361,12 @@ static int same_tracefs(const struct lh_state *st, const char *state_path, const
 	if (stat(st->tracing_dir, &a))
 		why = strerror(errno);
 	else if (stat(dir, &b))
-		return fail(diag, "cannot access tracefs at '%s': %s", dir, strerror(errno));
+		return lh_diag_fail(diag, "cannot access tracefs at '%s': %s", dir, strerror(errno));
 	else if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 		return 0;
-	return fail(diag, "state file '%s' was saved from the tracefs at '%s'%s%s%s, not from the one in use now ('%s'): not restoring it there; remove the file if that tracefs is gone",
-		    state_path, st->tracing_dir, why ? " (" : "", why ? why : "", why ? ")" : "",
-		    dir);
+	return lh_diag_fail(diag, "state file '%s' was saved from the tracefs at '%s'%s%s%s, not from the one in use now ('%s'): not restoring it there; remove the file if that tracefs is gone",
+			    state_path, st->tracing_dir, why ? " (" : "", why ? why : "", why ? ")" : "",
+			    dir);
 }
 
 int lh_session_recover_locked(struct lh_session_lock *l, struct lh_state **restored,
@@ -393,20 +382,20 @@ int lh_session_recover_locked(struct lh_session_lock *l, struct lh_state **resto
 	ret = lh_state_read_file(l->dfd, LH_STATE_FILE, state_path, &st, diag);
 	if (ret <= 0) {
 		if (ret < 0)
-			fail(diag, "cannot recover the tracefs state left in '%s': check the knobs it lists by hand, then remove it",
-			     state_path);
+			lh_diag_fail(diag, "cannot recover the tracefs state left in '%s': check the knobs it lists by hand, then remove it",
+				     state_path);
 		goto out;
 	}
 	ret = -1;
 	if (lh_session_tracing_dir(&dir, diag) || same_tracefs(st, state_path, dir, diag))
 		goto out;
 	if (lh_state_restore(st, diag)) {
-		fail(diag, "restoring the tracefs state left by lathound pid %ld failed; '%s' is kept, run 'lathound reset' once fixed",
-		     (long)st->pid, state_path);
+		lh_diag_fail(diag, "restoring the tracefs state left by lathound pid %ld failed; '%s' is kept, run 'lathound reset' once fixed",
+			     (long)st->pid, state_path);
 		goto out;
 	}
 	if (unlinkat(l->dfd, LH_STATE_FILE, 0) && errno != ENOENT) {
-		fail(diag, "cannot remove state file '%s': %s", state_path, strerror(errno));
+		lh_diag_fail(diag, "cannot remove state file '%s': %s", state_path, strerror(errno));
 		goto out;
 	}
 	lh_diag_add(diag, LH_DIAG_WARNING, "restored tracefs state left by lathound pid %ld (killed?)",
@@ -438,14 +427,14 @@ int lh_session_recover_state(const char *state_dir, struct lh_state **restored,
 	/* Nothing there: create nothing either. */
 	if (lstat(state_path, &sb)) {
 		if (errno != ENOENT)
-			ret = fail(diag, "cannot check state file '%s': %s", state_path,
-				   strerror(errno));
+			ret = lh_diag_fail(diag, "cannot check state file '%s': %s", state_path,
+					   strerror(errno));
 		goto out;
 	}
 	l = lh_session_lock(state_dir, diag);
 	if (!l) {
 		if (errno == EWOULDBLOCK)
-			fail(diag, "its state file '%s' is in use, not left over", state_path);
+			lh_diag_fail(diag, "its state file '%s' is in use, not left over", state_path);
 		ret = -1;
 		goto out;
 	}
@@ -518,7 +507,7 @@ static int kprobe_refuse(struct lh_diag *diag, const char *def, const char *why)
 {
 	char *shown = lh_record_escape_dup(def);
 
-	fail(diag, "invalid kprobe definition '%s': %s", shown, why);
+	lh_diag_fail(diag, "invalid kprobe definition '%s': %s", shown, why);
 	free(shown);
 	return -1;
 }
@@ -624,20 +613,20 @@ static int kprobe_add(const struct kprobe_def *k, struct lh_diag *diag)
 	else
 		d = tracefs_kprobe_alloc(k->group, k->event, k->addr, k->args);
 	if (!d)
-		return fail(diag, "cannot add kprobe '%s/%s': %s", k->group, k->event,
-			    strerror(errno));
+		return lh_diag_fail(diag, "cannot add kprobe '%s/%s': %s", k->group, k->event,
+				    strerror(errno));
 	tracefs_error_clear(NULL);
 	if (tracefs_dynevent_create(d)) {
 		char *why = tracefs_error_last(NULL);
 
-		fail(diag, "cannot add kprobe '%s/%s' at '%s': %s", k->group, k->event, k->addr,
-		     why ? why : strerror(errno));
+		lh_diag_fail(diag, "cannot add kprobe '%s/%s' at '%s': %s", k->group, k->event, k->addr,
+			     why ? why : strerror(errno));
 		free(why);
 		goto out;
 	}
 	if (tracefs_event_enable(NULL, k->group, k->event)) {
-		fail(diag, "cannot enable kprobe event '%s:%s': %s", k->group, k->event,
-		     strerror(errno));
+		lh_diag_fail(diag, "cannot enable kprobe event '%s:%s': %s", k->group, k->event,
+			     strerror(errno));
 		goto out;
 	}
 	ret = 0;
@@ -682,12 +671,12 @@ static int session_release(struct lh_session *s, struct lh_diag *diag)
 	s->tracing_on_fd = -1;
 	if (s->state_written) {
 		if (lh_state_restore(s->state, diag)) {
-			fail(diag, "tracefs could not be fully restored; the saved state is kept in '%s' for 'lathound reset'",
-			     s->state_path);
+			lh_diag_fail(diag, "tracefs could not be fully restored; the saved state is kept in '%s' for 'lathound reset'",
+				     s->state_path);
 			ret = -1;
 		} else if (unlinkat(s->lock->dfd, LH_STATE_FILE, 0) && errno != ENOENT) {
-			ret = fail(diag, "cannot remove state file '%s': %s", s->state_path,
-				   strerror(errno));
+			ret = lh_diag_fail(diag, "cannot remove state file '%s': %s", s->state_path,
+					   strerror(errno));
 		}
 		s->state_written = false;
 	}
@@ -732,12 +721,12 @@ static int check_tracer_free(const struct lh_session_opts *o, struct lh_diag *di
 	char cur[128];
 
 	if (lh_state_read_knob("current_tracer", cur, sizeof(cur)))
-		return fail(diag, "cannot read 'current_tracer': %s", strerror(errno));
+		return lh_diag_fail(diag, "cannot read 'current_tracer': %s", strerror(errno));
 	if (!strcmp(cur, "nop"))
 		return 0;
 	if (!o->force)
-		return fail(diag, "current_tracer is '%s': another tool is using the tracer (use --force to take it over)",
-			    cur);
+		return lh_diag_fail(diag, "current_tracer is '%s': another tool is using the tracer (use --force to take it over)",
+				    cur);
 	lh_diag_add(diag, LH_DIAG_WARNING, "current_tracer is '%s': taking it over (--force); it is restored at exit",
 		    cur);
 	return 0;
@@ -767,7 +756,7 @@ static int pick_tracers(struct lh_session *s, const struct lh_session_opts *o, c
 	}
 	tracefs_list_free(avail);
 	if (!s->tracers)
-		return fail(diag, "none of the requested latency tracers is available in this kernel ('lathound doctor' shows what it lacks)");
+		return lh_diag_fail(diag, "none of the requested latency tracers is available in this kernel ('lathound doctor' shows what it lacks)");
 	return 0;
 }
 
@@ -799,17 +788,17 @@ static int save_knobs(struct lh_session *s, const struct lh_session_opts *o,
 			return -1;
 	if (o->filters && o->filters[0] &&
 	    lh_state_save(s->state, LH_STATE_LIST, "set_ftrace_filter", diag))
-		return fail(diag, "--filter needs set_ftrace_filter (CONFIG_DYNAMIC_FTRACE=y, and not locked down)");
+		return lh_diag_fail(diag, "--filter needs set_ftrace_filter (CONFIG_DYNAMIC_FTRACE=y, and not locked down)");
 	if (o->notrace && o->notrace[0] &&
 	    lh_state_save(s->state, LH_STATE_LIST, "set_ftrace_notrace", diag))
-		return fail(diag, "--notrace needs set_ftrace_notrace (CONFIG_DYNAMIC_FTRACE=y, and not locked down)");
+		return lh_diag_fail(diag, "--notrace needs set_ftrace_notrace (CONFIG_DYNAMIC_FTRACE=y, and not locked down)");
 	if (o->buffer_kb) {
 		char v[32] = "";
 
 		/* Per-CPU sizes (it reads 'X') cannot be given back: only a size asked fails. */
 		if (lh_state_read_knob("buffer_size_kb", v, sizeof(v)) == 0 && v[0] == 'X') {
 			if (!o->buffer_default)
-				return fail(diag, "the CPUs' trace buffers differ in size (buffer_size_kb reads 'X'), which lathound could not give back: run without --buffer-size");
+				return lh_diag_fail(diag, "the CPUs' trace buffers differ in size (buffer_size_kb reads 'X'), which lathound could not give back: run without --buffer-size");
 		} else if (lh_state_save(s->state, LH_STATE_VALUE, "buffer_size_kb", diag)) {
 			return -1;
 		}
@@ -834,7 +823,7 @@ static int save_knobs(struct lh_session *s, const struct lh_session_opts *o,
 		ret = lh_state_add(s->state, LH_STATE_KPROBE, path, def);
 		free(def);
 		if (ret)
-			return fail(diag, "cannot record kprobe '%s'", path);
+			return lh_diag_fail(diag, "cannot record kprobe '%s'", path);
 	}
 	return 0;
 }
@@ -852,7 +841,7 @@ static int set_option(const char *name, bool on, struct lh_diag *diag)
 		ret = tracefs_instance_file_write(NULL, path, on ? "1" : "0") == 1 ? 0 : -1;
 	}
 	if (ret)
-		return fail(diag, "cannot set option '%s' to %d: %s", name, on, strerror(errno));
+		return lh_diag_fail(diag, "cannot set option '%s' to %d: %s", name, on, strerror(errno));
 	return 0;
 }
 
@@ -868,7 +857,7 @@ static int set_filters(const char *const *globs, bool notrace, struct lh_diag *d
 		ret = notrace ? tracefs_function_notrace(NULL, globs[i], NULL, fl)
 			      : tracefs_function_filter(NULL, globs[i], NULL, fl);
 		if (ret) {
-			fail(diag, ret > 0 && errno == EINVAL ?
+			lh_diag_fail(diag, ret > 0 && errno == EINVAL ?
 				   "no traceable function matches --%s '%s'" :
 				   "cannot write --%s '%s' to %s: %s",
 			     notrace ? "notrace" : "filter", globs[i], file, strerror(errno));
@@ -891,7 +880,7 @@ static int apply(struct lh_session *s, const struct lh_session_opts *o,
 	size_t i;
 
 	if (tracefs_trace_off(NULL))
-		return fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
+		return lh_diag_fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
 	for (i = 0; i < LH_ARRAY_SIZE(wanted_options); i++) {
 		const struct lh_state_entry *e;
 		int want = wanted_options[i].value;
@@ -913,13 +902,13 @@ static int apply(struct lh_session *s, const struct lh_session_opts *o,
 		return -1;
 	if (lh_state_find(s->state, "buffer_size_kb") &&
 	    tracefs_instance_set_buffer_size(NULL, o->buffer_kb, -1))
-		return fail(diag, "cannot set buffer_size_kb to %lu: %s", o->buffer_kb,
-			    strerror(errno));
+		return lh_diag_fail(diag, "cannot set buffer_size_kb to %lu: %s", o->buffer_kb,
+				    strerror(errno));
 	for (i = 0; o->irq_events && i < LH_ARRAY_SIZE(irq_events); i++) {
 		snprintf(path, sizeof(path), "events/irq/%s/enable", irq_events[i]);
 		if (lh_state_find(s->state, path) && tracefs_event_enable(NULL, "irq", irq_events[i]))
-			return fail(diag, "cannot enable event 'irq:%s': %s", irq_events[i],
-				    strerror(errno));
+			return lh_diag_fail(diag, "cannot enable event 'irq:%s': %s", irq_events[i],
+					    strerror(errno));
 	}
 	for (i = 0; i < nr_kp; i++)
 		if (kprobe_add(&kp[i], diag))
@@ -940,7 +929,7 @@ int lh_session_create(struct lh_session **sp, const struct lh_session_opts *o,
 
 	*sp = NULL;
 	if (!o->no_tracer && !(o->tracers & (((1u << LH_TRACER_NR) - 1) & ~1u)))
-		return fail(diag, "no latency tracer requested");
+		return lh_diag_fail(diag, "no latency tracer requested");
 	for (i = 0; o->kprobes && o->kprobes[i]; i++)
 		nr_kp++;
 	if (nr_kp) {
@@ -953,8 +942,8 @@ int lh_session_create(struct lh_session **sp, const struct lh_session_opts *o,
 		goto fail;
 	tmp = tracefs_instance_get_file(NULL, "current_tracer");
 	if (tmp && access(tmp, W_OK)) {
-		fail(diag, "cannot write tracefs at '%s': %s (lathound needs root)", dir,
-		     strerror(errno));
+		lh_diag_fail(diag, "cannot write tracefs at '%s': %s (lathound needs root)", dir,
+			     strerror(errno));
 		tracefs_put_tracing_file(tmp);
 		goto fail;
 	}
@@ -978,7 +967,7 @@ int lh_session_create(struct lh_session **sp, const struct lh_session_opts *o,
 	/* Say everything this kernel lacks at once: tracers and kprobe events. */
 	bad = !o->no_tracer && pick_tracers(s, o, dir, diag);
 	if (nr_kp && !lh_state_knob_exists("kprobe_events"))
-		bad = fail(diag, "kprobe events are not available in this kernel (needs CONFIG_KPROBE_EVENTS=y)");
+		bad = lh_diag_fail(diag, "kprobe events are not available in this kernel (needs CONFIG_KPROBE_EVENTS=y)");
 	if (bad)
 		goto fail;
 	for (i = 0; i < nr_kp; i++) {
@@ -988,9 +977,9 @@ int lh_session_create(struct lh_session **sp, const struct lh_session_opts *o,
 		ret = lh_state_kprobe_find(path, addr, sizeof(addr));
 		if (ret) {
 			if (ret < 0)
-				fail(diag, "cannot read kprobe_events: %s", strerror(errno));
+				lh_diag_fail(diag, "cannot read kprobe_events: %s", strerror(errno));
 			else
-				fail(diag, "kprobe '%s' already exists: another tool owns it", path);
+				lh_diag_fail(diag, "kprobe '%s' already exists: another tool owns it", path);
 			goto fail;
 		}
 	}
@@ -1006,7 +995,7 @@ int lh_session_create(struct lh_session **sp, const struct lh_session_opts *o,
 
 	s->tracing_on_fd = tracefs_instance_file_open(NULL, "tracing_on", O_WRONLY | O_CLOEXEC);
 	if (s->tracing_on_fd < 0) {
-		fail(diag, "cannot open 'tracing_on': %s", strerror(errno));
+		lh_diag_fail(diag, "cannot open 'tracing_on': %s", strerror(errno));
 		goto fail;
 	}
 	if (apply(s, o, kp, nr_kp, diag))
@@ -1050,26 +1039,26 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us, stru
 
 	if ((unsigned int)t >= LH_TRACER_NR || !(s->tracers & (1u << t))) {
 		errno = EINVAL;
-		return fail(diag, "tracer '%s' is not available in this session", lh_tracer_name(t));
+		return lh_diag_fail(diag, "tracer '%s' is not available in this session", lh_tracer_name(t));
 	}
 	drain_stop(s);
 	if (tracefs_trace_off(NULL))
-		return fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
+		return lh_diag_fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
 	if (tracefs_tracer_set(NULL, tracefs_ids[t]) < 0)
-		return fail(diag, "cannot set current_tracer to '%s': %s", lh_tracer_name(t),
-			    strerror(errno));
+		return lh_diag_fail(diag, "cannot set current_tracer to '%s': %s", lh_tracer_name(t),
+				    strerror(errno));
 	/* tracing_thresh is in µs: round up, so that 1500ns never becomes 1us. */
 	us = s->threshold_ns / 1000 + (s->threshold_ns % 1000 != 0);
 	snprintf(num, sizeof(num), "%llu\n", (unsigned long long)us);
 	if (tracefs_instance_file_write(NULL, "tracing_thresh", num) != (int)strlen(num))
-		return fail(diag, "cannot set tracing_thresh to %llu: %s", (unsigned long long)us,
-			    strerror(errno));
+		return lh_diag_fail(diag, "cannot set tracing_thresh to %llu: %s", (unsigned long long)us,
+				    strerror(errno));
 	/* After current_tracer: setting a latency tracer resets its maximum to 0. */
 	n = snprintf(num, sizeof(num), "%llu\n", (unsigned long long)max_us);
 	if (s->have_max_latency &&
 	    tracefs_instance_file_write(NULL, "tracing_max_latency", num) != n)
-		return fail(diag, "cannot set tracing_max_latency to %llu: %s",
-			    (unsigned long long)max_us, strerror(errno));
+		return lh_diag_fail(diag, "cannot set tracing_max_latency to %llu: %s",
+				    (unsigned long long)max_us, strerror(errno));
 	/*
 	 * The irqsoff tracers set pause-on-trace when armed ("without pause, we will produce
 	 * garbage if another latency occurs"): with a threshold, capture.c detects exactly
@@ -1083,7 +1072,7 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us, stru
 		lh_diag_release(&d);
 	}
 	if (tracefs_trace_on(NULL))
-		return fail(diag, "cannot start tracing (tracing_on): %s", strerror(errno));
+		return lh_diag_fail(diag, "cannot start tracing (tracing_on): %s", strerror(errno));
 	drain_start(s, t);
 	return 0;
 }
@@ -1092,9 +1081,9 @@ int lh_session_disarm(struct lh_session *s, struct lh_diag *diag)
 {
 	drain_stop(s);
 	if (tracefs_trace_off(NULL))
-		return fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
+		return lh_diag_fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
 	if (tracefs_tracer_set(NULL, TRACEFS_TRACER_NOP) < 0)
-		return fail(diag, "cannot set current_tracer to 'nop': %s", strerror(errno));
+		return lh_diag_fail(diag, "cannot set current_tracer to 'nop': %s", strerror(errno));
 	return 0;
 }
 
