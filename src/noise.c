@@ -21,12 +21,15 @@ struct cycle {
 	uint64_t	thread_seq;
 	uint64_t	thread_ts;
 	uint64_t	thread_lat;
-	bool		stack_open;	/* the thread sample came last: a stack may follow */
+	bool		stack_open;	/* no stack since the thread sample: one may follow,
+					 * noise events between them or not (the new
+					 * maximum's irq_work comes first) */
 	char		frames[LH_NOISE_FRAMES][LH_NOISE_FRAME];
 	size_t		nr_frames;
 };
 
 struct cpu_state {
+	uint64_t		thread_ts;	/* timerlat's thread last ran here (0: not yet) */
 	struct lh_noise_event	recent[LH_NOISE_RECENT];	/* a ring */
 	size_t			head;		/* next slot */
 	size_t			nr;
@@ -288,14 +291,32 @@ out:
 	y->nr_frames = 0;
 }
 
+/*
+ * Whether ev, emitted at ts on c, can be what it says. The kernel emits a noise event when
+ * the noise ends, so it cannot end later than ts; and no noise of a CPU began before
+ * timerlat's thread last ran there (the thread ran, nothing else did). 6.1's osnoise breaks
+ * both with nested interrupts (a handler that runs another one, as a demultiplexing or
+ * timer-driven one does): the outer interrupt and the thread it interrupted come out seconds
+ * long, and would explain any spike.
+ */
+static bool plausible(const struct cpu_state *c, uint64_t ts, const struct lh_noise_event *ev)
+{
+	uint64_t end = ev->start_ns + ev->duration_ns;
+
+	return end >= ev->start_ns && end <= ts + LH_NOISE_SLACK_NS &&
+	       ev->start_ns >= c->thread_ts;
+}
+
 void lh_noise_event(struct lh_noise *n, int cpu, uint64_t ts, const struct lh_noise_event *ev)
 {
 	struct cpu_state *c = cpu_of(n, cpu);
 
-	(void)ts;
 	if (!c)
 		return;
-	c->cyc.stack_open = false;
+	if (!plausible(c, ts, ev)) {
+		n->st.implausible++;
+		return;
+	}
 	c->recent[c->head] = *ev;
 	c->recent[c->head].name[LH_NOISE_NAME - 1] = '\0';
 	c->head = (c->head + 1) % LH_NOISE_RECENT;
@@ -332,6 +353,7 @@ void lh_noise_timerlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t seqnum
 	y->thread_ts = ts;
 	y->thread_lat = latency_ns;
 	y->stack_open = true;
+	c->thread_ts = ts;
 }
 
 /*
@@ -340,18 +362,21 @@ void lh_noise_timerlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t seqnum
  * is what ran when the timer fired.
  */
 static const char *const own_frames[] = {
-	"timerlat_irq", "__hrtimer_run_queues", "hrtimer_interrupt",
+	"timerlat_save_stack", "timerlat_irq", "__hrtimer_run_queues", "hrtimer_interrupt",
 	"__sysvec_apic_timer_interrupt", "sysvec_apic_timer_interrupt",
 	"asm_sysvec_apic_timer_interrupt",
 };
 
+/* Return: whether f is one of own_frames, also as gcc's clone ("timerlat_irq.constprop.0"). */
 static bool own_frame(const char *f)
 {
-	size_t i;
+	size_t i, len;
 
-	for (i = 0; f && i < LH_ARRAY_SIZE(own_frames); i++)
-		if (!strcmp(f, own_frames[i]))
+	for (i = 0; f && i < LH_ARRAY_SIZE(own_frames); i++) {
+		len = strlen(own_frames[i]);
+		if (!strncmp(f, own_frames[i], len) && (!f[len] || f[len] == '.'))
 			return true;
+	}
 	return false;
 }
 

@@ -33,6 +33,8 @@
 #define LH_NOISE_NAME	32	/* an irq's desc, a softirq's or a task's name, NUL included */
 #define LH_NOISE_RECENT	512	/* noise events kept per CPU to explain the next sample
 				 * (an osnoise period is 1 s: a few hundred events) */
+/* How much later than its emission a noise event may say it ended (clock granularity). */
+#define LH_NOISE_SLACK_NS	(10 * 1000ULL)
 #define LH_NOISE_PARTS	16	/* parts kept per spike, longest first; the rest summed */
 #define LH_NOISE_FRAMES	32	/* stack frames kept */
 #define LH_NOISE_FRAME	96	/* a frame's name, NUL included */
@@ -180,6 +182,9 @@ struct lh_noise_stats {
 	uint64_t	samples;	/* timerlat samples and osnoise periods read */
 	uint64_t	unpaired;	/* timerlat samples without their other half */
 	uint64_t	stray_stacks;	/* stacks without a thread sample before them */
+	uint64_t	implausible;	/* noise events left out: ending after they were
+					 * emitted, or begun before timerlat's thread last
+					 * ran on their CPU (nested interrupts, 6.1) */
 	uint64_t	bad_cpu;	/* events of a CPU out of range */
 	uint64_t	runtime_ns;	/* osnoise: runtime over all CPUs */
 	uint64_t	noise_ns;	/* osnoise: noise over all CPUs */

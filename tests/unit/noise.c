@@ -298,6 +298,63 @@ START_TEST(stack_follows_thread_sample)
 }
 END_TEST
 
+/*
+ * The new maximum's irq_work interrupt comes between the thread sample and its stack
+ * (notify_new_max_latency()): the stack is still the sample's. gcc's clones of timerlat's
+ * own frames ("timerlat_save_stack.constprop.0") are left out too.
+ */
+START_TEST(stack_after_irq_work)
+{
+	static const char *const frames[] = {
+		"timerlat_save_stack.constprop.0", "timerlat_irq", "__hrtimer_run_queues",
+		"hrtimer_interrupt", "lhx_spin", "lhx_preempt_hog", "kthread",
+	};
+
+	blocked_cycle(7, E);
+	noise(1, LH_NOISE_IRQ, E + 2201 * US, 2 * US, 246, "irq_work");
+	lh_noise_stack(n, 1, frames, 7);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_frames, 3);
+	ck_assert_str_eq(got[0].frames[0], "lhx_spin");
+	ck_assert_uint_eq(lh_noise_stats(n)->stray_stacks, 0);
+}
+END_TEST
+
+/*
+ * 6.1's osnoise with a nested interrupt (fakeraid run from the timer interrupt's hrtimer,
+ * 2 ms with interrupts off): the outer local_timer and the thread it interrupted come out
+ * seconds long. They are left out (counted); the spike is the fakeraid interrupt's.
+ */
+START_TEST(nested_irq_durations_left_out)
+{
+	const uint64_t e = E;
+
+	/* the previous timer: timerlat's thread ran at e - 1 ms + 10 us */
+	lh_noise_timerlat(n, 1, e - MS + 5 * US, 6, false, 5 * US, 0);
+	lh_noise_timerlat(n, 1, e - MS + 10 * US, 6, true, 10 * US, 0);
+	/* the section: fakeraid from e - 500 us to e + 1500 us; the timer waits for it */
+	noise(1, LH_NOISE_IRQ, e - 500 * US, 2000 * US, 11, "fakeraid");
+	/* the outer interrupt: 4.7 s, from before the thread ran */
+	noise(1, LH_NOISE_IRQ, e + 1505 * US - 4700 * MS, 4700 * MS, 236, "local_timer");
+	/* ends 4.5 s after it is emitted */
+	{
+		struct lh_noise_event ev = { .kind = LH_NOISE_THREAD, .start_ns = e - 200 * US,
+					     .duration_ns = 4500 * MS, .vector = -1, .pid = 81 };
+
+		snprintf(ev.name, sizeof(ev.name), "lhx/fakeraid");
+		lh_noise_event(n, 1, e + 1506 * US, &ev);
+	}
+	lh_noise_timerlat(n, 1, e + 1510 * US, 7, false, 1510 * US, 81);
+	lh_noise_timerlat(n, 1, e + 1520 * US, 7, true, 1520 * US, 0);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_parts, 1);
+	ck_assert_str_eq(got[0].parts[0].ev.name, "fakeraid");
+	ck_assert_uint_eq(lh_noise_stats(n)->implausible, 2);
+}
+END_TEST
+
 START_TEST(histograms_every_sample)
 {
 	const struct lh_histogram *h;
@@ -475,6 +532,8 @@ static Suite *noise_suite(void)
 	tcase_add_test(tc, histograms_every_sample);
 	tcase_add_test(tc, osnoise_top_thread);
 	tcase_add_test(tc, hwlat_sample);
+	tcase_add_test(tc, stack_after_irq_work);
+	tcase_add_test(tc, nested_irq_durations_left_out);
 	tcase_add_test(tc, spike_as_record);
 	tcase_add_test(tc, unknown_task_record);
 	tcase_add_test(tc, shipped_noise_rules);
