@@ -17,7 +17,8 @@
 #   inflation    mean and max of latency - injected length over the captured
 #   cpu          lathound's CPU time (user + system) and its share of the run's guest time
 # usage: bench/vm-blind.sh [RATES]   (default 10,50,200)
-#   BASE=PATH: the baseline binary (default: main's, built from 'git archive main').
+#   VM_ARCH=arm64: the arm64 test kernel, both builds cross-built.
+#   BASE=PATH: the baseline binary (default: built from 'git archive BASE_REV', main).
 #   SETS=SET+SET: the option sets run (',' for spaces, none: defaults), each at every rate
 #   (default none+--hist,irqsoff: lathound's defaults, then with the irqs-off histogram
 #   counted in the kernel, the ground truth to reconcile with, and its cost).
@@ -34,13 +35,26 @@ if [ -n "$LH_VM_KEEP" ]; then
 fi
 why=$(vm_prereqs)
 [ -z "$why" ] || { echo "vm-blind: cannot run here: $why" >&2; exit 1; }
+if [ "$VM_ARCH" = arm64 ]; then
+	vm_arm64_root || { echo "vm-blind: no arm64 package tree (tests/vm/arm64-root.sh)" >&2; exit 1; }
+fi
 if [ -z "$BASE" ]; then
 	mkdir -p "$TMP/main"
-	git -C "$TOP" archive main | tar -x -C "$TMP/main" &&
+	git -C "$TOP" archive "${BASE_REV:-main}" | tar -x -C "$TMP/main" ||
+		{ echo "vm-blind: cannot unpack main" >&2; exit 1; }
+	if [ "$VM_ARCH" = arm64 ]; then
+		TOP=$TMP/main vm_cross_lathound && mv "$LATHOUND_BIN" "$TMP/main/lathound" ||
+			{ echo "vm-blind: cannot cross-build main's lathound" >&2; exit 1; }
+	else
 		make -C "$TMP/main" -j2 lathound >"$TMP/main.log" 2>&1 ||
-		{ echo "vm-blind: cannot build main's lathound: $(tail -3 "$TMP/main.log")" >&2; exit 1; }
+			{ echo "vm-blind: cannot build main's lathound: $(tail -3 "$TMP/main.log")" >&2; exit 1; }
+	fi
 	BASE=$TMP/main/lathound
-	BASE_SAID=$(git -C "$TOP" rev-parse --short main)
+	BASE_SAID=$(git -C "$TOP" rev-parse --short "${BASE_REV:-main}")
+fi
+if [ "$VM_ARCH" = arm64 ]; then
+	rm -rf "$TMP/lathound-arm64"
+	vm_cross_lathound || { echo "vm-blind: cannot cross-build lathound" >&2; exit 1; }
 fi
 cp "$BASE" "$TMP/lathound-main"
 vm_kernel && vm_lhx && VM_PROGRAMS="$TMP/lathound-main" vm_initramfs "$TMP/initrd.gz" blind ||
@@ -48,7 +62,7 @@ vm_kernel && vm_lhx && VM_PROGRAMS="$TMP/lathound-main" vm_initramfs "$TMP/initr
 VM_APPEND="lhvm_blind=$rates:lathound-main,lathound lhvm_blind_sets=${SETS:-none+--hist,irqsoff}" vm_boot blind icount "$TMP/initrd.gz" 900 \
 	blind || exit 1
 d=$TMP/blind/blind
-echo "kernel $(cat "$KDIR/release"), QEMU TCG -icount shift=0,sleep=off, 1 CPU;" \
+echo "kernel $(cat "$KDIR/release") ($VM_ARCH), QEMU TCG -icount shift=0,sleep=off, 1 CPU;" \
 	"main: ${BASE_SAID:-$BASE}, this: $(git -C "$TOP" describe --always --dirty)"
 echo "kernel: clearing options/pause-on-trace with irqsoff armed: $(vm_fact "$d" probe.pause_clear);" \
 	"opening per_cpu/cpu0/snapshot_raw: $(vm_fact "$d" probe.snapshot_raw)"

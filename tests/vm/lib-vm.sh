@@ -128,7 +128,7 @@ vm_initramfs() {
 	local out=$1 s p m args=() root=
 	shift
 	for p in $VM_PROGRAMS; do
-		args+=(-b "$p")
+		args+=(-p "$p")
 	done
 	[ "$VM_ARCH" = arm64 ] && root=$ARM64_ROOT args+=(-R "$root")
 	for s in "$@"; do

@@ -8,20 +8,22 @@
 # A guest of another architecture takes -R ROOT, that architecture's Debian packages unpacked
 # (tests/vm/arm64-root.sh): busybox is ROOT/bin/busybox, -b names programs inside ROOT, and
 # the libraries (readelf's NEEDED, recursively) and the loader (PT_INTERP) come from ROOT.
+# -p names a program of this machine's file system all the same (another lathound built for
+# the guest), its libraries found as -b's are.
 #
 # usage: mkinitramfs.sh -o OUT.cpio.gz [-R ROOT] [-l LATHOUND] [-r RULES_DIR] [-m MODULE.ko]...
-#                       [-s SCENARIO.sh]... [-b PROGRAM]...
+#                       [-s SCENARIO.sh]... [-b PROGRAM]... [-p PROGRAM]...
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 out= lathound=$TOP/lathound rules=$TOP/rules sysroot=
-modules=() scenarios=() programs=()
+modules=() scenarios=() programs=() own=()
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 
-while getopts o:R:l:r:m:s:b: opt; do
+while getopts o:R:l:r:m:s:b:p: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	R) sysroot=$OPTARG BUSYBOX=$OPTARG/bin/busybox ;;
@@ -30,7 +32,8 @@ while getopts o:R:l:r:m:s:b: opt; do
 	m) modules+=("$OPTARG") ;;
 	s) scenarios+=("$OPTARG") ;;
 	b) programs+=("$OPTARG") ;;
-	*) die "usage: mkinitramfs.sh -o OUT [-R ROOT] [-l LATHOUND] [-r RULES] [-m KO]... [-s SCRIPT]... [-b PROGRAM]..." ;;
+	p) own+=("$OPTARG") ;;
+	*) die "usage: mkinitramfs.sh -o OUT [-R ROOT] [-l LATHOUND] [-r RULES] [-m KO]... [-s SCRIPT]... [-b PROGRAM]... [-p PROGRAM]..." ;;
 	esac
 done
 [ -n "$out" ] || die "no output given (-o OUT.cpio.gz)"
@@ -99,8 +102,7 @@ copy_libs() {
 cp "$lathound" "$root/opt/lathound/lathound"
 ln -s /opt/lathound/lathound "$root/usr/bin/lathound"
 copy_libs "$lathound"
-for p in "${programs[@]}"; do
-	p=$sysroot$p
+for p in "${programs[@]/#/$sysroot}" "${own[@]}"; do
 	[ -x "$p" ] || die "cannot run '$p'"
 	cp -L "$p" "$root/usr/bin/"
 	copy_libs "$p"
