@@ -278,7 +278,9 @@ soak_fig() { sed -n "s/^$2=//p" <<<"$1" | tail -1; }
 # vm_blind_figures DIR NAME: what run NAME of scenarios/blind.sh measured, as KEY=VALUE lines
 # (read them with soak_fig): injected (sections lhx ran); captured: injections found in full:
 # records with a fakeraid handler that ran 1500..1502 + 2 * injected us and a latency 0..30
-# us above that, one per latency (injection i runs 1500 + 2i us: under icount no two alike);
+# us above that, one per injection (injection i runs 1500 + 2i us: under icount no two
+# handler runs alike; their latencies can be, where the inflation varies by 2 us or more, as
+# on arm64);
 # bad: the other irqsoff records (torn, or an injection twice); infl_mean, infl_max: latency
 # - (handler run - 1 us), the handler's run being the injected length and ~1 us of irq
 # entry; captures, lost, torn (the report's run counters); armed_s, blind_s (irqsoff); hist:
@@ -291,7 +293,7 @@ vm_blind_figures() {
 		[.records[] | select(.tracer == "irqsoff") | {lat: .latency_us, dur: fr} |
 		 .ok = (.dur != null and .dur >= 1500 and .dur <= 1502 + 2 * $n and
 			.lat - .dur >= 0 and .lat - .dur <= 30)] as $r |
-		([$r[] | select(.ok)] | unique_by(.lat) | map(.lat - .dur + 1)) as $infl |
+		([$r[] | select(.ok)] | unique_by(.dur | floor) | map(.lat - .dur + 1)) as $infl |
 		"captured=\($infl | length)",
 		"bad=\(($r | length) - ($infl | length))",
 		"infl_mean=\(if ($infl | length) > 0 then ($infl | add / length * 10 | round / 10)
