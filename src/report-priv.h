@@ -174,6 +174,7 @@ struct lh_report {
 	struct lh_report_histogram	*hists;
 	size_t				nr_hists;
 	size_t				alloc_hists;
+	struct lh_htab			hist_ids;	/* hists by source, kind, CPU (report-fold.c) */
 
 	/* a report read back from files (report-load.c) */
 	struct lh_rules			*own_rules;	/* its rules, by description; freed with it */
@@ -195,6 +196,7 @@ struct lh_report_histogram {
 	struct lh_report_caller	*callers;	/* longest first; symbols malloc'd */
 	size_t			nr_callers;
 	char			*callers_note;	/* why symbols are offsets, or NULL */
+	size_t			nr_folded;	/* reports whose histogram lh_report_fold() added */
 };
 
 /* Frees the callers of e. */

@@ -142,6 +142,7 @@ void lh_report_free(struct lh_report *rep)
 		lh_report_histogram_clear_callers(&rep->hists[i]);
 	}
 	free(rep->hists);
+	lh_htab_release(&rep->hist_ids);
 	for (i = 0; i < rep->nr_merged_from; i++)
 		free(rep->merged_from[i]);
 	free(rep->merged_from);

@@ -22,17 +22,19 @@ struct told {
 	int	n;
 };
 
-static void on_overflow(void *arg, const char *field)
+static void on_overflow(void *arg, const struct lh_report_fold_at *at)
 {
 	struct told *t = arg;
+	const char *field = at->field;
 
 	snprintf(t->overflow, sizeof(t->overflow), "%s", field ? field : "");
 	t->n++;
 }
 
-static void on_misfit(void *arg, const char *field)
+static void on_misfit(void *arg, const struct lh_report_fold_at *at)
 {
 	struct told *t = arg;
+	const char *field = at->field;
 
 	snprintf(t->misfit, sizeof(t->misfit), "%s", field ? field : "");
 	t->n++;
@@ -45,7 +47,10 @@ START_TEST(fold_like_one_report)
 	const struct lh_report_tracer *one = &all->tracers[LH_TRACER_IRQSOFF];
 	struct lh_report_tracer dst = { 0 };
 	struct told told = { 0 };
-	const struct lh_report_fold_ops ops = { on_overflow, on_misfit, &told };
+	const struct lh_report_fold_ops ops = {
+		.overflow = on_overflow, .misfit = on_misfit, .arg = &told,
+		.parts = LH_REPORT_FOLD_PROGRESSIONS,
+	};
 
 	add(a, LH_TRACER_IRQSOFF, 40, 0, NULL, 3);
 	add(a, LH_TRACER_IRQSOFF, 900, 1, NULL, 1);
@@ -86,7 +91,10 @@ START_TEST(count_past_2_64_said)
 {
 	struct lh_report_tracer dst = { 0 }, src = { 0 };
 	struct told told = { 0 };
-	const struct lh_report_fold_ops ops = { on_overflow, on_misfit, &told };
+	const struct lh_report_fold_ops ops = {
+		.overflow = on_overflow, .misfit = on_misfit, .arg = &told,
+		.parts = LH_REPORT_FOLD_PROGRESSIONS,
+	};
 
 	dst.count = UINT64_MAX - 1;
 	src.count = 2;
@@ -127,7 +135,10 @@ START_TEST(tracer_histogram_misfit_said)
 {
 	struct lh_report_tracer dst = { 0 }, src = { 0 };
 	struct told told = { 0 };
-	const struct lh_report_fold_ops ops = { on_overflow, on_misfit, &told };
+	const struct lh_report_fold_ops ops = {
+		.overflow = on_overflow, .misfit = on_misfit, .arg = &told,
+		.parts = LH_REPORT_FOLD_PROGRESSIONS,
+	};
 
 	lh_histogram_add(&dst.hist, 1000);
 	ck_assert_int_eq(lh_histogram_add_bucket(&src.hist, 900, 1500, 1), 0);
