@@ -81,6 +81,10 @@ struct ctx {
 		uint64_t	kept, kept_accepted;
 	}			*rule;		/* by rule index */
 	size_t			nr_rule, alloc_rule;
+	/* its rules as it lists them, for the error its own gate derives (error_kind_of()) */
+	struct lh_report_undecided *listed;
+	struct lh_rule		*listed_desc;
+	size_t			nr_listed, alloc_listed, alloc_listed_desc;
 	bool			failed;
 };
 
@@ -734,6 +738,10 @@ static void load_rules(struct ctx *c, json_object *root)
 			continue;
 		}
 		lh_report_fold_rule(c->rep, idx, &src, &ops);
+		LH_GROW(c->listed_desc, c->nr_listed + 1, c->alloc_listed_desc);
+		LH_GROW(c->listed, c->nr_listed + 1, c->alloc_listed);
+		c->listed_desc[c->nr_listed] = desc;
+		c->listed[c->nr_listed++].gate_unevaluated = gate_uneval;
 		pop(c, p);
 	}
 }
@@ -1464,6 +1472,28 @@ static void add_merged(struct lh_report_loader *l, const char *name)
 	l->merged[l->nr_merged++] = lh_xstrdup(name);
 }
 
+/*
+ * Return: the kind of this report's error err: LH_VERDICT_UNDECIDED when it is the error its
+ * own gate g derives from its rules' counts (a claim checked against the data, as the
+ * verdict is, never told by its words), else LH_VERDICT_RUN.
+ */
+static enum lh_verdict_kind error_kind_of(struct ctx *c, const struct lh_gate *g,
+					  const char *err)
+{
+	enum lh_verdict_kind kind = LH_VERDICT_RUN;
+	char *derived;
+	size_t i;
+
+	/* (listed_desc may have moved while it grew: point at it now) */
+	for (i = 0; i < c->nr_listed; i++)
+		c->listed[i].rule = &c->listed_desc[i];
+	derived = lh_report_undecided_error(c->listed, c->nr_listed, g);
+	if (derived && !strcmp(derived, err))
+		kind = LH_VERDICT_UNDECIDED;
+	free(derived);
+	return kind;
+}
+
 static int load(struct ctx *c, json_object *root)
 {
 	const struct lh_report_fold_ops ops = LOAD_OPS(c, 0);
@@ -1555,7 +1585,7 @@ static int load(struct ctx *c, json_object *root)
 		l->differ = lh_xstrdup(c->name);
 	}
 	/* an error of the run stays; one the gates derive is derived again */
-	if (error && !lh_report_error_is_derived(error)) {
+	if (error && error_kind_of(c, &gate, error) != LH_VERDICT_UNDECIDED) {
 		char *why = l->nr_inputs == 1 ? lh_xstrdup(error) :
 			    lh_xasprintf("'%s': %s", c->name, error);
 
@@ -1690,6 +1720,8 @@ int lh_report_loader_add(struct lh_report_loader *l, const char *name, const cha
 	json_tokener_free(tok);
 	ret = load(&c, root);
 	free(c.rule);
+	free(c.listed);
+	free(c.listed_desc);
 	json_object_put(root);
 	free(shown);
 	return ret;

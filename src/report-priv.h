@@ -270,16 +270,20 @@ struct lh_gate_measure lh_report_measure(const struct lh_report *rep, enum lh_tr
 char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t);
 /* Return: the violation text for rule i under --fail-on, or NULL when it passes (free it). */
 char *lh_report_rule_violation(const struct lh_report *rep, size_t i);
+/* A rule of a report, and the records not accepted that it could not be evaluated on. */
+struct lh_report_undecided {
+	const struct lh_rule	*rule;
+	uint64_t		gate_unevaluated;
+};
 /*
- * Return: why the verdict cannot be decided because of rules that could not be evaluated on
- * records the gate depends on (gated rules, records not accepted), or NULL (free it).
+ * Return: why gate g cannot be decided on the rules v[0..n) (in the report's order): a rule
+ * it gates could not be evaluated on records it depends on; NULL when none (free it). The
+ * error of kind LH_VERDICT_UNDECIDED: a report read back is judged by it again.
  */
+char *lh_report_undecided_error(const struct lh_report_undecided *v, size_t n,
+				const struct lh_gate *g);
+/* Return: lh_report_undecided_error() of rep's rules under its gate, or NULL (free it). */
 char *lh_report_unevaluated_error(const struct lh_report *rep);
-/*
- * Return: whether err is lh_report_unevaluated_error()'s, an error the gates derive (and
- * that other gates may not), rather than one of the run itself.
- */
-bool lh_report_error_is_derived(const char *err);
 /* Return: the counters of rule idx, grown to fit (valid until the next call). */
 struct lh_report_rule *lh_report_rule_agg(struct lh_report *rep, size_t idx);
 /* Return: true when rule i can fail the gate (severity at or above --fail-on, not ignore). */
