@@ -946,9 +946,10 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	return 0;
 }
 
+/* µs from ns, exact (lh_report_json_us()), as a report writes them. */
 static json_object *jns_us(uint64_t ns)
 {
-	return json_object_new_double((double)ns / 1000);
+	return lh_report_json_us_object(ns, false);
 }
 
 static json_object *jside(const struct lh_diff_value *v)
@@ -991,8 +992,11 @@ static json_object *jrow(const struct lh_diff_row *r)
 			       json_object_new_string(dist_name(r->dist)));
 	json_object_object_add(o, "base", jside(&r->base));
 	json_object_object_add(o, "new", jside(&r->new));
-	json_object_object_add(o, "change_us", both ? json_object_new_double(
-				((double)r->new_ns - (double)r->base_ns) / 1000) : NULL);
+	json_object_object_add(o, "change_us", !both ? NULL :
+			       lh_report_json_us_object(r->new_ns > r->base_ns ?
+							r->new_ns - r->base_ns :
+							r->base_ns - r->new_ns,
+							r->new_ns < r->base_ns));
 	json_object_object_add(o, "change_pct", both && isfinite(r->change_pct) ?
 				json_object_new_double(r->change_pct) : NULL);
 	json_object_object_add(o, "gated", json_object_new_boolean(r->gated));

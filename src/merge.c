@@ -767,19 +767,10 @@ static void add(json_object *o, const char *key, json_object *v)
 	json_object_object_add(o, key, v);
 }
 
-/* µs from ns: an integer when whole, else to the ns ("2.5"). */
+/* µs from ns, exact (lh_report_json_us()). */
 static json_object *jns(uint64_t ns)
 {
-	char buf[32];
-
-	if (ns % 1000 == 0)
-		return json_object_new_int64(ns / 1000 > INT64_MAX ? INT64_MAX :
-					     (int64_t)(ns / 1000));
-	snprintf(buf, sizeof(buf), "%llu.%03llu", (unsigned long long)(ns / 1000),
-		 (unsigned long long)(ns % 1000));
-	while (buf[strlen(buf) - 1] == '0')
-		buf[strlen(buf) - 1] = '\0';
-	return json_object_new_double_s((double)ns / 1000, buf);
+	return lh_report_json_us_object(ns, false);
 }
 
 /* A histogram object of doc/report-json.md (its #histograms section). */

@@ -303,8 +303,16 @@ static inline uint64_t lh_report_us_to_ns(uint64_t us)
 	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
 }
 
-/* "2002us", "1.5us": µs from ns, exact. Return: buf. */
+/* "2002us", "1.500us": µs from ns, exact, for people. Return: buf. */
 char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len);
+/*
+ * "2002", "1.5": µs from ns, exact, as every JSON document writes them (report, merge,
+ * diff): an integer when whole, else its decimals without trailing zeros. Return: buf.
+ */
+char *lh_report_json_us(uint64_t ns, char *buf, size_t len);
+struct json_object;
+/* Return: lh_report_json_us() of ns (negative: -ns) as a json-c number (the caller puts it). */
+struct json_object *lh_report_json_us_object(uint64_t ns, bool negative);
 /* "2026-11-29T18:00:01Z", or NULL when ns is 0. Return: buf or NULL. */
 char *lh_report_iso8601(uint64_t ns, char *buf, size_t len);
 

@@ -62,6 +62,10 @@ expect_jq "-f json: verdict, by, change and the violation" "$TMP/d.json" \
 	'.verdict == "fail" and .rows[0].by == "worst" and .rows[0].change_pct > 264 and
 	 .rows[0].base.worst_us == 71 and .rows[0].new.worst_us == 259 and (.violations | length) == 1'
 expect_in "-f json: the violation on stderr" "$err" "gate failed: irqsoff: worst grew"
+expect_in "-f json: µs as a report writes them, an integer when whole" "$out" \
+	'"worst_us": 259,'
+run diff -f json "$TMP/big.json" "$TMP/small.json"
+expect_in "-f json: ... a fall signed" "$out" '"change_us": -188,'
 run diff -f junit -o "$TMP/d.xml" --max-growth irqsoff=10 --max-new-offenders 0 \
 	"$TMP/small.json" "$TMP/big.json"
 expect_rc "-f junit -o FILE" 2
