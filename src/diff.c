@@ -59,13 +59,36 @@ int lh_diff_gate_parse_growth(struct lh_diff_gate *g, const char *arg, const cha
 	return 0;
 }
 
-/* One side's sections of a tracer on one CPU (or all), summed over the side's reports. */
-struct acc {
-	struct lh_diff_value	v;
-	struct lh_histogram	h;
-	bool			hist_ok;	/* every report's histogram merged */
-	struct lh_histogram	k;		/* the kernel's histograms */
-	bool			k_ok;		/* every report had one, and it merged */
+/*
+ * One side's reports folded into one (lh_report_fold()), and what the fold does not say:
+ * which sections only a report of each new maximum counted, which report gave a rule first
+ * and which one another severity, whether a handler's runs did not fit one distribution.
+ */
+struct lh_diff_sum {
+	struct lh_report	*rep;
+	size_t			nr;		/* reports folded */
+	/* [slot + 1]: a report counting only maxima has sections there ([0]: on any CPU) */
+	struct maxima {
+		bool		*v;
+		size_t		nr, alloc;
+	}			maxima[LH_TRACER_NR];
+	/* by rule index */
+	struct rule_note {
+		size_t			first;		/* 1 + the report that first had it */
+		size_t			conflict;	/* the first with another severity, or 0 */
+		enum lh_severity	conflict_sev;	/* its */
+	}			*rules;
+	size_t			alloc_rules;
+	bool			irq_misfit;	/* a handler's runs did not fit those before */
+};
+
+/* A report of a side being folded, for the fold's problems (lh_report_fold_ops). */
+struct fold_ctx {
+	struct lh_diff		*d;
+	struct lh_diff_sum	*sum;
+	const char		*side;
+	const struct lh_diff_side *s;
+	size_t			i;
 };
 
 /* Return: the percentiles of h, set when it counts at least LH_DIFF_MIN_DIST values. */
@@ -94,70 +117,50 @@ static const char *kernel_kind(enum lh_tracer t)
 	}
 }
 
-/* Adds rep's kernel histogram of tracer t on cpu (-1: all) to a, or marks a without one. */
-static void acc_kernel(struct acc *a, const struct lh_report *rep, enum lh_tracer t, int cpu)
+/*
+ * One side of a row: sections (a CPU's, or all), their worst, and their distribution when
+ * every report counted every section and their histograms all fitted (each report's
+ * histogram counts its sections: one that did not fit leaves the sum short).
+ */
+static struct lh_diff_value value_of(uint64_t count, uint64_t worst_us,
+				     const struct lh_histogram *h, bool every)
 {
-	const char *kind = kernel_kind(t);
-	size_t i;
+	struct lh_diff_value v = { .present = count > 0, .count = count };
+	struct lh_diff_pct p = pct_of(h);
 
-	for (i = 0; kind && i < rep->nr_hists; i++) {
-		const struct lh_report_histogram *k = &rep->hists[i];
-
-		if (k->cpu == cpu && !strcmp(k->kind, kind) && !strcmp(k->source, "kernel")) {
-			if (lh_report_fold_hist(&a->k, &k->h) != LH_REPORT_FOLD_OK)
-				a->k_ok = false;
-			return;
-		}
-	}
-	a->k_ok = false;
+	v.worst_ns = count ? lh_report_us_to_ns(worst_us) : 0;
+	v.dist = v.present && every && h->count == count && p.set;
+	v.p99_ns = p.p99_ns;
+	v.p999_ns = p.p999_ns;
+	return v;
 }
 
-static void acc_add(struct acc *a, uint64_t count, uint64_t worst_us,
-		    const struct lh_histogram *h, bool every)
+/* Return: whether a report of s that counted only maxima has sections of t in slot (0: all). */
+static bool maxima_in(const struct lh_diff_sum *s, enum lh_tracer t, size_t slot)
 {
-	if (!count)
-		return;
-	a->v.present = true;
-	LH_ADD_CHECKED(a->v.count, count);
-	if (lh_report_us_to_ns(worst_us) > a->v.worst_ns)
-		a->v.worst_ns = lh_report_us_to_ns(worst_us);
-	if (!every || lh_report_fold_hist(&a->h, h) != LH_REPORT_FOLD_OK)
-		a->hist_ok = false;
+	return slot < s->maxima[t].nr && s->maxima[t].v[slot];
 }
 
-static void acc_done(struct acc *a)
+/* Tracer t on cpu (LH_DIFF_ALL_CPUS: every CPU) over the reports of s. */
+static struct lh_diff_value side_value(const struct lh_diff_sum *s, enum lh_tracer t, int cpu)
 {
-	struct lh_diff_pct p = pct_of(&a->h);
+	const struct lh_report_tracer *tr = &s->rep->tracers[t];
+	const struct lh_report_histogram *k = NULL;
+	size_t slot = (size_t)(cpu + 1);
+	struct lh_diff_value v = { 0 };
 
-	a->v.dist = a->v.present && a->hist_ok && p.set;
-	a->v.p99_ns = p.p99_ns;
-	a->v.p999_ns = p.p999_ns;
-	if (a->v.present && a->k_ok)
-		a->v.kernel = pct_of(&a->k);
-	lh_histogram_release(&a->h);
-	lh_histogram_release(&a->k);
-}
-
-/* Sums tracer t on cpu (LH_DIFF_ALL_CPUS: every CPU) over the reports of s. */
-static struct lh_diff_value side_value(const struct lh_diff_side *s, enum lh_tracer t, int cpu)
-{
-	struct acc a = { .hist_ok = true, .k_ok = true };
-	size_t i, slot = (size_t)(cpu + 1);
-
-	for (i = 0; i < s->nr; i++) {
-		const struct lh_report_tracer *tr = &s->reps[i]->tracers[t];
-		bool every = lh_report_counts_every_section(s->reps[i]);
-
-		acc_kernel(&a, s->reps[i], t, cpu == LH_DIFF_ALL_CPUS ? -1 : cpu);
-
-		if (cpu == LH_DIFF_ALL_CPUS)
-			acc_add(&a, tr->count, tr->worst.latency_us, &tr->hist, every);
-		else if (slot < tr->nr_cpus && tr->cpus[slot].seen)
-			acc_add(&a, tr->cpus[slot].count, tr->cpus[slot].max_us,
-				&tr->cpus[slot].dist, every);
-	}
-	acc_done(&a);
-	return a.v;
+	if (cpu == LH_DIFF_ALL_CPUS)
+		v = value_of(tr->count, tr->worst.latency_us, &tr->hist, !maxima_in(s, t, 0));
+	else if (slot < tr->nr_cpus && tr->cpus[slot].seen)
+		v = value_of(tr->cpus[slot].count, tr->cpus[slot].max_us, &tr->cpus[slot].dist,
+			     !maxima_in(s, t, slot + 1));
+	/* the kernel's histograms, when every report of the side has one (all CPUs: cpu -1) */
+	if (kernel_kind(t))
+		k = lh_report_khist_find(s->rep, "kernel", kernel_kind(t),
+					 cpu == LH_DIFF_ALL_CPUS ? -1 : cpu);
+	if (v.present && k && k->nr_folded == s->nr)
+		v.kernel = pct_of(&k->h);
+	return v;
 }
 
 /* Return: why tracer t was not measured on side s (borrowed), or NULL. */
@@ -174,14 +177,9 @@ static const char *not_measured(const struct lh_diff_side *s, enum lh_tracer t)
 /* Return: the highest CPU slot count of tracer t over both sides. */
 static size_t max_slots(const struct lh_diff *d, enum lh_tracer t)
 {
-	const struct lh_diff_side *sides[] = { &d->base, &d->new };
-	size_t i, j, n = 0;
+	size_t b = d->base_sum->rep->tracers[t].nr_cpus, n = d->new_sum->rep->tracers[t].nr_cpus;
 
-	for (j = 0; j < 2; j++)
-		for (i = 0; i < sides[j]->nr; i++)
-			if (sides[j]->reps[i]->tracers[t].nr_cpus > n)
-				n = sides[j]->reps[i]->tracers[t].nr_cpus;
-	return n;
+	return b > n ? b : n;
 }
 
 /* (lh_verdict_error() and lh_verdict_violation() on d's verdict: shorter lines) */
@@ -279,8 +277,8 @@ static void compare_tracers(struct lh_diff *d)
 		r = new_row(d);
 		r->tracer = t;
 		r->cpu = LH_DIFF_ALL_CPUS;
-		r->base = side_value(&d->base, t, LH_DIFF_ALL_CPUS);
-		r->new = side_value(&d->new, t, LH_DIFF_ALL_CPUS);
+		r->base = side_value(d->base_sum, t, LH_DIFF_ALL_CPUS);
+		r->new = side_value(d->new_sum, t, LH_DIFF_ALL_CPUS);
 		if (!r->base.present && !r->new.present) {
 			d->nr_rows--;
 			if (own)
@@ -311,8 +309,8 @@ static void compare_tracers(struct lh_diff *d)
 		for (slot = 0; slot < n; slot++) {
 			struct lh_diff_value bv, nv;
 
-			bv = side_value(&d->base, t, lh_report_slot_cpu(slot));
-			nv = side_value(&d->new, t, lh_report_slot_cpu(slot));
+			bv = side_value(d->base_sum, t, lh_report_slot_cpu(slot));
+			nv = side_value(d->new_sum, t, lh_report_slot_cpu(slot));
 			if (!bv.present && !nv.present)
 				continue;
 			r = new_row(d);
@@ -365,40 +363,26 @@ static int cmp_offender(const void *a, const void *b)
 	return strcmp(x->signature, y->signature);
 }
 
-static size_t side_sigs(const struct lh_diff_side *s, bool new, struct sig *v, size_t n,
-			uint64_t *other)
+static size_t side_sigs(const struct lh_diff_sum *s, bool new, struct sig *v, size_t n)
 {
-	size_t i, j;
+	size_t j;
 
-	for (i = 0; i < s->nr; i++) {
-		const struct lh_report *rep = s->reps[i];
-
-		*other += rep->other_count;
-		for (j = 0; j < rep->nr_offenders; j++)
-			v[n++] = (struct sig){ rep->offenders[j].signature, new,
-					       rep->offenders[j].count, rep->offenders[j].worst_us };
-	}
-	return n;
-}
-
-static size_t side_nr_offenders(const struct lh_diff_side *s)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s->nr; i++)
-		n += s->reps[i]->nr_offenders;
+	for (j = 0; j < s->rep->nr_offenders; j++)
+		v[n++] = (struct sig){ s->rep->offenders[j].signature, new,
+				       s->rep->offenders[j].count, s->rep->offenders[j].worst_us };
 	return n;
 }
 
 /* Offenders matched by signature; the --max-new-offenders gate. */
 static void compare_offenders(struct lh_diff *d)
 {
-	size_t n = side_nr_offenders(&d->base) + side_nr_offenders(&d->new), i, j, k;
-	uint64_t other_base = 0, other_new = 0;
+	size_t n = d->base_sum->rep->nr_offenders + d->new_sum->rep->nr_offenders, i, j, k;
+	uint64_t other_base = d->base_sum->rep->other_count;
+	uint64_t other_new = d->new_sum->rep->other_count;
 	struct sig *v = lh_xcalloc(n + 1, sizeof(*v));
 
-	n = side_sigs(&d->base, false, v, 0, &other_base);
-	n = side_sigs(&d->new, true, v, n, &other_new);
+	n = side_sigs(d->base_sum, false, v, 0);
+	n = side_sigs(d->new_sum, true, v, n);
 	qsort(v, n, sizeof(*v), cmp_sig);
 	d->offenders = lh_xcalloc(n + 1, sizeof(*d->offenders));
 	for (i = 0; i < n; i = j) {
@@ -441,47 +425,26 @@ static void compare_offenders(struct lh_diff *d)
 	}
 }
 
-/* One rule summed over a side: hits on records not accepted, and records not evaluated. */
+/* One rule over a side: hits on records not accepted, and records not evaluated. */
 struct rule_sum {
 	bool			seen;
-	enum lh_severity	severity;
-	size_t			first;		/* the report that first had it */
-	size_t			conflict;	/* one that gives it another severity, or 0 */
+	enum lh_severity	severity;	/* as the report that first had it says */
+	size_t			idx;		/* in the side's rules */
 	uint64_t		hits;
 	uint64_t		unevaluated;
 };
 
-/* Return: the rules rep was judged by. */
-static size_t nr_rules(const struct lh_report *rep)
+static struct rule_sum side_rule(const struct lh_diff_sum *s, const char *id)
 {
-	return rep->rules ? lh_rules_count(rep->rules) : 0;
-}
+	struct rule_sum sum = { .idx = lh_report_own_rule_find(s->rep, id) };
 
-static struct rule_sum side_rule(const struct lh_diff_side *s, const char *id)
-{
-	struct rule_sum sum = { 0 };
-	size_t i, j;
-
-	for (i = 0; i < s->nr; i++) {
-		const struct lh_report *rep = s->reps[i];
-
-		for (j = 0; j < nr_rules(rep); j++) {
-			const struct lh_rule *rule = lh_rules_get(rep->rules, j);
-
-			if (strcmp(rule->id, id))
-				continue;
-			if (!sum.seen) {
-				sum.seen = true;
-				sum.severity = rule->severity;
-				sum.first = i;
-			} else if (rule->severity != sum.severity && !sum.conflict) {
-				sum.conflict = i;
-			}
-			if (j >= rep->nr_rules)		/* counters grow with the first hit */
-				continue;
-			sum.hits += rep->rule_agg[j].gate_hits;
-			sum.unevaluated += rep->rule_agg[j].gate_unevaluated;
-		}
+	if (sum.idx == (size_t)-1)
+		return sum;
+	sum.seen = true;
+	sum.severity = lh_rules_get(s->rep->own_rules, sum.idx)->severity;
+	if (sum.idx < s->rep->nr_rules) {	/* counters grow with the first hit */
+		sum.hits = s->rep->rule_agg[sum.idx].gate_hits;
+		sum.unevaluated = s->rep->rule_agg[sum.idx].gate_unevaluated;
 	}
 	return sum;
 }
@@ -490,132 +453,91 @@ static struct rule_sum side_rule(const struct lh_diff_side *s, const char *id)
  * A rule whose severity the reports of one side disagree on: which one the side's verdict
  * rests on would depend on their order.
  */
-static void severity_conflict(struct lh_diff *d, const struct lh_diff_side *s, const char *side,
-			      const char *id, const struct rule_sum *sum)
+static void severity_conflict(struct lh_diff *d, const struct lh_diff_side *s,
+			      const struct lh_diff_sum *sum, const char *side, const char *id,
+			      const struct rule_sum *r)
 {
-	const struct lh_report *a, *b;
-	size_t ia, ib;
+	const struct rule_note *note = r->seen ? &sum->rules[r->idx] : NULL;
 
-	if (!sum->conflict)
+	if (!note || !note->conflict)
 		return;
-	a = s->reps[sum->first];
-	b = s->reps[sum->conflict];
-	for (ia = 0; strcmp(lh_rules_get(a->rules, ia)->id, id); ia++)
-		;
-	for (ib = 0; strcmp(lh_rules_get(b->rules, ib)->id, id); ib++)
-		;
 	set_error(d, lh_xasprintf("rule '%s' is %s in %s report '%s' and %s in '%s': a side's reports must agree on its rules",
-				  id, lh_severity_name(lh_rules_get(a->rules, ia)->severity), side,
-				  s->names[sum->first],
-				  lh_severity_name(lh_rules_get(b->rules, ib)->severity),
-				  s->names[sum->conflict]));
+				  id, lh_severity_name(r->severity), side,
+				  s->names[note->first - 1], lh_severity_name(note->conflict_sev),
+				  s->names[note->conflict]));
 }
 
-static bool rule_listed(const struct lh_diff *d, const char *id)
+/* Rule id compared: listed when its hits grew; the --fail-on-new gate. */
+static void compare_rule(struct lh_diff *d, const char *id)
 {
-	size_t i;
+	struct rule_sum b = side_rule(d->base_sum, id), n = side_rule(d->new_sum, id);
+	bool gated;
 
-	for (i = 0; i < d->nr_rules; i++)
-		if (!strcmp(d->rules[i].id, id))
-			return true;
-	return false;
+	severity_conflict(d, &d->base, d->base_sum, "base", id, &b);
+	severity_conflict(d, &d->new, d->new_sum, "new", id, &n);
+	if (!n.seen)
+		n.severity = b.severity;
+	gated = n.severity != LH_SEV_IGNORE && n.severity >= d->gate.fail_on_new &&
+		d->gate.fail_on_new != LH_GATE_FAIL_NONE;
+	if (gated && (b.unevaluated || n.unevaluated))
+		set_error(d, lh_xasprintf("--fail-on-new cannot be judged: rule '%s' could not be evaluated on %" PRIu64 " record%s",
+					  id, lh_sat_add(b.unevaluated, n.unevaluated),
+					  b.unevaluated + n.unevaluated == 1 ? "" : "s"));
+	if (n.hits <= b.hits)
+		return;
+	LH_GROW(d->rules, d->nr_rules + 1, d->alloc_rules);
+	d->rules[d->nr_rules++] = (struct lh_diff_rule){
+		.id = id, .severity = n.severity, .in_base = b.seen,
+		.base_hits = b.hits, .new_hits = n.hits, .failed = gated && !b.hits,
+	};
+	if (gated && !b.hits)
+		violation(d, lh_xasprintf("rule '%s' (%s) hit %" PRIu64 " record%s, none in the base%s, at or above --fail-on-new %s",
+					  id, lh_severity_name(n.severity), n.hits,
+					  n.hits == 1 ? "" : "s",
+					  b.seen ? "" : " (the base reports lack the rule)",
+					  lh_severity_name(d->gate.fail_on_new)));
 }
 
-/* Rules whose hits grew, by id; the --fail-on-new gate. */
+/* Rules by id: the new side's, then those only the base has. */
 static void compare_rules(struct lh_diff *d)
 {
-	const struct lh_diff_side *sides[] = { &d->new, &d->base };
-	size_t s, i, j;
+	const struct lh_rules *nr = d->new_sum->rep->own_rules, *br = d->base_sum->rep->own_rules;
+	size_t i;
 
-	for (s = 0; s < 2; s++) {
-		for (i = 0; i < sides[s]->nr; i++) {
-			const struct lh_report *rep = sides[s]->reps[i];
-
-			for (j = 0; j < nr_rules(rep); j++) {
-				const char *id = lh_rules_get(rep->rules, j)->id;
-				struct rule_sum b, n;
-				bool gated;
-
-				if (rule_listed(d, id))
-					continue;
-				b = side_rule(&d->base, id);
-				n = side_rule(&d->new, id);
-				severity_conflict(d, &d->base, "base", id, &b);
-				severity_conflict(d, &d->new, "new", id, &n);
-				if (!n.seen)
-					n.severity = b.severity;
-				gated = n.severity != LH_SEV_IGNORE && n.severity >= d->gate.fail_on_new &&
-					d->gate.fail_on_new != LH_GATE_FAIL_NONE;
-				if (gated && (b.unevaluated || n.unevaluated))
-					set_error(d, lh_xasprintf("--fail-on-new cannot be judged: rule '%s' could not be evaluated on %" PRIu64 " record%s",
-								  id, b.unevaluated + n.unevaluated,
-								  b.unevaluated + n.unevaluated == 1 ? "" : "s"));
-				if (n.hits <= b.hits)
-					continue;
-				LH_GROW(d->rules, d->nr_rules + 1, d->alloc_rules);
-				d->rules[d->nr_rules++] = (struct lh_diff_rule){
-					.id = id, .severity = n.severity, .in_base = b.seen,
-					.base_hits = b.hits, .new_hits = n.hits,
-					.failed = gated && !b.hits,
-				};
-				if (gated && !b.hits)
-					violation(d, lh_xasprintf("rule '%s' (%s) hit %" PRIu64 " record%s, none in the base%s, at or above --fail-on-new %s",
-								  id, lh_severity_name(n.severity), n.hits,
-								  n.hits == 1 ? "" : "s",
-								  b.seen ? "" : " (the base reports lack the rule)",
-								  lh_severity_name(d->gate.fail_on_new)));
-			}
-		}
-	}
-}
-
-/* Return: rep's IRQ handler statistics (borrowed), or NULL. */
-static const struct lh_irqstat *irqstat(const struct lh_report *rep)
-{
-	return rep->has_run ? rep->run.irqstat : NULL;
+	for (i = 0; i < lh_rules_count(nr); i++)
+		compare_rule(d, lh_rules_get(nr, i)->id);
+	for (i = 0; i < lh_rules_count(br); i++)
+		if (lh_report_own_rule_find(d->new_sum->rep, lh_rules_get(br, i)->id) == (size_t)-1)
+			compare_rule(d, lh_rules_get(br, i)->id);
 }
 
 /*
- * The runs of handler (irq, name) over every CPU of every report of s: the longest, how many,
- * and the percentiles of their durations.
+ * The runs of handler (irq, name) over every CPU of side s: the longest, how many, and the
+ * percentiles of their durations (none when a report's did not fit one distribution).
  */
-static void side_irq(const struct lh_diff_side *s, int irq, const char *name, uint64_t *max_ns,
+static void side_irq(const struct lh_diff_sum *s, int irq, const char *name, uint64_t *max_ns,
 		     uint64_t *count, struct lh_diff_pct *pct)
 {
+	const struct lh_irqstat *st = s->rep->own_irqstat;
 	struct lh_histogram h = { 0 };
-	bool ok = true;
-	size_t i, j;
+	bool ok = !s->irq_misfit;
+	size_t j;
 
 	*max_ns = *count = 0;
-	for (i = 0; i < s->nr; i++) {
-		const struct lh_irqstat *st = irqstat(s->reps[i]);
+	for (j = 0; st && j < lh_irqstat_count(st); j++) {
+		const struct lh_irqstat_entry *e = lh_irqstat_get(st, j);
 
-		for (j = 0; st && j < lh_irqstat_count(st); j++) {
-			const struct lh_irqstat_entry *e = lh_irqstat_get(st, j);
-
-			if (e->irq != irq || strcmp(e->name, name))
-				continue;
-			LH_ADD_CHECKED(*count, e->count);
-			if (e->max_ns > *max_ns)
-				*max_ns = e->max_ns;
-			if (e->dist.count != e->count ||
-			    lh_report_fold_hist(&h, &e->dist) != LH_REPORT_FOLD_OK)
-				ok = false;
-		}
+		if (e->irq != irq || strcmp(e->name, name))
+			continue;
+		LH_ADD_CHECKED(*count, e->count);	/* IRQ statistics saturate (irqstat.h) */
+		if (e->max_ns > *max_ns)
+			*max_ns = e->max_ns;
+		if (e->dist.count != e->count ||
+		    lh_report_fold_hist(&h, &e->dist) != LH_REPORT_FOLD_OK)
+			ok = false;
 	}
 	*pct = ok ? pct_of(&h) : (struct lh_diff_pct){ 0 };
 	lh_histogram_release(&h);
-}
-
-/* Return: whether a report of s collected IRQ statistics. */
-static bool side_has_irqstat(const struct lh_diff_side *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr; i++)
-		if (irqstat(s->reps[i]))
-			return true;
-	return false;
 }
 
 static bool irq_listed(const struct lh_diff *d, int irq, const char *name)
@@ -631,40 +553,39 @@ static bool irq_listed(const struct lh_diff *d, int irq, const char *name)
 /* Handlers of the new reports whose longest run or p99 grew (or that are new); the gate. */
 static void compare_irqs(struct lh_diff *d)
 {
-	size_t i, j;
+	const struct lh_irqstat *st = d->new_sum->rep->own_irqstat;
+	bool base_has = d->base_sum->rep->own_irqstat;
+	size_t j;
 
-	if (d->gate.has_irq_growth && (!side_has_irqstat(&d->base) || !side_has_irqstat(&d->new)))
+	if (d->gate.has_irq_growth && (!base_has || !st))
 		set_error(d, lh_xasprintf("--max-irq-growth cannot be judged: no %s report collected IRQ statistics",
-					  side_has_irqstat(&d->base) ? "new" : "base"));
-	for (i = 0; i < d->new.nr; i++) {
-		const struct lh_irqstat *st = irqstat(d->new.reps[i]);
+					  base_has ? "new" : "base"));
+	for (j = 0; st && j < lh_irqstat_count(st); j++) {
+		const struct lh_irqstat_entry *e = lh_irqstat_get(st, j);
+		struct lh_diff_irq q = { .irq = e->irq, .name = e->name };
 
-		for (j = 0; st && j < lh_irqstat_count(st); j++) {
-			const struct lh_irqstat_entry *e = lh_irqstat_get(st, j);
-			struct lh_diff_irq q = { .irq = e->irq, .name = e->name };
-
-			if (irq_listed(d, e->irq, e->name))
-				continue;
-			side_irq(&d->base, e->irq, e->name, &q.base_max_ns, &q.base_count,
-				 &q.base_pct);
-			side_irq(&d->new, e->irq, e->name, &q.new_max_ns, &q.new_count, &q.new_pct);
-			q.basis = q.base_pct.set && q.new_pct.set ? LH_DIFF_P99 : LH_DIFF_WORST;
-			q.change_pct = !q.base_count ? INFINITY : q.basis == LH_DIFF_P99 ?
-				       change_pct(q.base_pct.p99_ns, q.new_pct.p99_ns) :
-				       change_pct(q.base_max_ns, q.new_max_ns);
-			if (q.new_max_ns <= q.base_max_ns && q.change_pct <= 0)
-				continue;
-			q.failed = d->gate.has_irq_growth && q.change_pct > d->gate.irq_growth_pct;
-			if (q.failed && !q.base_count)
-				violation(d, lh_xasprintf("irq %d %s: new in the new reports, over --max-irq-growth %g%%",
-							  q.irq, q.name, d->gate.irq_growth_pct));
-			else if (q.failed)
-				violation(d, lh_xasprintf("irq %d %s: %s grew %+.1f%%, over --max-irq-growth %g%%",
-							  q.irq, q.name, basis_name(q.basis),
-							  q.change_pct, d->gate.irq_growth_pct));
-			LH_GROW(d->irqs, d->nr_irqs + 1, d->alloc_irqs);
-			d->irqs[d->nr_irqs++] = q;
-		}
+		if (irq_listed(d, e->irq, e->name))
+			continue;
+		side_irq(d->base_sum, e->irq, e->name, &q.base_max_ns, &q.base_count,
+			 &q.base_pct);
+		side_irq(d->new_sum, e->irq, e->name, &q.new_max_ns, &q.new_count,
+			 &q.new_pct);
+		q.basis = q.base_pct.set && q.new_pct.set ? LH_DIFF_P99 : LH_DIFF_WORST;
+		q.change_pct = !q.base_count ? INFINITY : q.basis == LH_DIFF_P99 ?
+			       change_pct(q.base_pct.p99_ns, q.new_pct.p99_ns) :
+			       change_pct(q.base_max_ns, q.new_max_ns);
+		if (q.new_max_ns <= q.base_max_ns && q.change_pct <= 0)
+			continue;
+		q.failed = d->gate.has_irq_growth && q.change_pct > d->gate.irq_growth_pct;
+		if (q.failed && !q.base_count)
+			violation(d, lh_xasprintf("irq %d %s: new in the new reports, over --max-irq-growth %g%%",
+						  q.irq, q.name, d->gate.irq_growth_pct));
+		else if (q.failed)
+			violation(d, lh_xasprintf("irq %d %s: %s grew %+.1f%%, over --max-irq-growth %g%%",
+						  q.irq, q.name, basis_name(q.basis),
+						  q.change_pct, d->gate.irq_growth_pct));
+		LH_GROW(d->irqs, d->nr_irqs + 1, d->alloc_irqs);
+		d->irqs[d->nr_irqs++] = q;
 	}
 }
 
@@ -714,6 +635,119 @@ static void check_runs(struct lh_diff *d)
 	lh_htab_release(&runs);
 }
 
+/* Grows the per-rule notes of s to its rules. */
+static void sum_grow_rules(struct lh_diff_sum *s)
+{
+	size_t n = lh_rules_count(s->rep->own_rules), was = s->alloc_rules;
+
+	if (n <= was)
+		return;
+	LH_GROW(s->rules, n, s->alloc_rules);
+	memset(s->rules + was, 0, (s->alloc_rules - was) * sizeof(*s->rules));
+}
+
+/* A sum of a side's reports would pass 2^64: an error, never a smaller number compared. */
+static void sum_overflow(void *arg, const struct lh_report_fold_at *at)
+{
+	const struct fold_ctx *c = arg;
+
+	set_error(c->d, lh_xasprintf("%s report '%s': %s%s%s%s: the reports' counts add up past 2^64",
+				     c->side, c->s->names[c->i], at->tracer >= 0 ? "tracers." : "",
+				     at->tracer >= 0 ? lh_tracer_name(at->tracer) : "",
+				     at->tracer >= 0 ? "." : "", at->field ? at->field : "a count"));
+}
+
+/*
+ * Histograms that do not fit are not compared: a row then compares the worst (its sum counts
+ * fewer sections than its rows; a kernel histogram fewer reports: value_of(), side_value());
+ * a handler's runs their longest.
+ */
+static void sum_misfit(void *arg, const struct lh_report_fold_at *at)
+{
+	const struct fold_ctx *c = arg;
+
+	if (at->field && !strcmp(at->field, "irq_stats.handlers"))
+		c->sum->irq_misfit = true;
+}
+
+/* The first report to give a rule another severity than the report that first had it. */
+static void sum_conflict(void *arg, const struct lh_rule *had, const struct lh_rule *rule)
+{
+	const struct fold_ctx *c = arg;
+	struct rule_note *note;
+
+	sum_grow_rules(c->sum);
+	note = &c->sum->rules[lh_report_own_rule_find(c->sum->rep, rule->id)];
+	if (!note->conflict) {
+		note->conflict = c->i;
+		note->conflict_sev = rule->severity;
+	}
+}
+
+/* Notes where rep, which counts only maxima, has sections of tracer t. */
+static void note_maxima(struct lh_diff_sum *s, const struct lh_report *rep, enum lh_tracer t)
+{
+	const struct lh_report_tracer *tr = &rep->tracers[t];
+	struct maxima *m = &s->maxima[t];
+	size_t slot;
+
+	if (!tr->count)
+		return;
+	if (tr->nr_cpus + 1 > m->nr) {
+		LH_GROW(m->v, tr->nr_cpus + 1, m->alloc);
+		memset(m->v + m->nr, 0, (tr->nr_cpus + 1 - m->nr) * sizeof(*m->v));
+		m->nr = tr->nr_cpus + 1;
+	}
+	m->v[0] = true;
+	for (slot = 0; slot < tr->nr_cpus; slot++)
+		if (tr->cpus[slot].seen && tr->cpus[slot].count)
+			m->v[slot + 1] = true;
+}
+
+/* Return: the reports of s folded into one (free it with sum_free()). */
+static struct lh_diff_sum *fold_side(struct lh_diff *d, const struct lh_diff_side *s,
+				     const char *side)
+{
+	struct lh_diff_sum *sum = lh_xcalloc(1, sizeof(*sum));
+	struct fold_ctx c = { d, sum, side, s, 0 };
+	const struct lh_report_fold_ops ops = {
+		.overflow = sum_overflow, .misfit = sum_misfit, .arg = &c,
+		.conflict = sum_conflict, .parts = LH_REPORT_FOLD_IRQSTAT,
+	};
+	const struct lh_report *rep;
+	size_t j, idx;
+	int t;
+
+	sum->rep = lh_report_fold_alloc();
+	sum->nr = s->nr;
+	for (c.i = 0; c.i < s->nr; c.i++) {
+		rep = s->reps[c.i];
+		for (t = 0; t < LH_TRACER_NR && !lh_report_counts_every_section(rep); t++)
+			note_maxima(sum, rep, t);
+		lh_report_fold(sum->rep, rep, &ops);
+		sum_grow_rules(sum);
+		for (j = 0; rep->rules && j < lh_rules_count(rep->rules); j++) {
+			idx = lh_report_own_rule_find(sum->rep, lh_rules_get(rep->rules, j)->id);
+			if (!sum->rules[idx].first)
+				sum->rules[idx].first = c.i + 1;
+		}
+	}
+	return sum;
+}
+
+static void sum_free(struct lh_diff_sum *s)
+{
+	int t;
+
+	if (!s)
+		return;
+	lh_report_free(s->rep);
+	for (t = 0; t < LH_TRACER_NR; t++)
+		free(s->maxima[t].v);
+	free(s->rules);
+	free(s);
+}
+
 struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh_diff_side *new,
 				const struct lh_diff_gate *g)
 {
@@ -725,6 +759,8 @@ struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh
 	check_reports(d, base, "base");
 	check_reports(d, new, "new");
 	check_runs(d);
+	d->base_sum = fold_side(d, base, "base");
+	d->new_sum = fold_side(d, new, "new");
 	compare_tracers(d);
 	compare_offenders(d);
 	compare_rules(d);
@@ -737,6 +773,8 @@ void lh_diff_free(struct lh_diff *d)
 	if (!d)
 		return;
 	lh_verdict_release(&d->verdict);
+	sum_free(d->base_sum);
+	sum_free(d->new_sum);
 	free(d->rows);
 	free(d->offenders);
 	free(d->rules);
@@ -908,9 +946,10 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	return 0;
 }
 
+/* µs from ns, exact (lh_report_json_us()), as a report writes them. */
 static json_object *jns_us(uint64_t ns)
 {
-	return json_object_new_double((double)ns / 1000);
+	return lh_report_json_us_object(ns, false);
 }
 
 static json_object *jside(const struct lh_diff_value *v)
@@ -953,8 +992,11 @@ static json_object *jrow(const struct lh_diff_row *r)
 			       json_object_new_string(dist_name(r->dist)));
 	json_object_object_add(o, "base", jside(&r->base));
 	json_object_object_add(o, "new", jside(&r->new));
-	json_object_object_add(o, "change_us", both ? json_object_new_double(
-				((double)r->new_ns - (double)r->base_ns) / 1000) : NULL);
+	json_object_object_add(o, "change_us", !both ? NULL :
+			       lh_report_json_us_object(r->new_ns > r->base_ns ?
+							r->new_ns - r->base_ns :
+							r->base_ns - r->new_ns,
+							r->new_ns < r->base_ns));
 	json_object_object_add(o, "change_pct", both && isfinite(r->change_pct) ?
 				json_object_new_double(r->change_pct) : NULL);
 	json_object_object_add(o, "gated", json_object_new_boolean(r->gated));

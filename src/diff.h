@@ -18,12 +18,15 @@
  * rows measured on both sides; --max-irq-growth the IRQ handlers, on p99 of their durations
  * when both sides have LH_DIFF_MIN_DIST runs of the handler, on their longest run otherwise.
  *
+ * Each side's reports are folded into one (lh_report_fold(), as 'lathound report' and 'merge'
+ * fold theirs); then the two are compared.
+ *
  * Fail closed: a report whose own verdict is error (unless accepted), the same run (run_id) on
- * both sides or twice on one, a rule whose severity the reports of one side disagree on, a
- * tracer gated but
- * measured on one side only (or on neither, or that a report says it could not measure),
- * offenders or rules a gate needs that the reports could not count (the 'other' bucket, rules
- * not evaluated) make the verdict error.
+ * both sides or twice on one, a rule whose severity the reports of one side disagree on,
+ * counts of one side that add up past 2^64, a tracer gated but measured on one side only (or
+ * on neither, or that a report says it could not measure), offenders or rules a gate needs
+ * that the reports could not count (the 'other' bucket, rules not evaluated) make the verdict
+ * error.
  */
 #ifndef LH_DIFF_H
 #define LH_DIFF_H
@@ -98,14 +101,14 @@ struct lh_diff_row {
 enum lh_diff_change { LH_DIFF_NEW, LH_DIFF_GROWN, LH_DIFF_GONE };
 
 struct lh_diff_offender {
-	const char		*signature;	/* borrowed from a report */
+	const char		*signature;	/* borrowed from a side's sum */
 	enum lh_diff_change	change;
 	uint64_t		base_count, new_count;
 	uint64_t		base_worst_us, new_worst_us;
 };
 
 struct lh_diff_rule {
-	const char		*id;		/* borrowed from a report */
+	const char		*id;		/* borrowed from a side's sum */
 	enum lh_severity	severity;	/* as the new side's rules say, else the base's */
 	bool			in_base;	/* the base reports had the rule */
 	uint64_t		base_hits, new_hits;	/* on records not accepted */
@@ -114,7 +117,7 @@ struct lh_diff_rule {
 
 struct lh_diff_irq {
 	int		irq;
-	const char	*name;		/* borrowed from a report */
+	const char	*name;		/* borrowed from a side's sum */
 	uint64_t	base_max_ns, new_max_ns;	/* 0 with base_count 0: a new handler */
 	uint64_t	base_count, new_count;
 	struct lh_diff_pct base_pct, new_pct;	/* of the handler's durations */
@@ -131,9 +134,13 @@ struct lh_diff_side {
 	const char		*unread;	/* why a report of the side could not be read */
 };
 
+struct lh_diff_sum;
+
 struct lh_diff {
 	struct lh_diff_gate	gate;
 	struct lh_diff_side	base, new;
+	/* each side's reports folded into one (lh_report_fold()); the rows borrow from them */
+	struct lh_diff_sum	*base_sum, *new_sum;
 	struct lh_diff_row	*rows;		/* by tracer, the all-CPU row first */
 	size_t			nr_rows, alloc_rows;
 	struct lh_diff_offender	*offenders;	/* new, then grown, then gone; worst first */

@@ -114,12 +114,19 @@ enum lh_gate_max lh_gate_judge_max(const struct lh_gate *g, enum lh_tracer t,
 	return LH_GATE_MAX_PASS;
 }
 
+void lh_verdict_error_of(struct lh_verdict *v, enum lh_verdict_kind kind, char *why)
+{
+	if (v->error) {
+		free(why);
+		return;
+	}
+	v->error = why;
+	v->error_kind = kind;
+}
+
 void lh_verdict_error(struct lh_verdict *v, char *why)
 {
-	if (v->error)
-		free(why);
-	else
-		v->error = why;
+	lh_verdict_error_of(v, LH_VERDICT_RUN, why);
 }
 
 void lh_verdict_violation(struct lh_verdict *v, char *what)

@@ -27,6 +27,7 @@ struct lh_merge *lh_merge_alloc(const struct lh_merge_opts *o)
 		lh_gate_init(&m->o.gate);
 		m->o.gate.fail_on = LH_GATE_FAIL_NONE;
 	}
+	m->fleet = lh_report_fold_alloc();
 	return m;
 }
 
@@ -35,9 +36,29 @@ static void hosts_release(struct lh_merge_hosts *s)
 	free(s->v);
 }
 
+/* Return: the rules the fleet has (by id, in the order first folded). */
+static size_t nr_rules(const struct lh_merge *m)
+{
+	return lh_rules_count(m->fleet->own_rules);
+}
+
+/* Return: the fleet's counters of rule i (none while it has not hit). */
+static const struct lh_report_rule *rule_of(const struct lh_merge *m, size_t i)
+{
+	static const struct lh_report_rule none;
+
+	return i < m->fleet->nr_rules ? &m->fleet->rule_agg[i] : &none;
+}
+
+/* Return: the fleet's tracer t. */
+static const struct lh_report_tracer *fleet_tracer(const struct lh_merge *m, enum lh_tracer t)
+{
+	return &m->fleet->tracers[t];
+}
+
 void lh_merge_free(struct lh_merge *m)
 {
-	size_t i, k;
+	size_t i;
 	int t;
 
 	if (!m)
@@ -49,34 +70,15 @@ void lh_merge_free(struct lh_merge *m)
 	}
 	free(m->hosts);
 	lh_htab_release(&m->host_htab);
-	for (t = 0; t < LH_TRACER_NR; t++) {
-		struct lh_merge_tracer *tr = &m->tracers[t];
-
-		lh_histogram_release(&tr->hist);
-		for (k = 0; k < tr->nr_cpus; k++)
-			lh_histogram_release(&tr->cpus[k].dist);
-		free(tr->cpus);
-		free(tr->not_measured);
-	}
-	for (i = 0; i < m->nr_sigs; i++) {
-		free(m->sigs[i].signature);
+	for (t = 0; t < LH_TRACER_NR; t++)
+		free(m->tracers[t].not_measured);
+	for (i = 0; i < m->fleet->nr_offenders; i++)
 		hosts_release(&m->sigs[i].hosts);
-	}
 	free(m->sigs);
-	lh_htab_release(&m->sig_htab);
-	for (i = 0; i < m->nr_rules; i++) {
-		free(m->rules[i].id);
-		hosts_release(&m->rules[i].hosts);
-	}
-	free(m->rules);
-	lh_htab_release(&m->rule_htab);
-	for (i = 0; i < m->nr_khists; i++) {
-		free(m->khists[i].source);
-		free(m->khists[i].kind);
-		lh_histogram_release(&m->khists[i].h);
-	}
-	free(m->khists);
-	lh_htab_release(&m->khist_htab);
+	for (i = 0; i < nr_rules(m); i++)
+		hosts_release(&m->rule_hosts[i]);
+	free(m->rule_hosts);
+	lh_report_free(m->fleet);
 	lh_htab_release(&m->runs);
 	for (i = 0; i < m->nr_problems && i < LH_MERGE_PROBLEMS; i++)
 		free(m->problems[i]);
@@ -177,209 +179,150 @@ static size_t host_of(struct lh_merge *m, const struct lh_report *rep)
 	return m->nr_hosts++;
 }
 
+/* A report being folded into m, for the fold's problems (lh_report_fold_ops). */
+struct fold_ctx {
+	struct lh_merge	*m;
+	const char	*name;
+};
+
 /*
- * Adds n to *sum, or says that report name makes the count of what wrap (a PASS must not
- * rest on a sum that went round: *sum stays at its largest). Return: 0, or -1.
+ * Return: what at counts, as the merge says it (free it), or NULL for a sum that one said
+ * before bounds (accepted, gate_unevaluated: no more than count and unevaluated).
  */
-static int count_add(struct lh_merge *m, const char *name, const char *what,
-		     uint64_t *sum, uint64_t n)
+static char *fold_what(const struct lh_report_fold_at *at)
 {
-	if (!LH_ADD_CHECKED(*sum, n))
-		return 0;
-	error(m, lh_xasprintf("report '%s': %s add up past 2^64", name, what));
-	return -1;
+	const char *tn = at->tracer >= 0 ? lh_tracer_name(at->tracer) : "?";
+
+	if (!strcmp(at->field, "histograms"))
+		return lh_xasprintf("the %s histogram '%s'", at->source, at->what);
+	if (at->tracer < 0 && !strcmp(at->field, "count"))
+		return lh_xstrdup(at->what ? "the sections of a signature" :
+				  "the sections of no kept signature");
+	if (!strcmp(at->field, "count"))
+		return lh_xasprintf("the %s sections", tn);
+	if (!strcmp(at->field, "histogram"))
+		return lh_xasprintf("the %s histogram", tn);
+	if (!strcmp(at->field, "cpus.histogram"))
+		return lh_xasprintf("the %s histogram of CPU %d", tn, at->cpu);
+	if (!strcmp(at->field, "cpus.count"))
+		return lh_xstrdup("the sections of a CPU");
+	if (!strcmp(at->field, "hits"))
+		return lh_xstrdup("a rule's hits");
+	if (!strcmp(at->field, "unevaluated"))
+		return lh_xstrdup("the sections a rule could not be evaluated on");
+	return NULL;
 }
 
-/* Adds src to dst, or says that its buckets do not fit (what names it). Return: 0 or -1. */
-static int hist_add(struct lh_merge *m, const char *name, const char *what,
-		    struct lh_histogram *dst, const struct lh_histogram *src)
+/*
+ * A sum of report name would pass 2^64: an error (a PASS must not rest on a sum that went
+ * round: the sum stays at its largest).
+ */
+static void fold_overflow(void *arg, const struct lh_report_fold_at *at)
 {
-	enum lh_report_fold_status why = lh_report_fold_hist(dst, src);
+	const struct fold_ctx *c = arg;
+	char *what = fold_what(at);
 
-	if (why == LH_REPORT_FOLD_OK)
-		return 0;
-	if (why == LH_REPORT_FOLD_OVERFLOW) {
-		error(m, lh_xasprintf("report '%s': the counts of %s add up past 2^64", name,
-				      what));
-		return -1;
-	}
-	error(m, lh_xasprintf("report '%s': the buckets of %s do not fit those of the reports folded before: histograms are summed bucket by bucket, and their layouts must agree",
-			      name, what));
-	return -1;
+	if (!what)
+		return;
+	if (strstr(at->field, "histogram"))
+		error(c->m, lh_xasprintf("report '%s': the counts of %s add up past 2^64", c->name,
+					 what));
+	else
+		error(c->m, lh_xasprintf("report '%s': %s add up past 2^64", c->name, what));
+	free(what);
 }
 
-static void fold_tracer(struct lh_merge *m, const char *name, const struct lh_report *rep,
+/* A histogram of report name does not fit the bucket layout of those folded before. */
+static void fold_misfit(void *arg, const struct lh_report_fold_at *at)
+{
+	const struct fold_ctx *c = arg;
+	char *what = fold_what(at);
+
+	error(c->m, lh_xasprintf("report '%s': the buckets of %s do not fit those of the reports folded before: histograms are summed bucket by bucket, and their layouts must agree",
+				 c->name, what ? what : at->field));
+	free(what);
+}
+
+static void fold_conflict(void *arg, const struct lh_rule *had, const struct lh_rule *rule)
+{
+	const struct fold_ctx *c = arg;
+
+	error(c->m, lh_xasprintf("report '%s': rule '%s' is %s there and %s in a report folded before",
+				 c->name, rule->id, lh_severity_name(rule->severity),
+				 lh_severity_name(had->severity)));
+}
+
+/* What only a merge says of tracer t: its hosts, whether measured, maxima only. */
+static void note_tracer(struct lh_merge *m, const char *name, const struct lh_report *rep,
 			enum lh_tracer t, size_t host)
 {
-	const struct lh_report_tracer *tr = &rep->tracers[t];
+	const struct lh_report_tracer *tr = &rep->tracers[t], *ft = &m->fleet->tracers[t];
 	struct lh_merge_tracer *mt = &m->tracers[t];
 	struct lh_merge_host *h = &m->hosts[host];
 	const char *why = rep->has_run ? rep->run.not_measured[t] : NULL;
-	size_t slot;
-	char *what;
+	uint64_t sum;
 
 	if (why && !mt->not_measured)
 		mt->not_measured = lh_xasprintf("'%s': %s", name, why);
 	mt->measured |= lh_report_measure(rep, t).measured;
 	if (!tr->count)
 		return;
-	what = lh_xasprintf("the %s sections", lh_tracer_name(t));
-	if (!count_add(m, name, what, &mt->sections, tr->count))
-		count_add(m, name, what, &h->sections[t], tr->count);
-	free(what);
+	/* the host's share, when the fleet's sum takes it (else the fold says it would wrap) */
+	if (!__builtin_add_overflow(ft->count, tr->count, &sum))
+		h->sections[t] += tr->count;
+	/* the fleet's worst is the first report's that is over all before (lh_report_fold_where) */
 	if (tr->worst.set) {
-		if (!mt->seen || tr->worst.latency_us > mt->worst_us) {
-			mt->worst_us = tr->worst.latency_us;
+		if (!ft->worst.set || tr->worst.latency_us > ft->worst.latency_us)
 			mt->worst_host = host;
-		}
-		mt->seen = true;
 		if (tr->worst.latency_us > h->worst_us[t])
 			h->worst_us[t] = tr->worst.latency_us;
 	}
-	if (tr->gate.set && (!mt->gate_seen || tr->gate.latency_us > mt->gate_worst_us)) {
-		mt->gate_seen = true;
-		mt->gate_worst_us = tr->gate.latency_us;
+	if (tr->gate.set && (!ft->gate.set || tr->gate.latency_us > ft->gate.latency_us))
 		mt->gate_host = host;
-	}
 	if (!lh_report_counts_every_section(rep))
 		mt->maxima_only = true;
-	what = lh_xasprintf("the %s histogram", lh_tracer_name(t));
-	hist_add(m, name, what, &mt->hist, &tr->hist);
-	free(what);
-	if (tr->nr_cpus > mt->nr_cpus) {
-		LH_GROW(mt->cpus, tr->nr_cpus, mt->alloc_cpus);
-		memset(mt->cpus + mt->nr_cpus, 0, (tr->nr_cpus - mt->nr_cpus) * sizeof(*mt->cpus));
-		mt->nr_cpus = tr->nr_cpus;
-	}
-	for (slot = 0; slot < tr->nr_cpus; slot++) {
-		const struct lh_report_cpu *c = &tr->cpus[slot];
-		struct lh_merge_cpu *mc = &mt->cpus[slot];
-
-		if (!c->count && !c->seen)
-			continue;
-		count_add(m, name, "the sections of a CPU", &mc->sections, c->count);
-		if (c->max_us > mc->worst_us)
-			mc->worst_us = c->max_us;
-		what = lh_xasprintf("the %s histogram of CPU %d", lh_tracer_name(t),
-				    lh_report_slot_cpu(slot));
-		hist_add(m, name, what, &mc->dist, &c->dist);
-		free(what);
-	}
 }
 
-static void fold_offenders(struct lh_merge *m, const char *name, const struct lh_report *rep,
-			   size_t host)
+/* The hosts of rep's offender groups in the fleet (created there when new). */
+static void note_offenders(struct lh_merge *m, const struct lh_report *rep, size_t host)
 {
-	size_t i, pos;
-	uint32_t k;
+	struct lh_report_offender *o;
+	struct lh_merge_sig *s;
+	size_t i, k;
 
-	count_add(m, name, "the sections of no kept signature", &m->other_sections,
-		  rep->other_count);
-	if (rep->other_worst_us > m->other_worst_us)
-		m->other_worst_us = rep->other_worst_us;
 	for (i = 0; i < rep->nr_offenders; i++) {
-		const struct lh_report_offender *o = &rep->offenders[i];
-		struct lh_merge_sig *s = NULL;
+		o = lh_report_offender(m->fleet, &rep->offenders[i].sig);
+		if (!o)
+			continue;	/* past the bound: the fleet's 'other' group */
+		k = (size_t)(o - m->fleet->offenders);
+		if (k >= m->alloc_sigs) {
+			size_t was = m->alloc_sigs;
 
-		pos = 0;
-		while (!s && lh_htab_find(&m->sig_htab, o->hash, &pos, &k))
-			if (!strcmp(m->sigs[k].signature, o->signature))
-				s = &m->sigs[k];
-		if (!s && m->nr_sigs >= LH_MERGE_SIGNATURES) {
-			count_add(m, name, "the sections of no kept signature", &m->other_sections,
-				  o->count);
-			if (o->worst_us > m->other_worst_us)
-				m->other_worst_us = o->worst_us;
-			continue;
+			LH_GROW(m->sigs, k + 1, m->alloc_sigs);
+			memset(m->sigs + was, 0, (m->alloc_sigs - was) * sizeof(*m->sigs));
 		}
-		if (!s) {
-			LH_GROW(m->sigs, m->nr_sigs + 1, m->alloc_sigs);
-			s = &m->sigs[m->nr_sigs];
-			memset(s, 0, sizeof(*s));
-			s->signature = lh_xstrdup(o->signature);
-			s->tracer = o->sig.tracer;
-			lh_htab_add(&m->sig_htab, o->hash, (uint32_t)m->nr_sigs++);
-		}
-		if (!s->sections || o->worst_us > s->worst_us) {
-			s->worst_us = o->worst_us;
+		s = &m->sigs[k];
+		if (!o->count || rep->offenders[i].worst_us > o->worst_us)
 			s->worst_host = host;
-		}
-		count_add(m, name, "the sections of a signature", &s->sections, o->count);
 		hosts_add(&s->hosts, (uint32_t)host);
 	}
 }
 
-static void fold_rules(struct lh_merge *m, const char *name, const struct lh_report *rep,
-		       size_t host)
+/* The hosts each rule of rep hit on, once it is folded. */
+static void note_rules(struct lh_merge *m, const struct lh_report *rep, size_t host)
 {
-	size_t i, n = rep->rules ? lh_rules_count(rep->rules) : 0, pos;
-	uint32_t k;
+	size_t i, k, was = m->alloc_rule_hosts;
 
-	for (i = 0; i < n; i++) {
-		const struct lh_rule *rule = lh_rules_get(rep->rules, i);
-		const struct lh_report_rule *agg = i < rep->nr_rules ? &rep->rule_agg[i] : NULL;
-		uint64_t h = lh_hash(rule->id, strlen(rule->id), 0);
-		struct lh_merge_rule *r = NULL;
-
-		pos = 0;
-		while (!r && lh_htab_find(&m->rule_htab, h, &pos, &k))
-			if (!strcmp(m->rules[k].id, rule->id))
-				r = &m->rules[k];
-		if (!r) {
-			LH_GROW(m->rules, m->nr_rules + 1, m->alloc_rules);
-			r = &m->rules[m->nr_rules];
-			memset(r, 0, sizeof(*r));
-			r->id = lh_xstrdup(rule->id);
-			r->severity = rule->severity;
-			lh_htab_add(&m->rule_htab, h, (uint32_t)m->nr_rules++);
-		} else if (r->severity != rule->severity) {
-			error(m, lh_xasprintf("report '%s': rule '%s' is %s there and %s in a report folded before",
-					      name, rule->id, lh_severity_name(rule->severity),
-					      lh_severity_name(r->severity)));
-		}
-		if (!agg || (!agg->hits && !agg->unevaluated))
-			continue;
-		count_add(m, name, "a rule's hits", &r->hits, agg->hits);
-		count_add(m, name, "a rule's hits", &r->gate_hits, agg->gate_hits);
-		count_add(m, name, "the sections a rule could not be evaluated on",
-			  &r->unevaluated, agg->unevaluated);
-		if (agg->worst_us > r->worst_us)
-			r->worst_us = agg->worst_us;
-		if (agg->hits)
-			hosts_add(&r->hosts, (uint32_t)host);
+	if (nr_rules(m) > m->alloc_rule_hosts) {
+		LH_GROW(m->rule_hosts, nr_rules(m), m->alloc_rule_hosts);
+		memset(m->rule_hosts + was, 0,
+		       (m->alloc_rule_hosts - was) * sizeof(*m->rule_hosts));
 	}
-}
-
-static void fold_khists(struct lh_merge *m, const char *name, const struct lh_report *rep)
-{
-	uint32_t k;
-	size_t i;
-
-	for (i = 0; i < rep->nr_hists; i++) {
-		const struct lh_report_histogram *src = &rep->hists[i];
-		struct lh_merge_khist *kh = NULL;
-		uint64_t h = lh_hash(src->kind, strlen(src->kind) + 1,
-				     lh_hash(src->source, strlen(src->source) + 1,
-					     (uint64_t)(int64_t)src->cpu));
-		size_t pos = 0;
-		char *what;
-
-		while (!kh && lh_htab_find(&m->khist_htab, h, &pos, &k))
-			if (m->khists[k].cpu == src->cpu && !strcmp(m->khists[k].kind, src->kind) &&
-			    !strcmp(m->khists[k].source, src->source))
-				kh = &m->khists[k];
-		if (!kh) {
-			LH_GROW(m->khists, m->nr_khists + 1, m->alloc_khists);
-			lh_htab_add(&m->khist_htab, h, (uint32_t)m->nr_khists);
-			kh = &m->khists[m->nr_khists++];
-			memset(kh, 0, sizeof(*kh));
-			kh->source = lh_xstrdup(src->source);
-			kh->kind = lh_xstrdup(src->kind);
-			kh->cpu = src->cpu;
-		}
-		what = lh_xasprintf("the %s histogram '%s'", src->source, src->kind);
-		hist_add(m, name, what, &kh->h, &src->h);
-		free(what);
+	for (i = 0; i < rep->nr_rules && rep->rules && i < lh_rules_count(rep->rules); i++) {
+		if (!rep->rule_agg[i].hits)
+			continue;
+		k = lh_report_own_rule_find(m->fleet, lh_rules_get(rep->rules, i)->id);
+		hosts_add(&m->rule_hosts[k], (uint32_t)host);
 	}
 }
 
@@ -387,6 +330,11 @@ int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *r
 {
 	const char *why = lh_report_error(rep);
 	unsigned long errors = m->nr_errors;
+	struct fold_ctx c = { m, name };
+	const struct lh_report_fold_ops ops = {
+		.overflow = fold_overflow, .misfit = fold_misfit, .arg = &c,
+		.conflict = fold_conflict,
+	};
 	struct lh_merge_host *h;
 	size_t host;
 	uint32_t k;
@@ -413,10 +361,10 @@ int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *r
 	}
 	m->reports++;
 	for (t = 0; t < LH_TRACER_NR; t++)
-		fold_tracer(m, name, rep, t, host);
-	fold_offenders(m, name, rep, host);
-	fold_rules(m, name, rep, host);
-	fold_khists(m, name, rep);
+		note_tracer(m, name, rep, t, host);
+	note_offenders(m, rep, host);
+	lh_report_fold(m->fleet, rep, &ops);
+	note_rules(m, rep, host);
 	return m->nr_errors > errors ? -1 : 0;
 }
 
@@ -461,22 +409,23 @@ static void judge_rules(struct lh_merge *m)
 
 	if (m->o.gate.fail_on == LH_GATE_FAIL_NONE)
 		return;
-	for (i = 0; i < m->nr_rules; i++) {
-		const struct lh_merge_rule *r = &m->rules[i];
+	for (i = 0; i < nr_rules(m); i++) {
+		const struct lh_rule *d = lh_rules_get(m->fleet->own_rules, i);
+		const struct lh_report_rule *r = rule_of(m, i);
+		const struct lh_merge_hosts *hs = &m->rule_hosts[i];
 
-		if (r->severity == LH_SEV_IGNORE || r->severity < m->o.gate.fail_on)
+		if (d->severity == LH_SEV_IGNORE || d->severity < m->o.gate.fail_on)
 			continue;
 		if (r->unevaluated) {
 			error(m, lh_xasprintf("rule %s (%s) could not be evaluated on %" PRIu64 " section%s: --fail-on %s cannot be judged",
-					      r->id, lh_severity_name(r->severity), r->unevaluated,
+					      d->id, lh_severity_name(d->severity), r->unevaluated,
 					      r->unevaluated == 1 ? "" : "s",
 					      lh_gate_fail_on_name(&m->o.gate)));
 		} else if (r->gate_hits) {
 			lh_verdict_violation(&m->verdict,
 				lh_xasprintf("rule %s (%s) hit %" PRIu64 " time%s on %zu host%s, worst %s",
-					     r->id, lh_severity_name(r->severity), r->gate_hits,
-					     r->gate_hits == 1 ? "" : "s", r->hosts.nr,
-					     r->hosts.nr == 1 ? "" : "s",
+					     d->id, lh_severity_name(d->severity), r->gate_hits,
+					     r->gate_hits == 1 ? "" : "s", hs->nr, hs->nr == 1 ? "" : "s",
 					     lh_report_fmt_us(lh_report_us_to_ns(r->worst_us), a,
 							      sizeof(a))));
 		}
@@ -496,10 +445,10 @@ void lh_merge_finish(struct lh_merge *m)
 		error(m, lh_xstrdup(m->unread ? "no report could be read" : "no report was given"));
 	for (t = 0; t < LH_TRACER_NR; t++) {
 		const struct lh_merge_tracer *mt = &m->tracers[t];
+		const struct lh_report_where *gw = &fleet_tracer(m, t)->gate;
 		const struct lh_gate_measure me = {
 			.measured = mt->measured, .not_measured = mt->not_measured,
-			.has_worst = mt->gate_seen,
-			.worst_ns = lh_report_us_to_ns(mt->gate_worst_us),
+			.has_worst = gw->set, .worst_ns = lh_report_us_to_ns(gw->latency_us),
 		};
 		const char *tn = lh_tracer_name(t);
 		bool own;
@@ -520,7 +469,7 @@ void lh_merge_finish(struct lh_merge *m)
 		case LH_GATE_MAX_OVER:
 			lh_verdict_violation(&m->verdict,
 				lh_xasprintf("%s: the fleet's worst %s on %s is over --max %s=%s", tn,
-					     lh_report_fmt_us(lh_report_us_to_ns(mt->gate_worst_us),
+					     lh_report_fmt_us(lh_report_us_to_ns(gw->latency_us),
 							      a, sizeof(a)),
 					     host_name(&m->hosts[mt->gate_host], name,
 						       sizeof(name)),
@@ -558,14 +507,16 @@ static int cmp_host(const void *a, const void *b)
 /* Signatures hit on the most hosts first, then the worst. */
 static int cmp_sig(const void *a, const void *b)
 {
-	const struct lh_merge_sig *x = &sort_m->sigs[*(const uint32_t *)a];
-	const struct lh_merge_sig *y = &sort_m->sigs[*(const uint32_t *)b];
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct lh_merge_hosts *x = &sort_m->sigs[i].hosts, *y = &sort_m->sigs[j].hosts;
+	const struct lh_report_offender *ox = &sort_m->fleet->offenders[i];
+	const struct lh_report_offender *oy = &sort_m->fleet->offenders[j];
 
-	if (x->hosts.nr != y->hosts.nr)
-		return x->hosts.nr > y->hosts.nr ? -1 : 1;
-	if (x->worst_us != y->worst_us)
-		return x->worst_us > y->worst_us ? -1 : 1;
-	return strcmp(x->signature, y->signature);
+	if (x->nr != y->nr)
+		return x->nr > y->nr ? -1 : 1;
+	if (ox->worst_us != oy->worst_us)
+		return ox->worst_us > oy->worst_us ? -1 : 1;
+	return strcmp(ox->signature, oy->signature);
 }
 
 /* Return: the indices of n items in the order cmp gives (free it). */
@@ -620,15 +571,16 @@ static void write_text_tracers(const struct lh_merge *m, FILE *out)
 		"on host");
 	for (i = 0; i < LH_TRACER_NR; i++) {
 		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(i)];
+		const struct lh_report_tracer *ft = fleet_tracer(m, lh_tracer_at(i));
 
-		if (!mt->sections)
+		if (!ft->count)
 			continue;
 		any = true;
 		fprintf(out, "  %-15s %10" PRIu64 " %10s %10s  %s\n", lh_tracer_name(lh_tracer_at(i)),
-			mt->sections, fmt_worst(mt->seen, mt->worst_us, a, sizeof(a)),
-			fmt_worst(mt->gate_seen, mt->gate_worst_us, b, sizeof(b)),
-			mt->seen ? fit(host_name(&m->hosts[mt->worst_host], name, sizeof(name)),
-				       26, cut) : "-");
+			ft->count, fmt_worst(ft->worst.set, ft->worst.latency_us, a, sizeof(a)),
+			fmt_worst(ft->gate.set, ft->gate.latency_us, b, sizeof(b)),
+			ft->worst.set ? fit(host_name(&m->hosts[mt->worst_host], name,
+						      sizeof(name)), 26, cut) : "-");
 	}
 	if (!any)
 		fputs("  (no sections)\n", out);
@@ -669,28 +621,29 @@ static void write_text_hosts(const struct lh_merge *m, FILE *out)
 
 static void write_text_sigs(const struct lh_merge *m, FILE *out)
 {
-	uint32_t *v = sorted(m, m->nr_sigs, cmp_sig);
+	size_t i, n = m->fleet->nr_offenders;
+	uint32_t *v = sorted(m, n, cmp_sig);
 	char name[160], cut[128], w[32];
-	size_t i;
 
-	fprintf(out, "\nOffenders across hosts: %zu signature%s, most hosts first\n", m->nr_sigs,
-		m->nr_sigs == 1 ? "" : "s");
-	for (i = 0; i < m->nr_sigs && i < TEXT_SIGNATURES; i++) {
+	fprintf(out, "\nOffenders across hosts: %zu signature%s, most hosts first\n", n,
+		n == 1 ? "" : "s");
+	for (i = 0; i < n && i < TEXT_SIGNATURES; i++) {
 		const struct lh_merge_sig *s = &m->sigs[v[i]];
+		const struct lh_report_offender *o = &m->fleet->offenders[v[i]];
 
 		fprintf(out, "  %zu host%s, %" PRIu64 " section%s, worst %s on %s\n", s->hosts.nr,
-			s->hosts.nr == 1 ? "" : "s", s->sections, s->sections == 1 ? "" : "s",
-			fmt_worst(true, s->worst_us, w, sizeof(w)),
+			s->hosts.nr == 1 ? "" : "s", o->count, o->count == 1 ? "" : "s",
+			fmt_worst(true, o->worst_us, w, sizeof(w)),
 			fit(host_name(&m->hosts[s->worst_host], name, sizeof(name)), 30, cut));
-		fprintf(out, "    %s\n", fit(s->signature, 76, cut));
+		fprintf(out, "    %s\n", fit(o->signature, 76, cut));
 	}
-	if (m->nr_sigs > TEXT_SIGNATURES)
+	if (n > TEXT_SIGNATURES)
 		fprintf(out, "  and %zu more (the JSON report lists them all)\n",
-			m->nr_sigs - TEXT_SIGNATURES);
-	if (m->other_sections)
+			n - TEXT_SIGNATURES);
+	if (m->fleet->other_count)
 		fprintf(out, "  other (past %d signatures): %" PRIu64 " sections, worst %s\n",
-			LH_MERGE_SIGNATURES, m->other_sections,
-			fmt_worst(true, m->other_worst_us, w, sizeof(w)));
+			LH_REPORT_SIGNATURES, m->fleet->other_count,
+			fmt_worst(true, m->fleet->other_worst_us, w, sizeof(w)));
 	free(v);
 }
 
@@ -699,19 +652,20 @@ static void write_text_rules(const struct lh_merge *m, FILE *out)
 	char cut[64], w[32];
 	size_t i, n = 0;
 
-	for (i = 0; i < m->nr_rules; i++)
-		n += m->rules[i].hits || m->rules[i].unevaluated;
+	for (i = 0; i < nr_rules(m); i++)
+		n += rule_of(m, i)->hits || rule_of(m, i)->unevaluated;
 	fprintf(out, "\nRule hits across hosts: %zu rule%s hit\n", n, n == 1 ? "" : "s");
 	if (n)
 		fprintf(out, "  %-30s %-9s %10s %6s %10s %s\n", "rule", "severity", "hits",
 			"hosts", "worst", "uneval.");
-	for (i = 0; i < m->nr_rules; i++) {
-		const struct lh_merge_rule *r = &m->rules[i];
+	for (i = 0; i < nr_rules(m); i++) {
+		const struct lh_rule *d = lh_rules_get(m->fleet->own_rules, i);
+		const struct lh_report_rule *r = rule_of(m, i);
 
 		if (!r->hits && !r->unevaluated)
 			continue;
-		fprintf(out, "  %-30s %-9s %10" PRIu64 " %6zu %10s %" PRIu64 "\n", fit(r->id, 30, cut),
-			lh_severity_name(r->severity), r->hits, r->hosts.nr,
+		fprintf(out, "  %-30s %-9s %10" PRIu64 " %6zu %10s %" PRIu64 "\n", fit(d->id, 30, cut),
+			lh_severity_name(d->severity), r->hits, m->rule_hosts[i].nr,
 			fmt_worst(r->hits, r->worst_us, w, sizeof(w)), r->unevaluated);
 	}
 }
@@ -726,22 +680,22 @@ static void write_text_hists(const struct lh_merge *m, FILE *out)
 	fprintf(out, "  %-16s %-4s %10s %10s %10s %10s %10s\n", "histogram", "cpu", "count", "p50",
 		"p99", "p99.9", "max");
 	for (t = 0; t < LH_TRACER_NR; t++) {
-		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(t)];
+		const struct lh_report_tracer *ft = fleet_tracer(m, lh_tracer_at(t));
 
-		if (!mt->hist.count)
+		if (!ft->hist.count)
 			continue;
 		snprintf(what, sizeof(what), "%s%s", lh_tracer_name(lh_tracer_at(t)),
-			 mt->maxima_only ? " (maxima)" : "");
-		hist_row(out, what, "all", &mt->hist);
-		for (slot = 0; slot < mt->nr_cpus; slot++) {
-			if (!mt->cpus[slot].dist.count)
+			 m->tracers[lh_tracer_at(t)].maxima_only ? " (maxima)" : "");
+		hist_row(out, what, "all", &ft->hist);
+		for (slot = 0; slot < ft->nr_cpus; slot++) {
+			if (!ft->cpus[slot].dist.count)
 				continue;
 			snprintf(cpu, sizeof(cpu), "%d", lh_report_slot_cpu(slot));
-			hist_row(out, "", slot ? cpu : "?", &mt->cpus[slot].dist);
+			hist_row(out, "", slot ? cpu : "?", &ft->cpus[slot].dist);
 		}
 	}
-	for (i = 0; i < m->nr_khists; i++) {
-		const struct lh_merge_khist *k = &m->khists[i];
+	for (i = 0; i < m->fleet->nr_hists; i++) {
+		const struct lh_report_histogram *k = &m->fleet->hists[i];
 
 		snprintf(what, sizeof(what), "%s %s", k->source, k->kind);
 		if (k->cpu < 0)
@@ -813,19 +767,10 @@ static void add(json_object *o, const char *key, json_object *v)
 	json_object_object_add(o, key, v);
 }
 
-/* µs from ns: an integer when whole, else to the ns ("2.5"). */
+/* µs from ns, exact (lh_report_json_us()). */
 static json_object *jns(uint64_t ns)
 {
-	char buf[32];
-
-	if (ns % 1000 == 0)
-		return json_object_new_int64(ns / 1000 > INT64_MAX ? INT64_MAX :
-					     (int64_t)(ns / 1000));
-	snprintf(buf, sizeof(buf), "%llu.%03llu", (unsigned long long)(ns / 1000),
-		 (unsigned long long)(ns % 1000));
-	while (buf[strlen(buf) - 1] == '0')
-		buf[strlen(buf) - 1] = '\0';
-	return json_object_new_double_s((double)ns / 1000, buf);
+	return lh_report_json_us_object(ns, false);
 }
 
 /* A histogram object of doc/report-json.md (its #histograms section). */
@@ -882,27 +827,29 @@ static json_object *jtracers(const struct lh_merge *m)
 
 	for (i = 0; i < LH_TRACER_NR; i++) {
 		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(i)];
+		const struct lh_report_tracer *ft = fleet_tracer(m, lh_tracer_at(i));
+		const struct lh_report_where *w = &ft->worst, *g = &ft->gate;
 
-		if (!mt->sections && !mt->not_measured)
+		if (!ft->count && !mt->not_measured)
 			continue;
 		e = json_object_new_object();
-		add(e, "sections", json_object_new_uint64(mt->sections));
-		add(e, "worst_us", jus(mt->seen, mt->worst_us));
-		add(e, "worst_host", mt->seen ? jhost_ref(&m->hosts[mt->worst_host]) : NULL);
-		add(e, "gate_worst_us", jus(mt->gate_seen, mt->gate_worst_us));
-		add(e, "gate_worst_host", mt->gate_seen ? jhost_ref(&m->hosts[mt->gate_host]) : NULL);
+		add(e, "sections", json_object_new_uint64(ft->count));
+		add(e, "worst_us", jus(w->set, w->latency_us));
+		add(e, "worst_host", w->set ? jhost_ref(&m->hosts[mt->worst_host]) : NULL);
+		add(e, "gate_worst_us", jus(g->set, g->latency_us));
+		add(e, "gate_worst_host", g->set ? jhost_ref(&m->hosts[mt->gate_host]) : NULL);
 		add(e, "not_measured", jstr(mt->not_measured));
 		add(e, "every_section", json_object_new_boolean(!mt->maxima_only));
-		add(e, "histogram", jhist(&mt->hist));
+		add(e, "histogram", jhist(&ft->hist));
 		a = json_object_new_array();
-		for (slot = 0; slot < mt->nr_cpus; slot++) {
-			if (!mt->cpus[slot].sections)
+		for (slot = 0; slot < ft->nr_cpus; slot++) {
+			if (!ft->cpus[slot].count)
 				continue;
 			c = json_object_new_object();
 			add(c, "cpu", slot ? json_object_new_int(lh_report_slot_cpu(slot)) : NULL);
-			add(c, "sections", json_object_new_uint64(mt->cpus[slot].sections));
-			add(c, "max_us", jus(true, mt->cpus[slot].worst_us));
-			add(c, "histogram", jhist(&mt->cpus[slot].dist));
+			add(c, "sections", json_object_new_uint64(ft->cpus[slot].count));
+			add(c, "max_us", jus(true, ft->cpus[slot].max_us));
+			add(c, "histogram", jhist(&ft->cpus[slot].dist));
 			json_object_array_add(a, c);
 		}
 		add(e, "cpus", a);
@@ -952,18 +899,19 @@ static json_object *jhost_set(const struct lh_merge_hosts *s, const uint32_t *po
 
 static json_object *jsigs(const struct lh_merge *m, const uint32_t *pos)
 {
-	uint32_t *v = sorted(m, m->nr_sigs, cmp_sig);
+	size_t i, n = m->fleet->nr_offenders;
+	uint32_t *v = sorted(m, n, cmp_sig);
 	json_object *a = json_object_new_array(), *e;
-	size_t i;
 
-	for (i = 0; i < m->nr_sigs; i++) {
+	for (i = 0; i < n; i++) {
 		const struct lh_merge_sig *s = &m->sigs[v[i]];
+		const struct lh_report_offender *o = &m->fleet->offenders[v[i]];
 
 		e = json_object_new_object();
-		add(e, "signature", jstr(s->signature));
-		add(e, "tracer", jstr(lh_tracer_name(s->tracer)));
-		add(e, "sections", json_object_new_uint64(s->sections));
-		add(e, "worst_us", jus(true, s->worst_us));
+		add(e, "signature", jstr(o->signature));
+		add(e, "tracer", jstr(lh_tracer_name(o->sig.tracer)));
+		add(e, "sections", json_object_new_uint64(o->count));
+		add(e, "worst_us", jus(true, o->worst_us));
 		add(e, "worst_host", json_object_new_uint64(pos[s->worst_host]));
 		add(e, "hosts", jhost_set(&s->hosts, pos));
 		json_object_array_add(a, e);
@@ -977,17 +925,18 @@ static json_object *jrules(const struct lh_merge *m, const uint32_t *pos)
 	json_object *a = json_object_new_array(), *e;
 	size_t i;
 
-	for (i = 0; i < m->nr_rules; i++) {
-		const struct lh_merge_rule *r = &m->rules[i];
+	for (i = 0; i < nr_rules(m); i++) {
+		const struct lh_rule *d = lh_rules_get(m->fleet->own_rules, i);
+		const struct lh_report_rule *r = rule_of(m, i);
 
 		e = json_object_new_object();
-		add(e, "id", jstr(r->id));
-		add(e, "severity", jstr(lh_severity_name(r->severity)));
+		add(e, "id", jstr(d->id));
+		add(e, "severity", jstr(lh_severity_name(d->severity)));
 		add(e, "hits", json_object_new_uint64(r->hits));
 		add(e, "gate_hits", json_object_new_uint64(r->gate_hits));
 		add(e, "unevaluated", json_object_new_uint64(r->unevaluated));
 		add(e, "worst_us", jus(r->hits, r->worst_us));
-		add(e, "hosts", jhost_set(&r->hosts, pos));
+		add(e, "hosts", jhost_set(&m->rule_hosts[i], pos));
 		json_object_array_add(a, e);
 	}
 	return a;
@@ -1032,17 +981,19 @@ static int write_json(const struct lh_merge *m, FILE *out)
 	add(root, "hosts", jhosts(m, v));
 	add(root, "offenders", jsigs(m, pos));
 	o = json_object_new_object();
-	add(o, "sections", json_object_new_uint64(m->other_sections));
-	add(o, "worst_us", jus(m->other_sections, m->other_worst_us));
+	add(o, "sections", json_object_new_uint64(m->fleet->other_count));
+	add(o, "worst_us", jus(m->fleet->other_count, m->fleet->other_worst_us));
 	add(root, "offenders_other", o);
 	add(root, "rules", jrules(m, pos));
 	a = json_object_new_array();
-	for (i = 0; i < m->nr_khists; i++) {
-		o = jhist(&m->khists[i].h);
-		json_object_object_add_ex(o, "source", jstr(m->khists[i].source), 0);
-		json_object_object_add_ex(o, "kind", jstr(m->khists[i].kind), 0);
-		json_object_object_add_ex(o, "cpu", m->khists[i].cpu < 0 ? NULL :
-					  json_object_new_int(m->khists[i].cpu), 0);
+	for (i = 0; i < m->fleet->nr_hists; i++) {
+		const struct lh_report_histogram *k = &m->fleet->hists[i];
+
+		o = jhist(&k->h);
+		json_object_object_add_ex(o, "source", jstr(k->source), 0);
+		json_object_object_add_ex(o, "kind", jstr(k->kind), 0);
+		json_object_object_add_ex(o, "cpu", k->cpu < 0 ? NULL : json_object_new_int(k->cpu),
+					  0);
 		json_object_array_add(a, o);
 	}
 	add(root, "histograms", a);
@@ -1093,7 +1044,7 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 	char *s;
 
 	for (t = 0; t < LH_TRACER_NR; t++) {
-		if (!m->tracers[t].sections)
+		if (!fleet_tracer(m, t)->count)
 			continue;
 		cases++;
 		failures += tracer_violation(m, lh_tracer_name(t)) != NULL;
@@ -1112,15 +1063,17 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 	free(s);
 	for (t = 0; t < LH_TRACER_NR; t++) {
 		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(t)];
+		const struct lh_report_tracer *ft = fleet_tracer(m, lh_tracer_at(t));
 		const char *tn = lh_tracer_name(lh_tracer_at(t));
 
-		if (!mt->sections)
+		if (!ft->count)
 			continue;
 		snprintf(name, sizeof(name), "%s fleet worst", tn);
-		s = lh_xasprintf("worst %s on %s, %" PRIu64 " sections", fmt_worst(mt->seen, mt->worst_us,
-									  a, sizeof(a)),
-				 mt->seen ? host_name(&m->hosts[mt->worst_host], hn, sizeof(hn)) :
-				 "-", mt->sections);
+		s = lh_xasprintf("worst %s on %s, %" PRIu64 " sections",
+				 fmt_worst(ft->worst.set, ft->worst.latency_us, a, sizeof(a)),
+				 ft->worst.set ?
+				 host_name(&m->hosts[mt->worst_host], hn, sizeof(hn)) : "-",
+				 ft->count);
 		ret |= lh_junit_case(out, &(struct lh_junit_case){
 			.classname = "lathound.merge", .name = name,
 			.failure = tracer_violation(m, tn), .out = s,
@@ -1130,8 +1083,8 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 	if (rules) {
 		uint64_t hits = 0;
 
-		for (i = 0; i < m->nr_rules; i++)
-			hits += m->rules[i].hits;
+		for (i = 0; i < nr_rules(m); i++)
+			hits += rule_of(m, i)->hits;
 		snprintf(name, sizeof(name), "rules --fail-on %s", lh_gate_fail_on_name(&m->o.gate));
 		s = lh_xasprintf("%" PRIu64 " rule hits across the fleet", hits);
 		ret |= lh_junit_case(out, &(struct lh_junit_case){

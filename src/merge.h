@@ -6,10 +6,12 @@
  * fleet's worst case per tracer and its host; histograms summed bucket by bucket; rule hits
  * per rule across hosts. Then the gate: --max on the fleet's worst.
  *
- * Reports are folded one at a time (lh_merge_add()) and only aggregates are kept, so memory
- * grows with the distinct hosts, signatures, rules and histograms, not with the reports: the
- * one per-report cost is the 16-byte slot of a run_id's hash, kept to refuse the same run
- * twice. Pure but for the writers, which take a FILE *; the reports are read by
+ * Reports are folded one at a time (lh_merge_add()) into one fleet report by lh_report_fold()
+ * (report-fold.h, which 'lathound report' and each side of 'diff' fold through too); beside
+ * it a merge keeps only which host each worst, signature and rule hit is of. So memory grows
+ * with the distinct hosts, signatures, rules and histograms, not with the reports (their
+ * progressions are not kept): the one per-report cost is the 16-byte slot of a run_id's
+ * hash, kept to refuse the same run twice. Pure but for the writers, which take a FILE *; the reports are read by
  * report-load.c.
  *
  * Fail closed: a report that cannot be read (unless allowed), whose own verdict is error
@@ -29,7 +31,6 @@
 #include "htab.h"
 #include "report.h"
 
-#define LH_MERGE_SIGNATURES	10000	/* distinct signatures; more go to one 'other' bucket */
 #define LH_MERGE_PROBLEMS	20	/* problem texts kept (all are counted) */
 
 struct lh_merge_opts {
@@ -48,25 +49,12 @@ struct lh_merge_host {
 	uint64_t	worst_us[LH_TRACER_NR];
 };
 
-struct lh_merge_cpu {
-	uint64_t		sections;
-	uint64_t		worst_us;
-	struct lh_histogram	dist;
-};
-
+/* Which host a fleet's tracer has its worst sections from, and what only a merge says of it. */
 struct lh_merge_tracer {
-	uint64_t		sections;
 	bool			measured;	/* sections counted, or a run had it armed */
-	bool			seen;
-	uint64_t		worst_us;	/* over every section */
-	size_t			worst_host;
-	bool			gate_seen;	/* a section no 'ignore' rule accepted */
-	uint64_t		gate_worst_us;	/* what --max judges */
-	size_t			gate_host;
+	size_t			worst_host;	/* of the fleet's worst (fleet->tracers[].worst) */
+	size_t			gate_host;	/* of its worst gated: what --max judges */
 	bool			maxima_only;	/* a report counted only each new maximum */
-	struct lh_histogram	hist;		/* every CPU */
-	struct lh_merge_cpu	*cpus;		/* by CPU + 1 (slot 0: unknown CPU) */
-	size_t			nr_cpus, alloc_cpus;
 	char			*not_measured;	/* the first report that could not measure it */
 };
 
@@ -76,30 +64,10 @@ struct lh_merge_hosts {
 	size_t		nr, alloc;
 };
 
+/* The hosts of one of the fleet's offender groups (fleet->offenders[], same index). */
 struct lh_merge_sig {
-	char			*signature;	/* the report's (lh_signature_text()) */
-	enum lh_tracer		tracer;
-	uint64_t		sections;
-	uint64_t		worst_us;
 	size_t			worst_host;
 	struct lh_merge_hosts	hosts;
-};
-
-struct lh_merge_rule {
-	char			*id;
-	enum lh_severity	severity;
-	uint64_t		hits;
-	uint64_t		gate_hits;	/* on sections no 'ignore' rule accepted */
-	uint64_t		unevaluated;
-	uint64_t		worst_us;
-	struct lh_merge_hosts	hosts;
-};
-
-/* A histogram the kernel counted (record --hist), summed: by source, kind and CPU. */
-struct lh_merge_khist {
-	char			*source, *kind;
-	int			cpu;
-	struct lh_histogram	h;
 };
 
 struct lh_merge {
@@ -110,18 +78,16 @@ struct lh_merge {
 	struct lh_merge_host	*hosts;
 	size_t			nr_hosts, alloc_hosts;
 	struct lh_htab		host_htab;
+	/*
+	 * every report folded into one (lh_report_fold()): tracers, offenders (past
+	 * LH_REPORT_SIGNATURES in its 'other' group), rules by id, the kernel's histograms
+	 */
+	struct lh_report	*fleet;
 	struct lh_merge_tracer	tracers[LH_TRACER_NR];
-	struct lh_merge_sig	*sigs;
-	size_t			nr_sigs, alloc_sigs;
-	struct lh_htab		sig_htab;
-	uint64_t		other_sections;	/* signatures past the bound, or a report's other */
-	uint64_t		other_worst_us;
-	struct lh_merge_rule	*rules;
-	size_t			nr_rules, alloc_rules;
-	struct lh_htab		rule_htab;
-	struct lh_merge_khist	*khists;
-	size_t			nr_khists, alloc_khists;
-	struct lh_htab		khist_htab;	/* khists by source, kind and CPU */
+	struct lh_merge_sig	*sigs;		/* by fleet->offenders[] index */
+	size_t			alloc_sigs;
+	struct lh_merge_hosts	*rule_hosts;	/* hosts a rule hit on, by fleet rule index */
+	size_t			alloc_rule_hosts;
 	struct lh_htab		runs;		/* run_id hashes */
 	struct lh_verdict	verdict;
 	unsigned long		nr_errors;

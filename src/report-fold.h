@@ -13,13 +13,36 @@
 
 #include "report-priv.h"
 
-/* What a fold found that it could not add; field names it in doc/report-json.md's terms. */
+#define LH_REPORT_FOLD_NO_CPU	(-2)	/* a field of no one CPU (-1 is the unknown CPU) */
+
+/* Where a fold failed: a field in doc/report-json.md's terms, and what it is of. */
+struct lh_report_fold_at {
+	const char	*field;		/* "count", "cpus.histogram", "hits"...; NULL: the value */
+	int		tracer;		/* the tracer of a tracer's field, else -1 */
+	int		cpu;		/* the CPU of a per-CPU field, else LH_REPORT_FOLD_NO_CPU */
+	const char	*what;		/* the signature, rule id or kernel histogram's kind */
+	const char	*source;	/* a kernel histogram's source */
+};
+
+/* The parts lh_report_fold() folds beyond tracers, offenders, rules and kernel histograms. */
+enum lh_report_fold_part {
+	LH_REPORT_FOLD_PROGRESSIONS	= 1 << 0,	/* the steps of progressions of maxima */
+	LH_REPORT_FOLD_IRQSTAT		= 1 << 1,	/* the IRQ handler statistics */
+};
+
+/* What a fold found that it could not add, and what it folds. */
 struct lh_report_fold_ops {
-	/* a sum of field would pass 2^64 (it stays at its largest) */
-	void	(*overflow)(void *arg, const char *field);
-	/* the buckets of histogram field do not fit those folded before (dst unchanged) */
-	void	(*misfit)(void *arg, const char *field);
+	/* a sum at would pass 2^64 (it stays at its largest) */
+	void	(*overflow)(void *arg, const struct lh_report_fold_at *at);
+	/* the buckets of histogram at do not fit those folded before (dst unchanged) */
+	void	(*misfit)(void *arg, const struct lh_report_fold_at *at);
 	void	*arg;
+	/*
+	 * (lh_report_fold() only, may be NULL) rule has another severity than had, the same rule
+	 * folded before: which one decides would depend on the order reports are folded in
+	 */
+	void	(*conflict)(void *arg, const struct lh_rule *had, const struct lh_rule *rule);
+	unsigned int	parts;		/* enum lh_report_fold_part */
 };
 
 /* Why lh_report_fold_hist() did not add. */
@@ -43,8 +66,9 @@ enum lh_report_fold_status lh_report_fold_hist(struct lh_histogram *dst,
 /*
  * Folds one report's tracer src into dst: sections and accepted ones counted, worst and
  * worst-gated sections, per-CPU counts, histograms and worsts, progression steps appended
- * (dst's steps; src's strings must outlive dst). Problems go to ops (ops->overflow may be
- * NULL: sums then just stay at their largest). Return: 0, or -1 when ops was told of one.
+ * when ops->parts has LH_REPORT_FOLD_PROGRESSIONS (dst's steps; src's strings must outlive
+ * dst). Problems go to ops (ops->overflow may be NULL: sums then just stay at their
+ * largest). Return: 0, or -1 when ops was told of one.
  */
 int lh_report_fold_tracer(struct lh_report_tracer *dst, const struct lh_report_tracer *src,
 			  const struct lh_report_fold_ops *ops);
@@ -93,5 +117,33 @@ size_t lh_report_own_rule(struct lh_report *dst, const struct lh_rule *desc, boo
  */
 int lh_report_fold_rule(struct lh_report *dst, size_t idx, const struct lh_report_rule *src,
 			const struct lh_report_fold_ops *ops);
+
+/*
+ * Return: an empty report to fold reports into, with rules of its own (lh_report_own_rule());
+ * free it with lh_report_free().
+ */
+struct lh_report *lh_report_fold_alloc(void);
+
+/* Return: dst's kernel histogram of (source, kind, cpu) (borrowed), or NULL. */
+struct lh_report_histogram *lh_report_khist_find(const struct lh_report *dst, const char *source,
+						 const char *kind, int cpu);
+/*
+ * Return: dst's kernel histogram of (source, kind, cpu), added empty when new (the strings
+ * copied into dst's arena).
+ */
+struct lh_report_histogram *lh_report_khist(struct lh_report *dst, const char *source,
+					    const char *kind, int cpu);
+
+/*
+ * Folds one report src into dst, as one report of all their sections would count them:
+ * tracers (lh_report_fold_tracer()), offenders by signature and the 'other' group, rules by
+ * id (a severity that differs goes to ops->conflict; dst keeps the first), the kernel's
+ * histograms by source, kind and CPU (counted in their nr_folded), and with ops->parts the
+ * IRQ statistics (whose sums saturate, as irqstat.h says). Runs, inputs and kept records are
+ * not folded: the caller says what they are of. src is borrowed for the call only.
+ * Return: 0, or -1 when ops was told of a problem.
+ */
+int lh_report_fold(struct lh_report *dst, const struct lh_report *src,
+		   const struct lh_report_fold_ops *ops);
 
 #endif /* LH_REPORT_FOLD_H */

@@ -335,13 +335,14 @@ static void jw_double(struct jw *w, const char *key, double v)
 	jw_put(w, buf, n);
 }
 
-/* µs from ns: an integer when whole. */
+/* µs from ns, exact (lh_report_json_us()). */
 static void jw_us(struct jw *w, const char *key, uint64_t ns)
 {
-	if (ns % 1000 == 0)
-		jw_uint(w, key, ns / 1000);
-	else
-		jw_double(w, key, (double)ns / 1000.0);
+	char buf[32];
+
+	lh_report_json_us(ns, buf, sizeof(buf));
+	jw_next(w, key);
+	jw_put(w, buf, strlen(buf));
 }
 
 static void jw_time(struct jw *w, const char *key, uint64_t ns)
@@ -980,10 +981,10 @@ static void irq_stats_json(struct jw *w, const struct lh_report *rep)
 		jw_str(w, "name", s->name);
 		jw_int(w, "cpu", s->cpu);
 		jw_uint(w, "count", s->count);
-		jw_double(w, "max_us", (double)s->max_ns / 1e3);
+		jw_us(w, "max_us", s->max_ns);
 		jw_double(w, "mean_us",
 			  s->count ? (double)s->sum_ns / (double)s->count / 1e3 : 0);
-		jw_double(w, "p99_us", (double)lh_irqstat_p99(s) / 1e3);
+		jw_us(w, "p99_us", lh_irqstat_p99(s));
 		jw_arr(w, "histogram");
 		for (k = 0; k < LH_IRQSTAT_BUCKETS; k++) {
 			if (!s->hist[k])

@@ -43,7 +43,6 @@ struct lh_report_loader {
 	struct lh_report_load_opts	o;
 	struct lh_report		*rep;
 	struct lh_htab			runs;		/* run ids read (lh_report_run_seen()) */
-	struct lh_htab			hists;		/* rep->hists by source, kind and CPU */
 	unsigned long			seq;		/* records read, in order */
 	size_t				max_kept;
 	struct input			*inputs;
@@ -82,6 +81,10 @@ struct ctx {
 		uint64_t	kept, kept_accepted;
 	}			*rule;		/* by rule index */
 	size_t			nr_rule, alloc_rule;
+	/* its rules as it lists them, for the error its own gate derives (error_kind_of()) */
+	struct lh_report_undecided *listed;
+	struct lh_rule		*listed_desc;
+	size_t			nr_listed, alloc_listed, alloc_listed_desc;
 	bool			failed;
 };
 
@@ -317,16 +320,30 @@ static void same_count(struct ctx *c, const char *key, uint64_t count, const cha
 		    (unsigned long long)counted);
 }
 
-/* What this report adds to those read before could not be added (lh_report_fold_ops). */
-static void fold_overflow(void *arg, const char *field)
+/* What this report adds to those read before could not be added: key names it. */
+static void overflowed(struct ctx *c, const char *key)
 {
-	bad(arg, field, "the reports' counts add up past 2^64");
+	bad(c, key, "the reports' counts add up past 2^64");
 }
 
-static void fold_misfit(void *arg, const char *field)
+static void misfitted(struct ctx *c, const char *key)
 {
-	bad(arg, field, "its buckets do not fit those of the same histogram read before");
+	bad(c, key, "its buckets do not fit those of the same histogram read before");
 }
+
+/* (lh_report_fold_ops: the field is of the section being read) */
+static void fold_overflow(void *arg, const struct lh_report_fold_at *at)
+{
+	overflowed(arg, at->field);
+}
+
+static void fold_misfit(void *arg, const struct lh_report_fold_at *at)
+{
+	misfitted(arg, at->field);
+}
+
+#define LOAD_OPS(c, p)								\
+	{ .overflow = fold_overflow, .misfit = fold_misfit, .arg = (c), .parts = (p) }
 
 /*
  * sum += n, where sum adds up what several reports count, or the load fails: a sum past 2^64
@@ -335,7 +352,7 @@ static void fold_misfit(void *arg, const char *field)
 #define ADD_COUNT(c, key, sum, n)						\
 	do {									\
 		if (LH_ADD_CHECKED(sum, n))					\
-			fold_overflow((c), (key));				\
+			overflowed((c), (key));					\
 	} while (0)
 
 /* Return: the tracer a key or field names: a known one, "unknown", or (any) unknown. */
@@ -398,9 +415,9 @@ static uint64_t get_hist_fields(struct ctx *c, json_object *v, struct lh_histogr
 	x.dropped = get_u64(c, v, "dropped");
 	why = c->failed ? LH_REPORT_FOLD_OK : lh_report_fold_hist(h, &x);
 	if (why == LH_REPORT_FOLD_OVERFLOW)
-		fold_overflow(c, NULL);
+		overflowed(c, NULL);
 	else if (why == LH_REPORT_FOLD_MISFIT)
-		fold_misfit(c, NULL);
+		misfitted(c, NULL);
 	lh_histogram_release(&x);
 	return count;
 }
@@ -595,7 +612,7 @@ static void check_worsts(struct ctx *c, json_object *v, uint64_t count, uint64_t
 /* Each tracer is read into a tracer of its own, then folded into the report's. */
 static void load_tracers(struct ctx *c, json_object *root)
 {
-	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
+	const struct lh_report_fold_ops ops = LOAD_OPS(c, LH_REPORT_FOLD_PROGRESSIONS);
 	json_object *o = member(c, root, "tracers", json_type_object, false);
 	struct lh_report *rep = c->rep;
 	uint64_t n, count;
@@ -657,7 +674,7 @@ static struct own_rule *own_rule(struct ctx *c, size_t idx)
 /* Each rule is read into counters of its own, then folded into the report's rule of its id. */
 static void load_rules(struct ctx *c, json_object *root)
 {
-	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
+	const struct lh_report_fold_ops ops = LOAD_OPS(c, 0);
 	struct lh_arena *a = &c->rep->arena;
 	json_object *arr, *e;
 	size_t i, n, p;
@@ -721,13 +738,17 @@ static void load_rules(struct ctx *c, json_object *root)
 			continue;
 		}
 		lh_report_fold_rule(c->rep, idx, &src, &ops);
+		LH_GROW(c->listed_desc, c->nr_listed + 1, c->alloc_listed_desc);
+		LH_GROW(c->listed, c->nr_listed + 1, c->alloc_listed);
+		c->listed_desc[c->nr_listed] = desc;
+		c->listed[c->nr_listed++].gate_unevaluated = gate_uneval;
 		pop(c, p);
 	}
 }
 
 static void load_offenders(struct ctx *c, json_object *root)
 {
-	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
+	const struct lh_report_fold_ops ops = LOAD_OPS(c, 0);
 	struct lh_report *rep = c->rep;
 	struct lh_arena *a = &rep->arena;
 	json_object *arr, *e, *f, *t;
@@ -1075,7 +1096,7 @@ static void load_records(struct ctx *c, json_object *root)
 
 static void load_input(struct ctx *c, json_object *root)
 {
-	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
+	const struct lh_report_fold_ops ops = LOAD_OPS(c, 0);
 	json_object *o = member(c, root, "input", json_type_object, false), *a, *s;
 	struct lh_parse_stats parse = { 0 };
 	struct lh_report *rep = c->rep;
@@ -1331,13 +1352,11 @@ static void load_hists(struct ctx *c, json_object *root)
 {
 	struct lh_report *rep = c->rep;
 	json_object *a, *e;
-	size_t i, n, p, pos;
-	uint32_t k;
-	uint64_t h;
+	size_t i, n, p;
 
 	a = array(c, root, "histograms", &n);
 	for (i = 0; i < n; i++) {
-		struct lh_report_histogram *kh = NULL;
+		struct lh_report_histogram *kh;
 		const char *source, *kind;
 		int cpu;
 
@@ -1351,22 +1370,7 @@ static void load_hists(struct ctx *c, json_object *root)
 			pop(c, p);
 			continue;
 		}
-		h = lh_hash(kind, strlen(kind) + 1, lh_hash(source, strlen(source) + 1,
-							      (uint64_t)(int64_t)cpu));
-		pos = 0;
-		while (!kh && lh_htab_find(&c->l->hists, h, &pos, &k))
-			if (rep->hists[k].cpu == cpu && !strcmp(rep->hists[k].kind, kind) &&
-			    !strcmp(rep->hists[k].source, source))
-				kh = &rep->hists[k];
-		if (!kh) {
-			LH_GROW(rep->hists, rep->nr_hists + 1, rep->alloc_hists);
-			lh_htab_add(&c->l->hists, h, (uint32_t)rep->nr_hists);
-			kh = &rep->hists[rep->nr_hists++];
-			memset(kh, 0, sizeof(*kh));
-			kh->source = source;
-			kh->kind = kind;
-			kh->cpu = cpu;
-		}
+		kh = lh_report_khist(rep, source, kind, cpu);
 		/* the histogram's own fields are at the entry's level */
 		get_hist_fields(c, e, &kh->h);
 		if (json_object_object_get_ex(e, "callers", NULL))
@@ -1468,9 +1472,31 @@ static void add_merged(struct lh_report_loader *l, const char *name)
 	l->merged[l->nr_merged++] = lh_xstrdup(name);
 }
 
+/*
+ * Return: the kind of this report's error err: LH_VERDICT_UNDECIDED when it is the error its
+ * own gate g derives from its rules' counts (a claim checked against the data, as the
+ * verdict is, never told by its words), else LH_VERDICT_RUN.
+ */
+static enum lh_verdict_kind error_kind_of(struct ctx *c, const struct lh_gate *g,
+					  const char *err)
+{
+	enum lh_verdict_kind kind = LH_VERDICT_RUN;
+	char *derived;
+	size_t i;
+
+	/* (listed_desc may have moved while it grew: point at it now) */
+	for (i = 0; i < c->nr_listed; i++)
+		c->listed[i].rule = &c->listed_desc[i];
+	derived = lh_report_undecided_error(c->listed, c->nr_listed, g);
+	if (derived && !strcmp(derived, err))
+		kind = LH_VERDICT_UNDECIDED;
+	free(derived);
+	return kind;
+}
+
 static int load(struct ctx *c, json_object *root)
 {
-	const struct lh_report_fold_ops ops = { fold_overflow, fold_misfit, c };
+	const struct lh_report_fold_ops ops = LOAD_OPS(c, 0);
 	struct lh_report_loader *l = c->l;
 	struct lh_report *rep = c->rep;
 	struct lh_run_info run;
@@ -1559,7 +1585,7 @@ static int load(struct ctx *c, json_object *root)
 		l->differ = lh_xstrdup(c->name);
 	}
 	/* an error of the run stays; one the gates derive is derived again */
-	if (error && !lh_report_error_is_derived(error)) {
+	if (error && error_kind_of(c, &gate, error) != LH_VERDICT_UNDECIDED) {
 		char *why = l->nr_inputs == 1 ? lh_xstrdup(error) :
 			    lh_xasprintf("'%s': %s", c->name, error);
 
@@ -1572,13 +1598,10 @@ static int load(struct ctx *c, json_object *root)
 struct lh_report_loader *lh_report_loader_alloc(const struct lh_report_load_opts *o)
 {
 	struct lh_report_loader *l = lh_xcalloc(1, sizeof(*l));
-	struct lh_report_opts ro = { .keep = SIZE_MAX };
-	struct lh_rules *rules = lh_rules_alloc();
 
 	if (o)
 		l->o = *o;
-	l->rep = lh_report_alloc(rules, &ro);
-	l->rep->own_rules = rules;
+	l->rep = lh_report_fold_alloc();
 	return l;
 }
 
@@ -1590,7 +1613,6 @@ void lh_report_loader_free(struct lh_report_loader *l)
 		return;
 	lh_report_free(l->rep);
 	lh_htab_release(&l->runs);
-	lh_htab_release(&l->hists);
 	for (i = 0; i < l->nr_inputs; i++) {
 		free(l->inputs[i].name);
 		free(l->inputs[i].board);
@@ -1698,6 +1720,8 @@ int lh_report_loader_add(struct lh_report_loader *l, const char *name, const cha
 	json_tokener_free(tok);
 	ret = load(&c, root);
 	free(c.rule);
+	free(c.listed);
+	free(c.listed_desc);
 	json_object_put(root);
 	free(shown);
 	return ret;

@@ -174,6 +174,7 @@ struct lh_report {
 	struct lh_report_histogram	*hists;
 	size_t				nr_hists;
 	size_t				alloc_hists;
+	struct lh_htab			hist_ids;	/* hists by source, kind, CPU (report-fold.c) */
 
 	/* a report read back from files (report-load.c) */
 	struct lh_rules			*own_rules;	/* its rules, by description; freed with it */
@@ -195,6 +196,7 @@ struct lh_report_histogram {
 	struct lh_report_caller	*callers;	/* longest first; symbols malloc'd */
 	size_t			nr_callers;
 	char			*callers_note;	/* why symbols are offsets, or NULL */
+	size_t			nr_folded;	/* reports whose histogram lh_report_fold() added */
 };
 
 /* Frees the callers of e. */
@@ -268,16 +270,20 @@ struct lh_gate_measure lh_report_measure(const struct lh_report *rep, enum lh_tr
 char *lh_report_max_violation(const struct lh_report *rep, enum lh_tracer t);
 /* Return: the violation text for rule i under --fail-on, or NULL when it passes (free it). */
 char *lh_report_rule_violation(const struct lh_report *rep, size_t i);
+/* A rule of a report, and the records not accepted that it could not be evaluated on. */
+struct lh_report_undecided {
+	const struct lh_rule	*rule;
+	uint64_t		gate_unevaluated;
+};
 /*
- * Return: why the verdict cannot be decided because of rules that could not be evaluated on
- * records the gate depends on (gated rules, records not accepted), or NULL (free it).
+ * Return: why gate g cannot be decided on the rules v[0..n) (in the report's order): a rule
+ * it gates could not be evaluated on records it depends on; NULL when none (free it). The
+ * error of kind LH_VERDICT_UNDECIDED: a report read back is judged by it again.
  */
+char *lh_report_undecided_error(const struct lh_report_undecided *v, size_t n,
+				const struct lh_gate *g);
+/* Return: lh_report_undecided_error() of rep's rules under its gate, or NULL (free it). */
 char *lh_report_unevaluated_error(const struct lh_report *rep);
-/*
- * Return: whether err is lh_report_unevaluated_error()'s, an error the gates derive (and
- * that other gates may not), rather than one of the run itself.
- */
-bool lh_report_error_is_derived(const char *err);
 /* Return: the counters of rule idx, grown to fit (valid until the next call). */
 struct lh_report_rule *lh_report_rule_agg(struct lh_report *rep, size_t idx);
 /* Return: true when rule i can fail the gate (severity at or above --fail-on, not ignore). */
@@ -297,8 +303,16 @@ static inline uint64_t lh_report_us_to_ns(uint64_t us)
 	return us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000;
 }
 
-/* "2002us", "1.5us": µs from ns, exact. Return: buf. */
+/* "2002us", "1.500us": µs from ns, exact, for people. Return: buf. */
 char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len);
+/*
+ * "2002", "1.5": µs from ns, exact, as every JSON document writes them (report, merge,
+ * diff): an integer when whole, else its decimals without trailing zeros. Return: buf.
+ */
+char *lh_report_json_us(uint64_t ns, char *buf, size_t len);
+struct json_object;
+/* Return: lh_report_json_us() of ns (negative: -ns) as a json-c number (the caller puts it). */
+struct json_object *lh_report_json_us_object(uint64_t ns, bool negative);
 /* "2026-11-29T18:00:01Z", or NULL when ns is 0. Return: buf or NULL. */
 char *lh_report_iso8601(uint64_t ns, char *buf, size_t len);
 

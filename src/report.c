@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <json-c/json.h>
+
 #include "lockfile.h"
 #include "report-priv.h"
 #include "rules.h"
@@ -40,6 +42,30 @@ char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%llu.%03lluus", (unsigned long long)(ns / 1000),
 			 (unsigned long long)(ns % 1000));
 	return buf;
+}
+
+char *lh_report_json_us(uint64_t ns, char *buf, size_t len)
+{
+	size_t n;
+
+	if (ns % 1000 == 0) {
+		snprintf(buf, len, "%llu", (unsigned long long)(ns / 1000));
+		return buf;
+	}
+	snprintf(buf, len, "%llu.%03llu", (unsigned long long)(ns / 1000),
+		 (unsigned long long)(ns % 1000));
+	for (n = strlen(buf); n && buf[n - 1] == '0'; n--)
+		buf[n - 1] = '\0';
+	return buf;
+}
+
+struct json_object *lh_report_json_us_object(uint64_t ns, bool negative)
+{
+	char buf[32];
+
+	buf[0] = '-';
+	lh_report_json_us(ns, buf + negative, sizeof(buf) - 1);
+	return json_object_new_double_s((negative ? -1.0 : 1.0) * ((double)ns / 1000), buf);
 }
 
 char *lh_report_iso8601(uint64_t ns, char *buf, size_t len)
@@ -142,6 +168,7 @@ void lh_report_free(struct lh_report *rep)
 		lh_report_histogram_clear_callers(&rep->hists[i]);
 	}
 	free(rep->hists);
+	lh_htab_release(&rep->hist_ids);
 	for (i = 0; i < rep->nr_merged_from; i++)
 		free(rep->merged_from[i]);
 	free(rep->merged_from);
@@ -714,14 +741,19 @@ void lh_report_set_run(struct lh_report *rep, const struct lh_run_info *run)
 	rep->has_run = true;
 }
 
+/* Return: whether gate g judges rule: of --fail-on's severity or above, not ignore. */
+static bool gates_rule(const struct lh_gate *g, const struct lh_rule *rule)
+{
+	return g->fail_on != LH_GATE_FAIL_NONE && rule->severity != LH_SEV_IGNORE &&
+	       rule->severity >= g->fail_on;
+}
+
 bool lh_report_rule_gated(const struct lh_report *rep, size_t i)
 {
 	const struct lh_rule *rule = rep->rules && i < lh_rules_count(rep->rules) ?
 				     lh_rules_get(rep->rules, i) : NULL;
 
-	if (!rule || rep->gate.fail_on == LH_GATE_FAIL_NONE)
-		return false;
-	return rule->severity != LH_SEV_IGNORE && rule->severity >= rep->gate.fail_on;
+	return rule && gates_rule(&rep->gate, rule);
 }
 
 struct lh_gate_measure lh_report_measure(const struct lh_report *rep, enum lh_tracer t)
@@ -793,40 +825,44 @@ char *lh_report_rule_violation(const struct lh_report *rep, size_t i)
 					     sizeof(worst)));
 }
 
-/* How lh_report_unevaluated_error()'s sentence ends, which lh_report_error_is_derived() knows. */
-#define UNDECIDED " gate cannot be decided"
-
-char *lh_report_unevaluated_error(const struct lh_report *rep)
+char *lh_report_undecided_error(const struct lh_report_undecided *v, size_t n,
+				const struct lh_gate *g)
 {
 	size_t i, nr = 0, first = 0;
 	const struct lh_rule *rule;
 	char more[64] = "";
 
-	for (i = 0; i < rep->nr_rules; i++) {
-		if (!rep->rule_agg[i].gate_unevaluated || !lh_report_rule_gated(rep, i))
+	for (i = 0; i < n; i++) {
+		if (!v[i].gate_unevaluated || !gates_rule(g, v[i].rule))
 			continue;
 		if (!nr++)
 			first = i;
 	}
 	if (!nr)
 		return NULL;
-	rule = lh_rules_get(rep->rules, first);
+	rule = v[first].rule;
 	if (nr > 1)
 		snprintf(more, sizeof(more), ", and %zu more rule%s", nr - 1, nr == 2 ? "" : "s");
-	return lh_xasprintf("rule %s (%s) could not be evaluated on %" PRIu64 " record%s (%s)%s: the --fail-on %s" UNDECIDED,
-			    rule->id, lh_severity_name(rule->severity),
-			    rep->rule_agg[first].gate_unevaluated,
-			    rep->rule_agg[first].gate_unevaluated == 1 ? "" : "s",
-			    rule->limit_hit ? rule->limit_hit : "PCRE2 error",
-			    more,
-			    lh_gate_fail_on_name(&rep->gate));
+	return lh_xasprintf("rule %s (%s) could not be evaluated on %" PRIu64 " record%s (%s)%s: the --fail-on %s gate cannot be decided",
+			    rule->id, lh_severity_name(rule->severity), v[first].gate_unevaluated,
+			    v[first].gate_unevaluated == 1 ? "" : "s",
+			    rule->limit_hit ? rule->limit_hit : "PCRE2 error", more,
+			    lh_gate_fail_on_name(g));
 }
 
-bool lh_report_error_is_derived(const char *err)
+char *lh_report_unevaluated_error(const struct lh_report *rep)
 {
-	size_t n = err ? strlen(err) : 0, k = strlen(UNDECIDED);
+	struct lh_report_undecided *v = lh_xcalloc(rep->nr_rules + 1, sizeof(*v));
+	size_t i;
+	char *err;
 
-	return n > k && !strcmp(err + n - k, UNDECIDED) && strstr(err, " could not be evaluated on ");
+	for (i = 0; i < rep->nr_rules; i++)
+		v[i] = (struct lh_report_undecided){
+			lh_rules_get(rep->rules, i), rep->rule_agg[i].gate_unevaluated,
+		};
+	err = lh_report_undecided_error(v, rep->nr_rules, &rep->gate);
+	free(v);
+	return err;
 }
 
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
@@ -858,8 +894,7 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 	/* as git grep and GNU grep stop: a rule the gate needed could not be evaluated */
 	err = lh_report_unevaluated_error(rep);
 	if (err)
-		lh_report_set_error(rep, err);
-	free(err);
+		lh_verdict_error_of(&rep->verdict, LH_VERDICT_UNDECIDED, err);
 	rep->evaluated = true;
 	rep->passed = !rep->verdict.nr_violations;
 	return rep->passed && !rep->verdict.error;
@@ -1009,7 +1044,7 @@ uint64_t lh_report_rule_hits(const struct lh_report *rep)
 void lh_report_set_error(struct lh_report *rep, const char *what)
 {
 	if (!rep->verdict.error)
-		rep->verdict.error = lh_xstrdup(what);
+		lh_verdict_error_of(&rep->verdict, LH_VERDICT_RUN, lh_xstrdup(what));
 }
 
 const char *lh_report_error(const struct lh_report *rep)

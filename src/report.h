@@ -57,18 +57,29 @@ const char *lh_gate_fail_on_name(const struct lh_gate *g);
  */
 bool lh_gate_budget(const struct lh_gate *g, enum lh_tracer t, uint64_t *ns);
 
+/* What the error of a verdict is of. */
+enum lh_verdict_kind {
+	LH_VERDICT_RUN,		/* the run, its input or the judging failed: it stays */
+	LH_VERDICT_UNDECIDED,	/* a rule a gate needs could not be evaluated: other gates
+				 * derive it again (lh_report_undecided_error()) */
+};
+
 /*
  * The verdict of a report, a merge or a diff: error when something it was asked to judge
- * could not be (the first reason is kept), else fail when a gate failed, else pass.
+ * could not be (the first reason is kept, with its kind), else fail when a gate failed, else
+ * pass.
  */
 struct lh_verdict {
-	char	*error;			/* why the verdict is error, or NULL */
-	char	**violations;		/* the gates that failed, each a sentence */
-	size_t	nr_violations, alloc_violations;
+	char			*error;		/* why the verdict is error, or NULL */
+	enum lh_verdict_kind	error_kind;	/* of error */
+	char			**violations;	/* the gates that failed, each a sentence */
+	size_t			nr_violations, alloc_violations;
 };
 
 /* Makes the verdict error for why (taken; freed when an error was set before). */
 void lh_verdict_error(struct lh_verdict *v, char *why);
+/* lh_verdict_error() of an error of kind. */
+void lh_verdict_error_of(struct lh_verdict *v, enum lh_verdict_kind kind, char *why);
 /* Adds a failed gate, what (taken; NULL: nothing). */
 void lh_verdict_violation(struct lh_verdict *v, char *what);
 /* Forgets the violations (a report judged again); the error stays. */

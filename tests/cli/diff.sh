@@ -62,6 +62,10 @@ expect_jq "-f json: verdict, by, change and the violation" "$TMP/d.json" \
 	'.verdict == "fail" and .rows[0].by == "worst" and .rows[0].change_pct > 264 and
 	 .rows[0].base.worst_us == 71 and .rows[0].new.worst_us == 259 and (.violations | length) == 1'
 expect_in "-f json: the violation on stderr" "$err" "gate failed: irqsoff: worst grew"
+expect_in "-f json: µs as a report writes them, an integer when whole" "$out" \
+	'"worst_us": 259,'
+run diff -f json "$TMP/big.json" "$TMP/small.json"
+expect_in "-f json: ... a fall signed" "$out" '"change_us": -188,'
 run diff -f junit -o "$TMP/d.xml" --max-growth irqsoff=10 --max-new-offenders 0 \
 	"$TMP/small.json" "$TMP/big.json"
 expect_rc "-f junit -o FILE" 2
@@ -162,5 +166,21 @@ expect_rc "--max-irq-growth without IRQ statistics" 1
 expect_in "the error says why" "$err" "--max-irq-growth cannot be judged: no base report collected IRQ statistics"
 run diff --max-irq-growth lots "$TMP/small.json" "$TMP/big.json"
 expect_rc "--max-irq-growth that is not a number" 1
+
+# A side's counts are summed as one report would count them: a sum past 2^64 is an error, not
+# a count gone round (rule hits that wrapped would read as none, and pass --fail-on-new).
+# (Each report is consistent: its histogram counts the sections in one bucket; a mean of 0
+# keeps the sum of latencies within 2^64.)
+sections='.tracers.irqsoff |= (.count = $c | .histogram.count = $c | .histogram.mean = 0 |
+	.histogram.buckets = [.histogram.buckets[0] | .count = $c]) | .records_total = $c'
+jq --argjson c 9223372036854775807 "$sections" "$TMP/plain.json" >"$TMP/big1.json"
+jq --argjson c 2 "$sections" "$TMP/plain.json" >"$TMP/two.json"
+run diff --base "$TMP/big1.json" --base "$TMP/big1.json" --new "$TMP/plain.json"
+expect_rc "two base reports of 2^63-1 sections each fit" 0
+run diff --base "$TMP/big1.json" --base "$TMP/big1.json" --base "$TMP/two.json" \
+	--new "$TMP/plain.json"
+expect_rc "a base whose sections add up past 2^64 is an error" 1
+expect_in "... naming the report and the count" "$out" \
+	"base report '$TMP/two.json': tracers.irqsoff.count: the reports' counts add up past 2^64"
 
 exit $T_FAILED

@@ -117,6 +117,8 @@ run report -f json "$TMP/irq.json"
 expect_rc "a report with consistent IRQ statistics loads" 0
 expect_jq "... and says them again" "$TMP/out" \
 	'.irq_stats.events == 2 and .irq_stats.handlers[0].distribution.count == 2'
+expect_in "... a run kept to the ns written exactly, an integer when whole" "$out" \
+	'"max_us": 3,'
 jq '.irq_stats.handlers[0].histogram[1].count = 9223372036854775807' "$TMP/irq.json" \
 	>"$TMP/irq-hist.json"
 run report "$TMP/irq-hist.json"

@@ -43,6 +43,24 @@ expect_rc "... under --max all too" 1
 run merge --fail-on none --max preemptoff=1us "$TMP/A.json"
 expect_rc "merge --max on a tracer no report measured" 1
 
+# ---- an error is told apart by what the data derive, never by its words ----
+# U: A whose critical rule could not be evaluated on a record: the error its own gate derives,
+# derived again (and gone) under --fail-on none. W: A with a run error worded as that one ends:
+# it stays, whatever the gate (it read as derived once, and --fail-on none passed it).
+jq '(.rules[] | select(.id == "raid-irq-held")) |= (.unevaluated = 1 | .gate_unevaluated = 1)
+	| .verdict = "error" | .error = "rule raid-irq-held (critical) could not be evaluated on 1 record (PCRE2 error): the --fail-on critical gate cannot be decided"' \
+	"$TMP/A.json" >"$TMP/U.json"
+run report "$TMP/U.json"
+expect_rc "an undecided report under its own gate stays undecided" 1
+expect_in "... said" "$err" "the --fail-on critical gate cannot be decided"
+run report --fail-on none "$TMP/U.json"
+expect_rc "... and under --fail-on none it is judged again: nothing undecided" 0
+jq '.verdict = "error" | .error = "the workload failed: rule x could not be evaluated on 1 record (y): the --fail-on critical gate cannot be decided"' \
+	"$TMP/A.json" >"$TMP/W.json"
+run report --fail-on none "$TMP/W.json"
+expect_rc "a run error worded as an undecided gate stays an error under --fail-on none" 1
+expect_in "... said" "$err" "the workload failed: rule x"
+
 # ---- derived fields are checked against the data they summarize ----
 # B: A with rule raid-irq-held's one critical hit said accepted, its verdict pass.
 jq '(.rules[] | select(.id == "raid-irq-held")) |= (.hits = 0 | .accepted = 1) |

@@ -34,12 +34,7 @@ static struct lh_rules *rules;
 
 static void setup(void)
 {
-	struct lh_diag d = { 0 };
-
-	rules = lh_rules_alloc();
-	ck_assert_int_eq(lh_rules_load_buffer(rules, "t.rules", test_rules, strlen(test_rules),
-					      &d), 0);
-	lh_diag_release(&d);
+	rules = feed_rules(test_rules);
 }
 
 static void teardown(void)
@@ -53,15 +48,6 @@ static struct lh_report *rep_alloc(void)
 	return lh_report_alloc(rules, NULL);
 }
 
-/* The gate every report is evaluated by: none but --fail-on none, so that verdicts pass. */
-static void evaluate(struct lh_report *rep)
-{
-	struct lh_gate g;
-
-	lh_gate_init(&g);
-	g.fail_on = LH_GATE_FAIL_NONE;
-	lh_report_evaluate(rep, &g);
-}
 
 static struct lh_report *base_rep, *new_rep;
 static const char *const base_name[] = { "base.json" }, *const new_name[] = { "new.json" };
@@ -71,8 +57,8 @@ static struct lh_diff *compare(const struct lh_diff_gate *g)
 {
 	struct lh_diff_side b = { &base_rep, base_name, 1, NULL }, n = { &new_rep, new_name, 1, NULL };
 
-	evaluate(base_rep);
-	evaluate(new_rep);
+	feed_evaluate(base_rep);
+	feed_evaluate(new_rep);
 	return lh_diff_compute(&b, &n, g);
 }
 
@@ -568,9 +554,9 @@ START_TEST(sets_of_reports)
 	add(n[1], LH_TRACER_IRQSOFF, 210, 1, "a", 1);
 	add(n[2], LH_TRACER_WAKEUP_RT, 10, 2, "b", 1);
 	for (i = 0; i < 2; i++)
-		evaluate(b[i]);
+		feed_evaluate(b[i]);
 	for (i = 0; i < 3; i++)
-		evaluate(n[i]);
+		feed_evaluate(n[i]);
 	g.has_growth[LH_TRACER_UNKNOWN] = false;
 	g.has_growth[LH_TRACER_IRQSOFF] = true;
 	g.growth_pct[LH_TRACER_IRQSOFF] = 20;

@@ -517,15 +517,20 @@ START_TEST(verdict_values)
 	ck_assert_str_eq(lh_verdict_name(&v), "pass");
 	lh_verdict_violation(&v, lh_xstrdup("irqsoff: over"));
 	ck_assert_str_eq(lh_verdict_name(&v), "fail");
-	lh_verdict_error(&v, lh_xstrdup("first"));
+	lh_verdict_error_of(&v, LH_VERDICT_UNDECIDED, lh_xstrdup("first"));
 	lh_verdict_error(&v, lh_xstrdup("second"));
 	ck_assert_str_eq(lh_verdict_name(&v), "error");
 	ck_assert_str_eq(v.error, "first");
+	/* the kind is the first error's, carried with it */
+	ck_assert_int_eq(v.error_kind, LH_VERDICT_UNDECIDED);
 	lh_verdict_clear_violations(&v);
 	ck_assert_uint_eq(v.nr_violations, 0);
 	ck_assert_str_eq(lh_verdict_name(&v), "error");
 	lh_verdict_release(&v);
 	ck_assert_str_eq(lh_verdict_name(&v), "pass");
+	lh_verdict_error(&v, lh_xstrdup("of the run"));
+	ck_assert_int_eq(v.error_kind, LH_VERDICT_RUN);
+	lh_verdict_release(&v);
 }
 END_TEST
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Reports built as analyze builds them (lh_report_feed()), for the tests of what reads,
- * folds and compares reports (diff.c, report-load.c). Header-only.
+ * folds, merges and compares reports (diff.c, merge.c, report-fold.c, report-load.c).
+ * Header-only.
  */
 #ifndef LH_TEST_REPORT_FEED_H
 #define LH_TEST_REPORT_FEED_H
@@ -10,6 +11,28 @@
 #include <string.h>
 
 #include "report.h"
+#include "rules.h"
+
+/* Return: the rules of text, loaded as file t.rules (free them with lh_rules_free()). */
+static inline struct lh_rules *feed_rules(const char *text)
+{
+	struct lh_rules *rules = lh_rules_alloc();
+	struct lh_diag d = { 0 };
+
+	ck_assert_int_eq(lh_rules_load_buffer(rules, "t.rules", text, strlen(text), &d), 0);
+	lh_diag_release(&d);
+	return rules;
+}
+
+/* Evaluates rep by no gate but --fail-on none, so that its verdict passes. */
+static inline void feed_evaluate(struct lh_report *rep)
+{
+	struct lh_gate g;
+
+	lh_gate_init(&g);
+	g.fail_on = LH_GATE_FAIL_NONE;
+	lh_report_evaluate(rep, &g);
+}
 
 /* Adds n sections of lat us on cpu with the stack frame (NULL: none), matched against rules. */
 static inline void add(struct lh_report *rep, enum lh_tracer t, uint64_t lat, int cpu,

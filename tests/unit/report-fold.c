@@ -3,7 +3,8 @@
  * Unit tests of folding reports (src/report-fold.c): two reports' tracers fold into what one
  * report of all their sections counts (counts add, worsts are the worst, per-CPU views and
  * progressions kept); a count that would pass 2^64 and histograms whose buckets differ are
- * told to the caller, naming the field, and never folded as a smaller number.
+ * told to the caller, naming the field, and never folded as a smaller number; whole reports
+ * fold by signature, rule id and kernel histogram (lh_report_fold()).
  */
 #include <check.h>
 #include <limits.h>
@@ -20,22 +21,38 @@ struct told {
 	char	overflow[64];
 	char	misfit[64];
 	int	n;
+	int	tracer, cpu;		/* of the last overflow */
+	int	conflicts;
+	char	conflict[96];
 };
 
-static void on_overflow(void *arg, const char *field)
+static void on_overflow(void *arg, const struct lh_report_fold_at *at)
 {
 	struct told *t = arg;
+	const char *field = at->field;
 
 	snprintf(t->overflow, sizeof(t->overflow), "%s", field ? field : "");
+	t->tracer = at->tracer;
+	t->cpu = at->cpu;
 	t->n++;
 }
 
-static void on_misfit(void *arg, const char *field)
+static void on_misfit(void *arg, const struct lh_report_fold_at *at)
 {
 	struct told *t = arg;
+	const char *field = at->field;
 
 	snprintf(t->misfit, sizeof(t->misfit), "%s", field ? field : "");
 	t->n++;
+}
+
+static void on_conflict(void *arg, const struct lh_rule *had, const struct lh_rule *rule)
+{
+	struct told *t = arg;
+
+	snprintf(t->conflict, sizeof(t->conflict), "%s %s/%s", rule->id,
+		 lh_severity_name(had->severity), lh_severity_name(rule->severity));
+	t->conflicts++;
 }
 
 START_TEST(fold_like_one_report)
@@ -45,7 +62,10 @@ START_TEST(fold_like_one_report)
 	const struct lh_report_tracer *one = &all->tracers[LH_TRACER_IRQSOFF];
 	struct lh_report_tracer dst = { 0 };
 	struct told told = { 0 };
-	const struct lh_report_fold_ops ops = { on_overflow, on_misfit, &told };
+	const struct lh_report_fold_ops ops = {
+		.overflow = on_overflow, .misfit = on_misfit, .arg = &told,
+		.parts = LH_REPORT_FOLD_PROGRESSIONS,
+	};
 
 	add(a, LH_TRACER_IRQSOFF, 40, 0, NULL, 3);
 	add(a, LH_TRACER_IRQSOFF, 900, 1, NULL, 1);
@@ -86,7 +106,10 @@ START_TEST(count_past_2_64_said)
 {
 	struct lh_report_tracer dst = { 0 }, src = { 0 };
 	struct told told = { 0 };
-	const struct lh_report_fold_ops ops = { on_overflow, on_misfit, &told };
+	const struct lh_report_fold_ops ops = {
+		.overflow = on_overflow, .misfit = on_misfit, .arg = &told,
+		.parts = LH_REPORT_FOLD_PROGRESSIONS,
+	};
 
 	dst.count = UINT64_MAX - 1;
 	src.count = 2;
@@ -127,7 +150,10 @@ START_TEST(tracer_histogram_misfit_said)
 {
 	struct lh_report_tracer dst = { 0 }, src = { 0 };
 	struct told told = { 0 };
-	const struct lh_report_fold_ops ops = { on_overflow, on_misfit, &told };
+	const struct lh_report_fold_ops ops = {
+		.overflow = on_overflow, .misfit = on_misfit, .arg = &told,
+		.parts = LH_REPORT_FOLD_PROGRESSIONS,
+	};
 
 	lh_histogram_add(&dst.hist, 1000);
 	ck_assert_int_eq(lh_histogram_add_bucket(&src.hist, 900, 1500, 1), 0);
@@ -155,6 +181,76 @@ START_TEST(worst_is_the_worst)
 }
 END_TEST
 
+/*
+ * Whole reports fold as merge and each side of diff fold them: by tracer, signature, rule id
+ * and kernel histogram; a rule of another severity and a count past 2^64 are told, with
+ * where they are; progressions only when asked for.
+ */
+START_TEST(whole_reports_fold)
+{
+	struct lh_rules *crit = feed_rules("[raid]\nmatch = ^fakeraid\nin = stack\n"
+					   "severity = critical\n");
+	struct lh_rules *warn = feed_rules("[raid]\nmatch = ^fakeraid\nin = stack\n"
+					   "severity = warning\n");
+	struct lh_report *a = lh_report_alloc(crit, NULL), *b = lh_report_alloc(warn, NULL);
+	struct lh_report *dst = lh_report_fold_alloc();
+	struct lh_histogram h = { 0 };
+	struct told told = { 0 };
+	const struct lh_report_fold_ops ops = {
+		.overflow = on_overflow, .misfit = on_misfit, .arg = &told,
+		.conflict = on_conflict,
+	};
+	const struct lh_report_histogram *k;
+
+	add(a, LH_TRACER_IRQSOFF, 2005, 0, "fakeraid_isr", 1);
+	add(a, LH_TRACER_IRQSOFF, 40, 1, NULL, 2);
+	add(b, LH_TRACER_IRQSOFF, 2093, 1, "fakeraid_isr", 1);
+	lh_histogram_add(&h, 10000);
+	lh_report_set_histogram(a, "irqsoff", -1, &h);
+	lh_report_set_histogram(b, "irqsoff", -1, &h);
+	lh_report_set_histogram(b, "irqsoff", 1, &h);
+	ck_assert_int_eq(lh_report_fold(dst, a, &ops), 0);
+	ck_assert_int_eq(lh_report_fold(dst, b, &ops), -1);
+	ck_assert_int_eq(told.n, 0);
+	/* the rule is kept as the first report says it, the other severity told */
+	ck_assert_int_eq(told.conflicts, 1);
+	ck_assert_str_eq(told.conflict, "raid critical/warning");
+	ck_assert_uint_eq(lh_rules_count(dst->own_rules), 1);
+	ck_assert_int_eq(lh_rules_get(dst->own_rules, 0)->severity, LH_SEV_CRITICAL);
+	ck_assert_uint_eq(dst->rule_agg[0].hits, 2);
+	ck_assert_uint_eq(dst->rule_agg[0].worst_us, 2093);
+	/* the same culprit is one offender group */
+	ck_assert_uint_eq(dst->tracers[LH_TRACER_IRQSOFF].count, 4);
+	ck_assert_uint_eq(dst->tracers[LH_TRACER_IRQSOFF].worst.latency_us, 2093);
+	ck_assert_uint_eq(dst->tracers[LH_TRACER_IRQSOFF].cpus[2].count, 3);
+	ck_assert_uint_eq(dst->nr_offenders, 2);
+	ck_assert_uint_eq(dst->offenders[0].count + dst->offenders[1].count, 4);
+	/* kernel histograms by source, kind and CPU, counting the reports they came from */
+	ck_assert_uint_eq(dst->nr_hists, 2);
+	k = lh_report_khist_find(dst, "kernel", "irqsoff", -1);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(k->h.count, 2);
+	ck_assert_uint_eq(k->nr_folded, 2);
+	ck_assert_uint_eq(lh_report_khist_find(dst, "kernel", "irqsoff", 1)->nr_folded, 1);
+	ck_assert_ptr_null(lh_report_khist_find(dst, "kernel", "irqsoff", 0));
+	/* progressions were not asked for */
+	ck_assert_uint_eq(dst->tracers[LH_TRACER_IRQSOFF].nr_steps, 0);
+	/* a count that would pass 2^64: told with its tracer, never a smaller number */
+	b->tracers[LH_TRACER_IRQSOFF].cpus[2].count = UINT64_MAX;
+	ck_assert_int_eq(lh_report_fold(dst, b, &ops), -1);
+	ck_assert_str_eq(told.overflow, "cpus.count");
+	ck_assert_int_eq(told.tracer, LH_TRACER_IRQSOFF);
+	ck_assert_int_eq(told.cpu, 1);
+	ck_assert_uint_eq(dst->tracers[LH_TRACER_IRQSOFF].cpus[2].count, UINT64_MAX);
+	lh_histogram_release(&h);
+	lh_report_free(dst);
+	lh_report_free(a);
+	lh_report_free(b);
+	lh_rules_free(crit);
+	lh_rules_free(warn);
+}
+END_TEST
+
 static Suite *report_fold_suite(void)
 {
 	Suite *s = suite_create("report-fold");
@@ -165,6 +261,7 @@ static Suite *report_fold_suite(void)
 	tcase_add_test(tc, histograms_fold_one_way);
 	tcase_add_test(tc, tracer_histogram_misfit_said);
 	tcase_add_test(tc, worst_is_the_worst);
+	tcase_add_test(tc, whole_reports_fold);
 	suite_add_tcase(s, tc);
 	return s;
 }
