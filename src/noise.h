@@ -33,16 +33,17 @@
 #define LH_NOISE_NAME	32	/* an irq's desc, a softirq's or a task's name, NUL included */
 #define LH_NOISE_RECENT	512	/* noise events kept per CPU to explain the next sample
 				 * (an osnoise period is 1 s: a few hundred events) */
-#define LH_NOISE_PARTS	16	/* parts kept per spike, longest first; the rest summed */
+#define LH_NOISE_PARTS	LH_SPIKE_PARTS	/* parts kept per spike, longest first; the rest summed */
 #define LH_NOISE_FRAMES	32	/* stack frames kept */
 #define LH_NOISE_FRAME	96	/* a frame's name, NUL included */
 
+/* The kinds a record's spike names (record.h's), in that order. */
 enum lh_noise_kind {
-	LH_NOISE_IRQ,
-	LH_NOISE_SOFTIRQ,
-	LH_NOISE_NMI,
-	LH_NOISE_THREAD,
-	LH_NOISE_NR,
+	LH_NOISE_IRQ		= LH_SPIKE_IRQ,
+	LH_NOISE_SOFTIRQ	= LH_SPIKE_SOFTIRQ,
+	LH_NOISE_NMI		= LH_SPIKE_NMI,
+	LH_NOISE_THREAD		= LH_SPIKE_THREAD,
+	LH_NOISE_NR		= LH_SPIKE_KIND_NR,
 };
 
 /* Return: "irq", "softirq", "nmi", "thread" (static). */
@@ -111,7 +112,7 @@ struct lh_noise_spike {
 	size_t			nr_frames;
 };
 
-/* Return: the share of s's latency that part p explains, in per mille. */
+/* Return: the share of s's latency that part p explains, in per mille (lh_spike_permille()). */
 unsigned int lh_noise_share(const struct lh_noise_spike *s, const struct lh_noise_part *p);
 
 /* Called for each spike; s is borrowed for the call. Return: 0 (ignored otherwise). */
@@ -196,7 +197,8 @@ void lh_noise_cpu_time(const struct lh_noise *n, int cpu, uint64_t *runtime_ns,
  * culprit as the task, the
  * noise parts as the IRQs that ran inside (irq noise by its desc; "softirq:NAME", "nmi",
  * "thread:COMM" for the others), the longest part as the start site and print_stack's frames
- * as the stack. Text from the trace is escaped (lh_record_strndup()).
+ * as the stack; and the whole breakdown as r->spike (latencies, blocking task, culprit, each
+ * part with its kind and times). Text from the trace is escaped (lh_record_strndup()).
  */
 void lh_noise_spike_record(const struct lh_noise_spike *s, struct lh_record *r);
 
