@@ -27,6 +27,7 @@ struct cycle {
 };
 
 struct cpu_state {
+	bool			unexpected;	/* not in osnoise/cpus (lh_noise_set_cpus()) */
 	struct lh_noise_event	recent[LH_NOISE_RECENT];	/* a ring */
 	size_t			head;		/* next slot */
 	size_t			nr;
@@ -457,6 +458,62 @@ const struct lh_histogram *lh_noise_histogram(const struct lh_noise *n, int cpu,
 int lh_noise_nr_cpus(const struct lh_noise *n)
 {
 	return n->nr_cpus;
+}
+
+/* Return: the number at *s (advanced past it), or -1 when there is none or it is too large. */
+static long cpu_number(const char **s)
+{
+	long v = 0;
+
+	if (**s < '0' || **s > '9')
+		return -1;
+	while (**s >= '0' && **s <= '9') {
+		v = v * 10 + (**s - '0');
+		if (v > 1 << 20)
+			return -1;
+		(*s)++;
+	}
+	return v;
+}
+
+int lh_noise_set_cpus(struct lh_noise *n, const char *list)
+{
+	const char *s = list;
+	int cpu;
+
+	/* checked in full before anything changes */
+	while (*s && *s != '\n') {
+		long lo = cpu_number(&s), hi = lo;
+
+		if (*s == '-') {
+			s++;
+			hi = cpu_number(&s);
+		}
+		if (lo < 0 || hi < lo || (*s && *s != ',' && *s != '\n'))
+			return -1;
+		if (*s == ',')
+			s++;
+	}
+	for (cpu = 0; cpu < n->nr_cpus; cpu++)
+		n->cpus[cpu].unexpected = true;
+	for (s = list; *s && *s != '\n';) {
+		long lo = cpu_number(&s), hi = lo, c;
+
+		if (*s == '-') {
+			s++;
+			hi = cpu_number(&s);
+		}
+		for (c = lo; c <= hi && c < n->nr_cpus; c++)
+			n->cpus[c].unexpected = false;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+bool lh_noise_cpu_expected(const struct lh_noise *n, int cpu)
+{
+	return cpu >= 0 && cpu < n->nr_cpus && !n->cpus[cpu].unexpected;
 }
 
 const struct lh_noise_stats *lh_noise_stats(const struct lh_noise *n)

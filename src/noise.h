@@ -176,6 +176,15 @@ const struct lh_histogram *lh_noise_histogram(const struct lh_noise *n, int cpu,
 /* Return: the number of CPUs. */
 int lh_noise_nr_cpus(const struct lh_noise *n);
 
+/*
+ * The CPUs osnoise runs on, as the kernel's osnoise/cpus lists them ("0-1,3"; a newline may
+ * end it): the CPUs whose availability must be measured. CPUs beyond the breakdown's are left
+ * out. Return: 0, or -1 (the set unchanged) when list is not a CPU list.
+ */
+int lh_noise_set_cpus(struct lh_noise *n, const char *list);
+/* Return: whether cpu is in the set lh_noise_set_cpus() gave (all CPUs until it is called). */
+bool lh_noise_cpu_expected(const struct lh_noise *n, int cpu);
+
 /* What the breakdown could not use. */
 struct lh_noise_stats {
 	uint64_t	samples;	/* timerlat samples and osnoise periods read */

@@ -306,6 +306,33 @@ static void write_tracers(const struct lh_report *rep, FILE *out)
 	fputs("</table>\n", out);
 }
 
+/* osnoise per CPU: periods, runtime, noise and the % CPU available. */
+static void write_noise(const struct lh_report *rep, FILE *out)
+{
+	char pct[16];
+	uint32_t milli;
+	size_t i;
+
+	if (!rep->nr_noise)
+		return;
+	fputs("<h2 id=\"noise\">osnoise: CPU available</h2>\n<table><tr><th>CPU</th>"
+	      "<th class=\"n\">periods</th><th class=\"n\">runtime</th><th class=\"n\">noise</th>"
+	      "<th class=\"n\">available</th></tr>\n", out);
+	for (i = 0; i < rep->nr_noise; i++) {
+		const struct lh_report_noise *n = &rep->noise[i];
+
+		fprintf(out, "<tr><td>CPU%d</td><td class=\"n\">%" PRIu64 "</td>"
+			"<td class=\"n\">%.3f us</td><td class=\"n\">%.3f us</td><td class=\"n\">",
+			n->cpu, n->periods, (double)n->runtime_ns / 1e3, (double)n->noise_ns / 1e3);
+		if (lh_gate_available(n->runtime_ns, n->noise_ns, &milli))
+			fputs("no period", out);
+		else
+			fprintf(out, "%s %%", lh_gate_fmt_available(milli, pct, sizeof(pct)));
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
 /* Per tracer: all CPUs overlaid (up to MAX_SERIES), then one small chart per CPU. */
 static void write_distributions(const struct lh_report *rep, FILE *out)
 {
@@ -890,6 +917,7 @@ int lh_report_write_html(struct lh_report *rep, FILE *out)
 	write_head(rep, out);
 	write_verdict(rep, out);
 	write_tracers(rep, out);
+	write_noise(rep, out);
 	write_distributions(rep, out);
 	write_kernel_hists(rep, out);
 	write_progression(rep, out);

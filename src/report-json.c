@@ -848,6 +848,30 @@ static void cpus_json(struct jw *w, const struct lh_report_tracer *tr)
 	jw_end(w);
 }
 
+/* osnoise per CPU: its periods, their runtime and noise, and the % CPU available. */
+static void noise_json(struct jw *w, const struct lh_report *rep)
+{
+	uint32_t milli;
+	size_t i;
+
+	jw_arr(w, "noise_cpus");
+	for (i = 0; i < rep->nr_noise; i++) {
+		const struct lh_report_noise *n = &rep->noise[i];
+
+		jw_obj(w, NULL);
+		jw_int(w, "cpu", n->cpu);
+		jw_uint(w, "periods", n->periods);
+		jw_us(w, "runtime_us", n->runtime_ns);
+		jw_us(w, "noise_us", n->noise_ns);
+		if (lh_gate_available(n->runtime_ns, n->noise_ns, &milli))
+			jw_null(w, "available_percent");
+		else
+			jw_double(w, "available_percent", (double)milli / 1000.0);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 static void tracer_json(struct jw *w, const struct lh_report *rep, enum lh_tracer t)
 {
 	const struct lh_report_tracer *tr = &rep->tracers[t];
@@ -865,6 +889,8 @@ static void tracer_json(struct jw *w, const struct lh_report *rep, enum lh_trace
 	where_json(w, "worst_gated", &tr->gate);
 	hist_json(w, "histogram", &tr->hist);
 	cpus_json(w, tr);
+	if (t == LH_TRACER_OSNOISE)
+		noise_json(w, rep);
 	jw_uint(w, "progression_dropped", tr->steps_dropped);
 	jw_arr(w, "progression");
 	for (i = 0; i < tr->nr_steps; i++) {
@@ -892,6 +918,10 @@ static void gate_json(struct jw *w, const struct lh_report *rep)
 			jw_us(w, lh_tracer_name(t), rep->gate.max_ns[t]);
 	if (rep->gate.has_max[LH_TRACER_UNKNOWN])
 		jw_us(w, "all", rep->gate.max_ns[LH_TRACER_UNKNOWN]);
+	jw_end(w);
+	jw_obj(w, "min_available_percent");
+	if (rep->gate.has_min_available)
+		jw_double(w, "osnoise", (double)rep->gate.min_available_milli / 1000.0);
 	jw_end(w);
 	jw_str(w, "fail_on", lh_gate_fail_on_name(&rep->gate));
 	jw_end(w);
@@ -1135,7 +1165,8 @@ static void report_json(struct jw *w, const struct lh_report *rep)
 	for (t = 1; t <= LH_TRACER_NR; t++) {
 		enum lh_tracer tt = t == LH_TRACER_NR ? LH_TRACER_UNKNOWN : t;
 
-		if (rep->tracers[tt].count || (rep->has_run && rep->run.armed_ns[tt]))
+		if (rep->tracers[tt].count || (rep->has_run && rep->run.armed_ns[tt]) ||
+		    (tt == LH_TRACER_OSNOISE && rep->nr_noise))
 			tracer_json(w, rep, tt);
 	}
 	jw_end(w);

@@ -592,6 +592,67 @@ static void check_worsts(struct ctx *c, json_object *v, uint64_t count, uint64_t
 	tr->gate = g;
 }
 
+/*
+ * osnoise's per-CPU figures ("noise_cpus", absent before it), added to the report's: a CPU
+ * listed twice, noise over runtime, periods without runtime, or an availability that is not
+ * the one its sums give is an error.
+ */
+static void load_noise(struct ctx *c, json_object *o)
+{
+	bool listed[LH_REPORT_MAX_CPUS] = { 0 };
+	char want[16];
+	json_object *a, *e, *v;
+	size_t i, n, p;
+
+	if (!json_object_object_get_ex(o, "noise_cpus", NULL))
+		return;
+	a = array(c, o, "noise_cpus", &n);
+	for (i = 0; i < n && !c->failed; i++) {
+		struct lh_report_noise got, *slot;
+		uint32_t milli = 0;
+		bool has;
+
+		p = push(c, "noise_cpus", 0);
+		push(c, NULL, i);
+		e = element(c, a, i);
+		got.cpu = get_int(c, e, "cpu", false);
+		got.periods = get_u64(c, e, "periods");
+		got.runtime_ns = get_ns(c, e, "runtime_us", 1000);
+		got.noise_ns = get_ns(c, e, "noise_us", 1000);
+		v = member(c, e, "available_percent", json_type_double, true);
+		if (c->failed) {
+			pop(c, p);
+			break;
+		}
+		has = !lh_gate_available(got.runtime_ns, got.noise_ns, &milli);
+		snprintf(want, sizeof(want), "%s", "null");
+		if (has)
+			lh_gate_fmt_available(milli, want, sizeof(want));
+		if (got.cpu < 0 || got.cpu >= LH_REPORT_MAX_CPUS)
+			bad(c, "cpu", "CPU %d is beyond the %d a report tracks", got.cpu,
+			    LH_REPORT_MAX_CPUS);
+		else if (listed[got.cpu])
+			bad(c, "cpu", "CPU %d is listed twice", got.cpu);
+		else if (got.noise_ns > got.runtime_ns)
+			bad(c, "noise_us", "%llu ns, more than its runtime of %llu ns",
+			    (unsigned long long)got.noise_ns, (unsigned long long)got.runtime_ns);
+		else if (!got.periods != !got.runtime_ns)
+			bad(c, "periods", "%llu periods of %llu ns of runtime",
+			    (unsigned long long)got.periods, (unsigned long long)got.runtime_ns);
+		else if (!v != !has || (v && llround(json_object_get_double(v) * 1000) != milli))
+			bad(c, "available_percent", "%s, but its noise and runtime give %s",
+			    v ? json_object_get_string(v) : "null", want);
+		if (!c->failed) {
+			listed[got.cpu] = true;
+			slot = lh_report_noise_slot(c->rep, got.cpu);
+			ADD_COUNT(c, "periods", slot->periods, got.periods);
+			ADD_COUNT(c, "runtime_us", slot->runtime_ns, got.runtime_ns);
+			ADD_COUNT(c, "noise_us", slot->noise_ns, got.noise_ns);
+		}
+		pop(c, p);
+	}
+}
+
 /* Each tracer is read into a tracer of its own, then folded into the report's. */
 static void load_tracers(struct ctx *c, json_object *root)
 {
@@ -637,6 +698,8 @@ static void load_tracers(struct ctx *c, json_object *root)
 			bad(c, "count", "%llu, but its CPUs count %llu", (unsigned long long)count,
 			    (unsigned long long)n);
 		load_progression(c, v, tr);
+		if (t == LH_TRACER_OSNOISE)
+			load_noise(c, v);
 		lh_report_fold_tracer(&rep->tracers[t], tr, &ops);
 		lh_report_tracer_release(tr);
 		pop(c, p);
@@ -1582,6 +1645,40 @@ static void load_hists(struct ctx *c, json_object *root)
 	}
 }
 
+/* The gate's "min_available_percent" ({} or {"osnoise": PCT}; absent before it: none). */
+static void load_min_available(struct ctx *c, json_object *o, struct lh_gate *g)
+{
+	json_object *m, *v;
+	double d;
+
+	if (!json_object_object_get_ex(o, "min_available_percent", NULL))
+		return;
+	m = member(c, o, "min_available_percent", json_type_object, false);
+	if (!m)
+		return;
+	json_object_object_foreach(m, key, val) {
+		(void)val;
+		if (strcmp(key, "osnoise")) {
+			bad(c, "min_available_percent", "'%s' is not osnoise",
+			    inert(&c->rep->arena, key, strlen(key)));
+			return;
+		}
+	}
+	if (!json_object_object_get_ex(m, "osnoise", NULL))
+		return;
+	v = member(c, m, "osnoise", json_type_double, false);
+	if (!v)
+		return;
+	d = json_object_get_double(v) * 1000;
+	if (!isfinite(d) || d < 0 || d > 100000 || fabs(d - round(d)) > 1e-6) {
+		bad(c, "min_available_percent", "%s is not a percentage with at most 3 decimals",
+		    json_object_get_string(v));
+		return;
+	}
+	g->has_min_available = true;
+	g->min_available_milli = (uint32_t)llround(d);
+}
+
 static void load_gate(struct ctx *c, json_object *root, struct lh_gate *g)
 {
 	json_object *o = member(c, root, "gate", json_type_object, false), *m;
@@ -1613,6 +1710,7 @@ static void load_gate(struct ctx *c, json_object *root, struct lh_gate *g)
 			g->max_ns[t] = number_ns(c, v, "max_us", 1000);
 		}
 	}
+	load_min_available(c, o, g);
 	fail_on = get_str(c, o, "fail_on", false, &c->rep->arena);
 	if (fail_on && lh_gate_parse_fail_on(g, fail_on, &err))
 		bad(c, "fail_on", "%s", err);
@@ -1623,6 +1721,9 @@ static bool same_budgets(const struct lh_gate *a, const struct lh_gate *b)
 {
 	int t;
 
+	if (a->has_min_available != b->has_min_available ||
+	    (a->has_min_available && a->min_available_milli != b->min_available_milli))
+		return false;
 	for (t = 0; t < LH_TRACER_NR; t++)
 		if (a->has_max[t] != b->has_max[t] ||
 		    (a->has_max[t] && a->max_ns[t] != b->max_ns[t]))
@@ -2073,6 +2174,8 @@ struct lh_report *lh_report_loader_finish(struct lh_report_loader *l, struct lh_
 			gate.has_max[t] = l->o.max->has_max[t];
 			gate.max_ns[t] = l->o.max->max_ns[t];
 		}
+		gate.has_min_available = l->o.max->has_min_available;
+		gate.min_available_milli = l->o.max->min_available_milli;
 	}
 	if (l->o.fail_on)
 		gate.fail_on = l->o.fail_on->fail_on;

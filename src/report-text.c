@@ -179,6 +179,30 @@ static void print_tracers(const struct lh_report *rep, FILE *out)
 			print_progression(&rep->tracers[lh_tracer_at(i)], lh_tracer_at(i), out);
 }
 
+/* osnoise per CPU: "  CPU1   4 periods   4000000.000 us runtime   8060.000 us noise   99.798 %". */
+static void print_noise(const struct lh_report *rep, FILE *out)
+{
+	char pct[16];
+	uint32_t milli;
+	size_t i;
+
+	if (!rep->nr_noise)
+		return;
+	fprintf(out, "\nosnoise: %% CPU available (100 %% - noise / runtime, every period)\n"
+		"  %-7s  %8s  %18s  %15s  %10s\n", "CPU", "PERIODS", "RUNTIME", "NOISE",
+		"AVAILABLE");
+	for (i = 0; i < rep->nr_noise; i++) {
+		const struct lh_report_noise *n = &rep->noise[i];
+
+		fprintf(out, "  CPU%-4d  %8" PRIu64 "  %15.3f us  %12.3f us  ", n->cpu, n->periods,
+			(double)n->runtime_ns / 1e3, (double)n->noise_ns / 1e3);
+		if (lh_gate_available(n->runtime_ns, n->noise_ns, &milli))
+			fprintf(out, "%10s\n", "no period");
+		else
+			fprintf(out, "%8s %%\n", lh_gate_fmt_available(milli, pct, sizeof(pct)));
+	}
+}
+
 #define HIST_BAR	24	/* columns of the longest bar */
 
 /* "p99 <= 1999us (99us)", "p50 <= 512us (exact)". */
@@ -745,6 +769,7 @@ int lh_report_write_text(struct lh_report *rep, FILE *out)
 	fprintf(out, "lathound %s %s report\n\n", LH_VERSION,
 		rep->has_run && rep->run.mode ? rep->run.mode : "analyze");
 	print_tracers(rep, out);
+	print_noise(rep, out);
 	print_distributions(rep, out);
 	print_offenders(rep, out);
 	print_rules(rep, out);

@@ -3,6 +3,7 @@
 # A timerlat/osnoise/hwlat spike as the structured part of its record: a saved report with
 # spikes (tests/data/reports/spikes.json) reads back byte for byte, every format shows the
 # breakdown, and a report whose spike contradicts itself is refused naming the field.
+# osnoise's % CPU available per CPU in every format, and --min-available judging it.
 . "$(dirname "$0")/../lib.sh"
 
 R=$DATA/reports/spikes.json
@@ -53,5 +54,58 @@ run report -f text "$TMP/esc.json"
 expect_rc "an escape in a part's name is no error" 0
 expect_in "text: the escape made inert" "$out" 'timer\x1b[2J'
 expect_not_in "text: no raw escape byte" "$out" $'\e'
+
+# ---- osnoise: % CPU available per CPU, and --min-available ----
+expect_jq "osnoise's figures per CPU, the availability as rtla prints it" "$R" \
+	'[.tracers.osnoise.noise_cpus[] | [.cpu, .periods, .available_percent]] ==
+	 [[0, 2, 99.998], [1, 2, 99.198]]'
+run report "$R"
+expect_in "text: CPU1's availability" "$out" "CPU1            2      2000000.000 us     16040.000 us    99.198 %"
+run report -f html "$R"
+expect_in "html: CPU1's availability" "$out" "<td class=\"n\">99.198 %</td>"
+run report --min-available osnoise=99.1 "$R"
+expect_rc "report --min-available osnoise=99.1: every CPU above it" 0
+run report --min-available osnoise=99.5% -f json "$R"
+expect_rc "report --min-available osnoise=99.5%: CPU1 is below" 2
+echo "$out" >"$TMP/min.json"
+expect_jq "the violation names the CPU, its availability and the minimum" "$TMP/min.json" \
+	'.violations == ["osnoise: CPU1 has 99.198 % available, below --min-available osnoise=99.500"]
+	 and .gate.min_available_percent.osnoise == 99.5'
+run report -f json "$TMP/min.json"
+expect_rc "the saved minimum judges the saved report again" 2
+check "a report gated by --min-available reads back byte for byte" cmp -s \
+	<(grep -v '^  "lathound": ' "$TMP/min.json") <(grep -v '^  "lathound": ' "$TMP/out")
+run report --min-available osnoise=99.5 -f junit "$R"
+expect_rc "junit: --min-available fails" 2
+expect_in "junit: CPU1's testcase fails" "$out" '<failure message="osnoise: CPU1 has 99.198 % available, below --min-available osnoise=99.500"'
+expect_in "junit: CPU0's testcase passes" "$out" "<system-out>99.998 % available over 2 periods; --min-available osnoise=99.500</system-out>"
+# fail closed: a CPU of osnoise's set without a period, a report without osnoise
+jq '.tracers.osnoise.noise_cpus[0] |= (.periods = 0 | .runtime_us = 0 | .noise_us = 0 |
+	.available_percent = null)' "$R" >"$TMP/none.json"
+run report "$TMP/none.json"
+expect_rc "a CPU without a period, ungated, is no error" 0
+run report --min-available osnoise=90 "$TMP/none.json"
+expect_rc "--min-available with a CPU that measured no period is an error" 1
+expect_in "... saying which CPU" "$err" "osnoise is gated by --min-available but CPU0 measured no period"
+"$LATHOUND" analyze -f json "$DATA/pidt-irqsoff-nofunc.trace" >"$TMP/irqsoff.json" 2>/dev/null
+run report --min-available osnoise=90 "$TMP/irqsoff.json"
+expect_rc "--min-available on a report without osnoise is an error" 1
+expect_in "... saying no period was measured" "$err" "but no period was measured"
+run report --min-available osnoise=90 -f junit "$TMP/irqsoff.json"
+expect_rc "junit: --min-available without osnoise" 1
+expect_in "junit: an error testcase says so" "$out" "osnoise measured no period: --min-available osnoise=90.000 cannot be judged"
+
+run analyze --min-available osnoise=90 "$DATA/pidt-irqsoff-nofunc.trace"
+expect_rc "analyze --min-available: a trace holds no osnoise period" 1
+run report --min-available osnoise=100.5 "$R"
+expect_rc "--min-available over 100 % is refused" 1
+expect_in "... saying why" "$err" "invalid --min-available 'osnoise=100.5': a percentage is at most 100"
+run report --min-available timerlat=99 "$R"
+expect_rc "--min-available of another tracer is refused" 1
+# a saved availability is checked against its sums, never trusted
+refused '.tracers.osnoise.noise_cpus[1].available_percent = 99.9' \
+	"tracers.osnoise.noise_cpus[1].available_percent: 99.9, but its noise and runtime give 99.198"
+refused '.tracers.osnoise.noise_cpus[1].noise_us = 3000000' \
+	"tracers.osnoise.noise_cpus[1].noise_us: 3000000000 ns, more than its runtime of 2000000000 ns"
 
 finish

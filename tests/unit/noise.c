@@ -557,6 +557,27 @@ START_TEST(blocking_subject)
 }
 END_TEST
 
+/* osnoise/cpus as the kernel lists them: the CPUs whose availability must be measured. */
+START_TEST(cpu_set)
+{
+	ck_assert(lh_noise_cpu_expected(n, 0) && lh_noise_cpu_expected(n, 1));
+	ck_assert(!lh_noise_cpu_expected(n, 2));	/* beyond the breakdown's 2 */
+	ck_assert_int_eq(lh_noise_set_cpus(n, "1\n"), 0);
+	ck_assert(!lh_noise_cpu_expected(n, 0) && lh_noise_cpu_expected(n, 1));
+	ck_assert_int_eq(lh_noise_set_cpus(n, "0-1,7"), 0);
+	ck_assert(lh_noise_cpu_expected(n, 0) && lh_noise_cpu_expected(n, 1));
+	ck_assert_int_eq(lh_noise_set_cpus(n, "1"), 0);
+	/* a list that is not one changes nothing */
+	ck_assert_int_eq(lh_noise_set_cpus(n, "0-x"), -1);
+	ck_assert_int_eq(lh_noise_set_cpus(n, "2-0"), -1);
+	ck_assert_int_eq(lh_noise_set_cpus(n, "0,,1"), -1);
+	ck_assert_int_eq(lh_noise_set_cpus(n, "99999999999"), -1);
+	ck_assert(!lh_noise_cpu_expected(n, 0) && lh_noise_cpu_expected(n, 1));
+	ck_assert_int_eq(lh_noise_set_cpus(n, ""), 0);	/* none */
+	ck_assert(!lh_noise_cpu_expected(n, 1));
+}
+END_TEST
+
 static Suite *noise_suite(void)
 {
 	Suite *s = suite_create("noise");
@@ -582,6 +603,7 @@ static Suite *noise_suite(void)
 	tcase_add_test(tc, shipped_noise_rules);
 	tcase_add_test(tc, osnoise_and_hwlat_records);
 	tcase_add_test(tc, blocking_subject);
+	tcase_add_test(tc, cpu_set);
 	suite_add_tcase(s, tc);
 	return s;
 }

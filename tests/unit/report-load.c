@@ -422,6 +422,8 @@ START_TEST(spike_refused)
 			     OSM "noise_us: 2000000000 ns, more than the period's runtime");
 	assert_spike_refused(OS "irq_latency_us", json_object_new_int(5),
 			     OSM "irq_latency_us: set in a record of osnoise");
+	assert_spike_refused("records.1.tracer", json_object_new_string("irqsoff"),
+			     "records[1].spike: a record of irqsoff has no spike");
 	assert_spike_refused(OS "parts", json_object_new_int(5),
 			     OSM "parts: expected an array, got an integer");
 }
@@ -448,6 +450,91 @@ START_TEST(spike_strings_inert)
 		seen = true;
 	}
 	ck_assert(seen);
+	lh_report_free(rep);
+	lh_diag_release(&diag);
+	free(buf);
+}
+END_TEST
+
+/* Return: a report (as JSON) of osnoise on CPUs 0 (no period), 1 (99.798 %) and 3 (100 %). */
+static char *noise_sample(void)
+{
+	static const struct lh_report_noise cpus[] = {
+		{ 3, 2, 2000000000ULL, 0 }, { 1, 4, 4000000000ULL, 8060001 }, { 0, 0, 0, 0 },
+	};
+	struct lh_report *rep = lh_report_alloc(rules, NULL);
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(cpus); i++)
+		lh_report_set_noise(rep, &cpus[i]);
+	return json_of(rep, NULL);
+}
+
+/* osnoise's per-CPU figures read back as written; the availability recomputed, not read. */
+START_TEST(noise_read_back_same)
+{
+	char *buf = noise_sample(), *again;
+	struct lh_diag diag = { 0 };
+	struct lh_report *rep = read_all(&buf, 1, &diag);
+
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_uint_eq(rep->nr_noise, 3);
+	ck_assert_int_eq(rep->noise[0].cpu, 0);
+	ck_assert_int_eq(rep->noise[1].cpu, 1);
+	ck_assert_uint_eq(rep->noise[1].periods, 4);
+	ck_assert_uint_eq(rep->noise[1].noise_ns, 8060001);
+	ck_assert_ptr_nonnull(strstr(buf, "\"available_percent\": 99.798"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"available_percent\": null"));
+	again = json_of(rep, NULL);
+	ck_assert_str_eq(again, buf);
+	lh_diag_release(&diag);
+	free(again);
+	free(buf);
+}
+END_TEST
+
+#define NC	"tracers.osnoise.noise_cpus."
+#define NCM	"tracers.osnoise.noise_cpus"
+
+START_TEST(noise_refused)
+{
+	assert_buf_refused(noise_sample(), NC "1.available_percent", json_object_new_double_s(99.9, "99.9"),
+			   NCM "[1].available_percent: 99.9, but its noise and runtime give 99.798");
+	assert_buf_refused(noise_sample(), NC "0.available_percent", json_object_new_int(100),
+			   NCM "[0].available_percent: 100, but its noise and runtime give null");
+	assert_buf_refused(noise_sample(), NC "1.noise_us", json_object_new_int(5000000),
+			   NCM "[1].noise_us: 5000000000 ns, more than its runtime of 4000000000 ns");
+	assert_buf_refused(noise_sample(), NC "0.periods", json_object_new_int(2),
+			   NCM "[0].periods: 2 periods of 0 ns of runtime");
+	assert_buf_refused(noise_sample(), NC "2.cpu", json_object_new_int(1),
+			   NCM "[2].cpu: CPU 1 is listed twice");
+	assert_buf_refused(noise_sample(), NC "2.cpu", json_object_new_int(-1),
+			   NCM "[2].cpu: CPU -1 is beyond the 8192 a report tracks");
+	assert_buf_refused(noise_sample(), NC "1.runtime_us", json_object_new_int(-4),
+			   NCM "[1].runtime_us: -4 is not a duration");
+	assert_buf_refused(noise_sample(), "gate.min_available_percent.osnoise",
+			   json_object_new_double_s(99.1234, "99.1234"),
+			   "gate.min_available_percent: 99.1234 is not a percentage with at most 3 decimals");
+	assert_buf_refused(noise_sample(), "gate.min_available_percent.timerlat",
+			   json_object_new_int(99), "gate.min_available_percent: 'timerlat' is not osnoise");
+}
+END_TEST
+
+/* A saved minimum judges the saved figures again; a CPU below it fails the report. */
+START_TEST(noise_gate_read_back)
+{
+	char *buf = noise_sample();
+	struct lh_diag diag = { 0 };
+	struct lh_report *rep;
+
+	buf = edit(buf, "gate.min_available_percent.osnoise", json_object_new_double(99.9));
+	buf = edit(buf, "verdict", json_object_new_string("error"));
+	buf = edit(buf, "error", json_object_new_string("osnoise is gated by --min-available but CPU0 measured no period: its availability cannot be judged"));
+	rep = read_all(&buf, 1, &diag);
+	ck_assert_ptr_nonnull(rep);
+	/* CPU 0 measured no period: the gate cannot be judged, whatever CPU 1 says */
+	ck_assert_str_eq(lh_report_verdict(rep), "error");
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 1);
 	lh_report_free(rep);
 	lh_diag_release(&diag);
 	free(buf);
@@ -491,6 +578,9 @@ static Suite *report_load_suite(void)
 	tcase_add_test(tc, spike_read_back_same);
 	tcase_add_test(tc, spike_refused);
 	tcase_add_test(tc, spike_strings_inert);
+	tcase_add_test(tc, noise_read_back_same);
+	tcase_add_test(tc, noise_refused);
+	tcase_add_test(tc, noise_gate_read_back);
 	suite_add_tcase(s, tc);
 	return s;
 }
