@@ -198,6 +198,15 @@ int lh_opt_max(const struct lh_option *opt, const char *arg)
 	return 0;
 }
 
+int lh_opt_min_available(const struct lh_option *opt, const char *arg)
+{
+	const char *err;
+
+	if (lh_gate_parse_min_available(opt->value, arg, &err))
+		return lh_error("invalid --min-available '%s': %s", arg, err);
+	return 0;
+}
+
 int lh_output_write(const char *path, const char *label, int (*fn)(FILE *out, void *arg),
 		    void *arg)
 {

@@ -68,6 +68,13 @@ void lh_print_diag(const struct lh_diag *d, size_t show, bool warnings);
 int lh_opt_format(const struct lh_option *opt, const char *arg);
 int lh_opt_max(const struct lh_option *opt, const char *arg);
 int lh_opt_fail_on(const struct lh_option *opt, const char *arg);
+int lh_opt_min_available(const struct lh_option *opt, const char *arg);
+
+/* --min-available, declared once for every command that gates (gate: struct lh_gate *). */
+#define LH_OPT_MIN_AVAILABLE(gate, help)							\
+	LH_OPT_CALLBACK(0, "min-available", (gate), "osnoise=PCT",				\
+			"fail when a CPU's % CPU available (osnoise) is lower" help,		\
+			lh_opt_min_available)
 
 /* The "gates" options, declared once for every command that gates (gate: struct lh_gate *). */
 #define LH_OPT_GATES(gate)									\
@@ -75,6 +82,7 @@ int lh_opt_fail_on(const struct lh_option *opt, const char *arg);
 	LH_OPT_CALLBACK(0, "max", (gate), "TRACER=DURATION",					\
 			"fail when TRACER's worst section is longer (repeatable; "		\
 			"'all' for every tracer)", lh_opt_max),					\
+	LH_OPT_MIN_AVAILABLE(gate, ""),								\
 	LH_OPT_CALLBACK(0, "fail-on", (gate), "SEVERITY",					\
 			"fail on rule hits of SEVERITY or above: info, warning, "		\
 			"critical (default), none", lh_opt_fail_on)

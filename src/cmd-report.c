@@ -68,6 +68,7 @@ int lh_cmd_report(int argc, char **argv)
 		LH_OPT_CALLBACK(0, "max", &a.gate, "TRACER=DURATION",
 				"fail when TRACER's worst section is longer (repeatable; 'all' for every tracer); replaces the saved budgets",
 				lh_opt_max),
+		LH_OPT_MIN_AVAILABLE(&a.gate, "; replaces the saved budgets, as --max does"),
 		LH_OPT_CALLBACK(0, "fail-on", &a.gate, "SEVERITY",
 				"fail on rule hits of SEVERITY or above: info, warning, critical, none; replaces the saved one",
 				opt_fail_on),
@@ -94,6 +95,7 @@ int lh_cmd_report(int argc, char **argv)
 		goto out;
 	}
 	lh_quiet = a.quiet;
+	max_given = a.gate.has_min_available;
 	for (t = 0; t < LH_TRACER_NR; t++)
 		max_given |= a.gate.has_max[t];
 	lo.keep = a.keep;

@@ -3,6 +3,7 @@
  * Release gates: --max TRACER=DURATION budgets and the --fail-on severity, --max judged, and
  * the verdict that reports, merges and diffs reach.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,86 @@ int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err)
 	g->has_max[t] = true;
 	g->max_ns[t] = ns;
 	return 0;
+}
+
+int lh_gate_parse_min_available(struct lh_gate *g, const char *arg, const char **err)
+{
+	const char *value, *p;
+	uint32_t milli = 0, digits = 0;
+	enum lh_tracer t;
+
+	if (lh_gate_parse_key(arg, "expected osnoise=PCT, e.g. osnoise=99.5", &t, &value, err))
+		return -1;
+	if (t != LH_TRACER_OSNOISE) {
+		*err = "only osnoise measures the CPU available (use osnoise=PCT)";
+		return -1;
+	}
+	for (p = value; *p >= '0' && *p <= '9' && milli <= 100000; p++)
+		milli = milli * 10 + (uint32_t)(*p - '0') * 1000;
+	if (p == value) {
+		*err = "expected a percentage, e.g. 99.5";
+		return -1;
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (++digits > 3) {
+				*err = "at most 3 decimals";
+				return -1;
+			}
+			milli += (uint32_t)(*p - '0') * (digits == 1 ? 100 : digits == 2 ? 10 : 1);
+		}
+		if (!digits) {
+			*err = "expected a percentage, e.g. 99.5";
+			return -1;
+		}
+	}
+	if (*p == '%')
+		p++;
+	if (*p || milli > 100000) {
+		*err = *p && (*p < '0' || *p > '9') ? "expected a percentage, e.g. 99.5" :
+		       "a percentage is at most 100";
+		return -1;
+	}
+	if (g->has_min_available) {
+		*err = "a minimum for osnoise was already given";
+		return -1;
+	}
+	g->has_min_available = true;
+	g->min_available_milli = milli;
+	return 0;
+}
+
+int lh_gate_available(uint64_t runtime_ns, uint64_t noise_ns, uint32_t *milli)
+{
+	uint64_t rem, q = 0;
+	int i;
+
+	if (!runtime_ns)
+		return -1;
+	if (noise_ns > runtime_ns)
+		noise_ns = runtime_ns;
+	/* below, rem < runtime_ns: rem * 10 cannot overflow (58 years of runtime and more) */
+	while (runtime_ns > UINT64_MAX / 10) {
+		runtime_ns >>= 1;
+		noise_ns >>= 1;
+	}
+	/* q = noise * 100000 / runtime, one decimal digit at a time */
+	rem = noise_ns;
+	for (i = 0; i < 5; i++) {
+		rem *= 10;
+		q = q * 10 + rem / runtime_ns;
+		rem %= runtime_ns;
+	}
+	if (rem)
+		q++;
+	*milli = (uint32_t)(100000 - q);
+	return 0;
+}
+
+char *lh_gate_fmt_available(uint32_t milli, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%03u", milli / 1000, milli % 1000);
+	return buf;
 }
 
 int lh_gate_parse_fail_on(struct lh_gate *g, const char *arg, const char **err)

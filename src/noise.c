@@ -30,6 +30,7 @@ struct cycle {
 
 struct cpu_state {
 	uint64_t		thread_ts;	/* timerlat's thread last ran here (0: not yet) */
+	bool			unexpected;	/* not in osnoise/cpus (lh_noise_set_cpus()) */
 	struct lh_noise_event	recent[LH_NOISE_RECENT];	/* a ring */
 	size_t			head;		/* next slot */
 	size_t			nr;
@@ -52,11 +53,6 @@ struct lh_noise {
 	struct lh_noise_part	parts[LH_NOISE_RECENT];	/* find_parts()' scratch */
 };
 
-static const char *const kind_names[LH_NOISE_NR] = {
-	[LH_NOISE_IRQ] = "irq", [LH_NOISE_SOFTIRQ] = "softirq", [LH_NOISE_NMI] = "nmi",
-	[LH_NOISE_THREAD] = "thread",
-};
-
 /* include/linux/interrupt.h's order, as rtla names them */
 static const char *const softirq_names[] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER",
@@ -70,7 +66,7 @@ static const char *const hist_names[LH_NOISE_HIST_NR] = {
 
 const char *lh_noise_kind_name(enum lh_noise_kind k)
 {
-	return (unsigned int)k < LH_NOISE_NR ? kind_names[k] : "unknown";
+	return lh_spike_kind_name((enum lh_spike_kind)k);
 }
 
 const char *lh_noise_softirq_name(int v)
@@ -85,11 +81,7 @@ const char *lh_noise_hist_name(enum lh_noise_hist h)
 
 unsigned int lh_noise_share(const struct lh_noise_spike *s, const struct lh_noise_part *p)
 {
-	if (!s->latency_ns)
-		return 0;
-	if (p->overlap_ns >= s->latency_ns)
-		return 1000;
-	return (unsigned int)(p->overlap_ns * 1000 / s->latency_ns);
+	return lh_spike_permille(p->overlap_ns, s->latency_ns);
 }
 
 struct lh_noise *lh_noise_alloc(int nr_cpus, uint64_t threshold_ns, lh_noise_spike_fn fn,
@@ -493,6 +485,62 @@ int lh_noise_nr_cpus(const struct lh_noise *n)
 	return n->nr_cpus;
 }
 
+/* Return: the number at *s (advanced past it), or -1 when there is none or it is too large. */
+static long cpu_number(const char **s)
+{
+	long v = 0;
+
+	if (**s < '0' || **s > '9')
+		return -1;
+	while (**s >= '0' && **s <= '9') {
+		v = v * 10 + (**s - '0');
+		if (v > 1 << 20)
+			return -1;
+		(*s)++;
+	}
+	return v;
+}
+
+int lh_noise_set_cpus(struct lh_noise *n, const char *list)
+{
+	const char *s = list;
+	int cpu;
+
+	/* checked in full before anything changes */
+	while (*s && *s != '\n') {
+		long lo = cpu_number(&s), hi = lo;
+
+		if (*s == '-') {
+			s++;
+			hi = cpu_number(&s);
+		}
+		if (lo < 0 || hi < lo || (*s && *s != ',' && *s != '\n'))
+			return -1;
+		if (*s == ',')
+			s++;
+	}
+	for (cpu = 0; cpu < n->nr_cpus; cpu++)
+		n->cpus[cpu].unexpected = true;
+	for (s = list; *s && *s != '\n';) {
+		long lo = cpu_number(&s), hi = lo, c;
+
+		if (*s == '-') {
+			s++;
+			hi = cpu_number(&s);
+		}
+		for (c = lo; c <= hi && c < n->nr_cpus; c++)
+			n->cpus[c].unexpected = false;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+bool lh_noise_cpu_expected(const struct lh_noise *n, int cpu)
+{
+	return cpu >= 0 && cpu < n->nr_cpus && !n->cpus[cpu].unexpected;
+}
+
 const struct lh_noise_stats *lh_noise_stats(const struct lh_noise *n)
 {
 	return &n->st;
@@ -541,6 +589,52 @@ static uint64_t us_up(uint64_t ns)
 	return ns / 1000 + (ns % 1000 != 0);
 }
 
+/* Return: name in r's arena (escaped), NULL when "" (unknown). */
+static const char *name_of(struct lh_record *r, const char *name)
+{
+	return name[0] ? lh_record_strndup(r, name, strlen(name)) : NULL;
+}
+
+/* The breakdown as r->spike: the names are copied (escaped) into r's arena. */
+static void spike_record(const struct lh_noise_spike *s, struct lh_record *r)
+{
+	struct lh_spike *o = &r->spike;
+	size_t i;
+
+	o->set = true;
+	o->latency_ns = s->latency_ns;
+	o->has_irq = s->tracer == LH_NOISE_TIMERLAT && s->has_irq;
+	o->irq_latency_ns = o->has_irq ? s->irq_latency_ns : 0;
+	o->has_thread = s->tracer == LH_NOISE_TIMERLAT && s->has_thread;
+	o->thread_latency_ns = o->has_thread ? s->thread_latency_ns : 0;
+	o->has_period = s->tracer == LH_NOISE_OSNOISE;
+	o->noise_ns = s->noise_ns;
+	o->runtime_ns = s->runtime_ns;
+	o->blocking.pid = s->blocking_pid;
+	o->blocking.comm = name_of(r, s->blocking_comm);
+	o->blocking_ns = s->blocking_ns;
+	o->culprit.pid = s->culprit_pid;
+	o->culprit.comm = name_of(r, s->culprit_comm);
+	o->culprit_ns = s->culprit_ns;
+	o->nr_parts = s->nr_parts;
+	for (i = 0; i < s->nr_parts; i++) {
+		const struct lh_noise_part *p = &s->parts[i];
+		struct lh_spike_part *q = &o->parts[i];
+
+		q->kind = (enum lh_spike_kind)p->ev.kind;
+		q->name = name_of(r, p->ev.name);
+		q->vector = p->ev.kind == LH_NOISE_IRQ || p->ev.kind == LH_NOISE_SOFTIRQ ?
+			    p->ev.vector : -1;
+		q->pid = p->ev.kind == LH_NOISE_THREAD ? p->ev.pid : -1;
+		q->offset_ns = p->offset_ns;
+		q->duration_ns = p->ev.duration_ns;
+		q->overlap_ns = p->overlap_ns;
+	}
+	o->more_parts = s->more_parts;
+	o->more_ns = s->more_ns;
+	o->explained_ns = s->explained_ns;
+}
+
 void lh_noise_spike_record(const struct lh_noise_spike *s, struct lh_record *r)
 {
 	char name[LH_NOISE_NAME + 16];
@@ -568,6 +662,7 @@ void lh_noise_spike_record(const struct lh_noise_spike *s, struct lh_record *r)
 		irq->start_us = (double)p->offset_ns / 1000.0;
 		irq->duration_us = (double)p->ev.duration_ns / 1000.0;
 	}
+	spike_record(s, r);
 	for (i = 0; i < s->nr_frames; i++) {
 		char frame[4 * LH_NOISE_FRAME];
 		size_t len = lh_record_escape(frame, sizeof(frame), s->frames[i],

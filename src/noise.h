@@ -35,16 +35,17 @@
 				 * (an osnoise period is 1 s: a few hundred events) */
 /* How much later than its emission a noise event may say it ended (clock granularity). */
 #define LH_NOISE_SLACK_NS	(10 * 1000ULL)
-#define LH_NOISE_PARTS	16	/* parts kept per spike, longest first; the rest summed */
+#define LH_NOISE_PARTS	LH_SPIKE_PARTS	/* parts kept per spike, longest first; the rest summed */
 #define LH_NOISE_FRAMES	32	/* stack frames kept */
 #define LH_NOISE_FRAME	96	/* a frame's name, NUL included */
 
+/* The kinds a record's spike names (record.h's), in that order. */
 enum lh_noise_kind {
-	LH_NOISE_IRQ,
-	LH_NOISE_SOFTIRQ,
-	LH_NOISE_NMI,
-	LH_NOISE_THREAD,
-	LH_NOISE_NR,
+	LH_NOISE_IRQ		= LH_SPIKE_IRQ,
+	LH_NOISE_SOFTIRQ	= LH_SPIKE_SOFTIRQ,
+	LH_NOISE_NMI		= LH_SPIKE_NMI,
+	LH_NOISE_THREAD		= LH_SPIKE_THREAD,
+	LH_NOISE_NR		= LH_SPIKE_KIND_NR,
 };
 
 /* Return: "irq", "softirq", "nmi", "thread" (static). */
@@ -113,7 +114,7 @@ struct lh_noise_spike {
 	size_t			nr_frames;
 };
 
-/* Return: the share of s's latency that part p explains, in per mille. */
+/* Return: the share of s's latency that part p explains, in per mille (lh_spike_permille()). */
 unsigned int lh_noise_share(const struct lh_noise_spike *s, const struct lh_noise_part *p);
 
 /* Called for each spike; s is borrowed for the call. Return: 0 (ignored otherwise). */
@@ -177,6 +178,15 @@ const struct lh_histogram *lh_noise_histogram(const struct lh_noise *n, int cpu,
 /* Return: the number of CPUs. */
 int lh_noise_nr_cpus(const struct lh_noise *n);
 
+/*
+ * The CPUs osnoise runs on, as the kernel's osnoise/cpus lists them ("0-1,3"; a newline may
+ * end it): the CPUs whose availability must be measured. CPUs beyond the breakdown's are left
+ * out. Return: 0, or -1 (the set unchanged) when list is not a CPU list.
+ */
+int lh_noise_set_cpus(struct lh_noise *n, const char *list);
+/* Return: whether cpu is in the set lh_noise_set_cpus() gave (all CPUs until it is called). */
+bool lh_noise_cpu_expected(const struct lh_noise *n, int cpu);
+
 /* What the breakdown could not use. */
 struct lh_noise_stats {
 	uint64_t	samples;	/* timerlat samples and osnoise periods read */
@@ -201,7 +211,8 @@ void lh_noise_cpu_time(const struct lh_noise *n, int cpu, uint64_t *runtime_ns,
  * culprit as the task, the
  * noise parts as the IRQs that ran inside (irq noise by its desc; "softirq:NAME", "nmi",
  * "thread:COMM" for the others), the longest part as the start site and print_stack's frames
- * as the stack. Text from the trace is escaped (lh_record_strndup()).
+ * as the stack; and the whole breakdown as r->spike (latencies, blocking task, culprit, each
+ * part with its kind and times). Text from the trace is escaped (lh_record_strndup()).
  */
 void lh_noise_spike_record(const struct lh_noise_spike *s, struct lh_record *r);
 

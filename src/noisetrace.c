@@ -216,6 +216,23 @@ static int set_knobs(struct lh_noisetrace *t, struct lh_diag *diag)
 	return 0;
 }
 
+/* The CPU set of osnoise/cpus into the breakdown (a kernel without the file: every CPU). */
+static int read_cpus(struct lh_noisetrace *t, struct lh_diag *diag)
+{
+	char *cpus;
+	int ret = 0;
+
+	if (!lh_state_knob_exists("osnoise/cpus"))
+		return 0;
+	cpus = tracefs_instance_file_read(NULL, "osnoise/cpus", NULL);
+	if (!cpus)
+		return lh_diag_fail(diag, "cannot read 'osnoise/cpus': %s", strerror(errno));
+	if (lh_noise_set_cpus(t->noise, cpus))
+		ret = lh_diag_fail(diag, "'osnoise/cpus' reads '%.64s', not a CPU list", cpus);
+	free(cpus);
+	return ret;
+}
+
 /*
  * print_stack: the stack of a thread sample over it (µs). With a threshold, the threshold;
  * without, the running maximum (a new maximum is what is captured).
@@ -263,6 +280,9 @@ int lh_noisetrace_create(struct lh_noisetrace **tp, const struct lh_noisetrace_o
 			goto fail;
 		}
 	if (set_knobs(t, diag))
+		goto fail;
+	/* the CPUs osnoise will measure, as the kernel has them (those an --noise-cpus set) */
+	if (read_cpus(t, diag))
 		goto fail;
 	*tp = t;
 	return 0;

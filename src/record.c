@@ -80,6 +80,40 @@ static void task_init(struct lh_task *t)
 	t->state = 0;
 }
 
+static const char *const spike_kinds[LH_SPIKE_KIND_NR] = {
+	[LH_SPIKE_IRQ] = "irq", [LH_SPIKE_SOFTIRQ] = "softirq", [LH_SPIKE_NMI] = "nmi",
+	[LH_SPIKE_THREAD] = "thread",
+};
+
+const char *lh_spike_kind_name(enum lh_spike_kind k)
+{
+	return (unsigned int)k < LH_SPIKE_KIND_NR ? spike_kinds[k] : "unknown";
+}
+
+int lh_spike_kind_parse(const char *name, enum lh_spike_kind *k)
+{
+	int i;
+
+	for (i = 0; i < LH_SPIKE_KIND_NR; i++)
+		if (!strcmp(name, spike_kinds[i])) {
+			*k = i;
+			return 0;
+		}
+	return -1;
+}
+
+unsigned int lh_spike_permille(uint64_t ns, uint64_t latency_ns)
+{
+	if (!latency_ns)
+		return 0;
+	if (ns >= latency_ns)
+		return 1000;
+	/* ns < latency_ns: ns * 1000 overflows only past 1.8e16 ns, then divide first */
+	if (ns > UINT64_MAX / 1000)
+		return (unsigned int)(ns / (latency_ns / 1000));
+	return (unsigned int)(ns * 1000 / latency_ns);
+}
+
 /* Clears every field but the storage (arena, arrays and their capacities). */
 static void record_clear(struct lh_record *r)
 {
@@ -103,6 +137,9 @@ static void record_clear(struct lh_record *r)
 	r->nr_stacks = 0;
 	r->nr_funcs = 0;
 	r->nr_irqs = 0;
+	memset(&r->spike, 0, sizeof(r->spike));
+	task_init(&r->spike.blocking);
+	task_init(&r->spike.culprit);
 	r->source = NULL;
 	r->line = 0;
 	r->captured_ns = 0;
@@ -208,6 +245,11 @@ void lh_record_copy(struct lh_record *c, const struct lh_record *r)
 		c->irqs[i].ret = dup_str(c, r->irqs[i].ret);
 	}
 	c->nr_irqs = r->nr_irqs;
+	c->spike = r->spike;
+	dup_task(c, &c->spike.blocking, &r->spike.blocking);
+	dup_task(c, &c->spike.culprit, &r->spike.culprit);
+	for (i = 0; i < r->spike.nr_parts; i++)
+		c->spike.parts[i].name = dup_str(c, r->spike.parts[i].name);
 	c->source = dup_str(c, r->source);
 	c->line = r->line;
 	c->captured_ns = r->captured_ns;

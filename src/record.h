@@ -81,6 +81,67 @@ struct lh_irq {
 
 #define LH_MAX_STACKS 4
 
+/* What kind of noise a part of a spike is (osnoise:*_noise). */
+enum lh_spike_kind {
+	LH_SPIKE_IRQ,
+	LH_SPIKE_SOFTIRQ,
+	LH_SPIKE_NMI,
+	LH_SPIKE_THREAD,
+	LH_SPIKE_KIND_NR,
+};
+
+/* Return: "irq", "softirq", "nmi", "thread" (static); "unknown" out of range. */
+const char *lh_spike_kind_name(enum lh_spike_kind k);
+/* Return: 0 and *k for "irq", "softirq", "nmi" or "thread"; -1 otherwise. */
+int lh_spike_kind_parse(const char *name, enum lh_spike_kind *k);
+
+#define LH_SPIKE_PARTS	16	/* parts kept per spike, longest overlap first; the rest summed */
+/* No duration a spike states (latency, part, period) is longer: a day is absurd. */
+#define LH_SPIKE_MAX_NS	(86400ULL * 1000000000ULL)
+
+/* A noise event that overlapped a spike's window. Durations in ns. */
+struct lh_spike_part {
+	enum lh_spike_kind	kind;
+	const char		*name;		/* irq desc, softirq name, comm; NULL: unknown */
+	int			vector;		/* irq or softirq vector; -1 */
+	int			pid;		/* a thread's pid; -1 */
+	int64_t			offset_ns;	/* its start from the window's start (the timer's
+						 * expiry): negative when it began before */
+	uint64_t		duration_ns;	/* as the kernel measured it */
+	uint64_t		overlap_ns;	/* how much of the window it covers */
+};
+
+/*
+ * A timerlat, osnoise or hwlat spike broken into its parts (noise.h's breakdown), kept in
+ * full in the record: no allocation but the names in the record's arena.
+ */
+struct lh_spike {
+	bool			set;		/* a sampling tracer's record */
+	uint64_t		latency_ns;	/* what is judged (latency_us, exact) */
+	bool			has_irq;	/* timerlat: the IRQ sample was seen */
+	uint64_t		irq_latency_ns;
+	bool			has_thread;	/* timerlat: the thread sample was seen */
+	uint64_t		thread_latency_ns;
+	bool			has_period;	/* osnoise: the period's figures */
+	uint64_t		noise_ns;
+	uint64_t		runtime_ns;
+	struct lh_task		blocking;	/* the task the timer interrupted (comm, pid) */
+	uint64_t		blocking_ns;	/* its thread noise in the window */
+	struct lh_task		culprit;	/* the task charged with the spike (comm, pid) */
+	uint64_t		culprit_ns;	/* its thread noise in the window */
+	struct lh_spike_part	parts[LH_SPIKE_PARTS];
+	size_t			nr_parts;
+	unsigned int		more_parts;	/* beyond LH_SPIKE_PARTS */
+	uint64_t		more_ns;	/* their overlap */
+	uint64_t		explained_ns;	/* what the parts explain, at most latency_ns */
+};
+
+/*
+ * Return: ns as a share of a spike's latency_ns, in per mille (rounded down, at most 1000;
+ * 0 when the latency is 0): the one way a report states a share.
+ */
+unsigned int lh_spike_permille(uint64_t ns, uint64_t latency_ns);
+
 /*
  * A stack trace. frames[i] is the function's name alone, what rules match ("shrink_node");
  * offsets[i] is what the trace printed after it, for display ("+0x1dd/0x4b0",
@@ -137,6 +198,8 @@ struct lh_record {
 	struct lh_irq	*irqs;
 	size_t		nr_irqs;
 	size_t		alloc_irqs;
+
+	struct lh_spike	spike;		/* sampling tracers: the spike's breakdown */
 
 	const char	*source;	/* file name, or "<tracefs>" for live captures */
 	unsigned long	line;		/* first line of the snapshot in source */

@@ -25,6 +25,7 @@ struct lh_recorder_tracefs {
 	struct lh_record	*spike;		/* a spike as a record, reused */
 	lh_record_fn		feed;		/* during tfs_sample_read() */
 	bool			top_armed;	/* a latency tracer was armed (top level) */
+	bool			osnoise_armed;	/* osnoise was armed: its CPUs are measured */
 	void			*feed_arg;
 	struct lh_irqtrace	*irqtrace;
 	struct lh_capture	*capture;
@@ -89,6 +90,7 @@ static int tfs_arm(void *ctx, enum lh_tracer tracer, uint64_t max_us, struct lh_
 		if (t->top_armed && lh_session_disarm(t->session, diag))
 			return -1;
 		t->top_armed = false;
+		t->osnoise_armed |= tracer == LH_TRACER_OSNOISE;
 		return lh_noisetrace_arm(t->noise, tracer, max_us * 1000, diag);
 	}
 	if (t->noise && lh_noisetrace_disarm(t->noise, diag))
@@ -125,6 +127,26 @@ static long tfs_sample_read(void *ctx, bool final, lh_record_fn feed, void *arg,
 	return ret;
 }
 
+/*
+ * Once osnoise was armed, each CPU of its set (and any other that sent a period) with its
+ * periods, runtime and noise: a CPU of the set without a period is said too, with none.
+ */
+static void sample_noise(const struct lh_noise *n, struct lh_report *rep)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < lh_noise_nr_cpus(n); cpu++) {
+		struct lh_report_noise rn = {
+			.cpu = cpu,
+			.periods = lh_noise_histogram(n, cpu, LH_NOISE_HIST_OSNOISE)->count,
+		};
+
+		lh_noise_cpu_time(n, cpu, &rn.runtime_ns, &rn.noise_ns);
+		if (rn.periods || lh_noise_cpu_expected(n, cpu))
+			lh_report_set_noise(rep, &rn);
+	}
+}
+
 /* Per CPU and over all CPUs, each kind that counted a sample. */
 static void tfs_sample_hist(void *ctx, struct lh_report *rep)
 {
@@ -135,6 +157,8 @@ static void tfs_sample_hist(void *ctx, struct lh_report *rep)
 	if (!t->noise)
 		return;
 	n = lh_noisetrace_noise(t->noise);
+	if (t->osnoise_armed)
+		sample_noise(n, rep);
 	for (h = 0; h < LH_NOISE_HIST_NR; h++) {
 		struct lh_histogram all = { 0 };
 

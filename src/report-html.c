@@ -306,6 +306,33 @@ static void write_tracers(const struct lh_report *rep, FILE *out)
 	fputs("</table>\n", out);
 }
 
+/* osnoise per CPU: periods, runtime, noise and the % CPU available. */
+static void write_noise(const struct lh_report *rep, FILE *out)
+{
+	char pct[16];
+	uint32_t milli;
+	size_t i;
+
+	if (!rep->nr_noise)
+		return;
+	fputs("<h2 id=\"noise\">osnoise: CPU available</h2>\n<table><tr><th>CPU</th>"
+	      "<th class=\"n\">periods</th><th class=\"n\">runtime</th><th class=\"n\">noise</th>"
+	      "<th class=\"n\">available</th></tr>\n", out);
+	for (i = 0; i < rep->nr_noise; i++) {
+		const struct lh_report_noise *n = &rep->noise[i];
+
+		fprintf(out, "<tr><td>CPU%d</td><td class=\"n\">%" PRIu64 "</td>"
+			"<td class=\"n\">%.3f us</td><td class=\"n\">%.3f us</td><td class=\"n\">",
+			n->cpu, n->periods, (double)n->runtime_ns / 1e3, (double)n->noise_ns / 1e3);
+		if (lh_gate_available(n->runtime_ns, n->noise_ns, &milli))
+			fputs("no period", out);
+		else
+			fprintf(out, "%s %%", lh_gate_fmt_available(milli, pct, sizeof(pct)));
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
 /* Per tracer: all CPUs overlaid (up to MAX_SERIES), then one small chart per CPU. */
 static void write_distributions(const struct lh_report *rep, FILE *out)
 {
@@ -648,6 +675,78 @@ static void write_rules(const struct lh_report *rep, FILE *out)
 }
 
 /* The most important records kept in full: stacks, IRQs, rules. */
+/* "95.4 %" of a spike's latency. */
+static void put_share(FILE *out, uint64_t ns, uint64_t latency_ns)
+{
+	unsigned int pm = lh_spike_permille(ns, latency_ns);
+
+	fprintf(out, "%u.%u %%", pm / 10, pm % 10);
+}
+
+/* A spike's task row: "blocking", "culprit" with how long it ran and its share. */
+static void spike_task_row(FILE *out, const char *what, const struct lh_task *t, uint64_t ns,
+			   uint64_t latency_ns)
+{
+	fprintf(out, "<tr><th>%s</th>", what);
+	td_task(out, t->comm, t->pid);
+	fprintf(out, "<td>%.3f us</td><td>", (double)ns / 1e3);
+	put_share(out, ns, latency_ns);
+	fputs("</td></tr>", out);
+}
+
+/* A sampling tracer's spike: latencies, its tasks, each part with its share. */
+static void spike_rows(FILE *out, const struct lh_spike *sp)
+{
+	size_t k;
+
+	fputs("<tr><th>spike</th><td>", out);
+	fprintf(out, "%.3f us", (double)sp->latency_ns / 1e3);
+	if (sp->has_irq)
+		fprintf(out, ", irq latency %.3f us", (double)sp->irq_latency_ns / 1e3);
+	if (sp->has_thread)
+		fprintf(out, ", thread latency %.3f us", (double)sp->thread_latency_ns / 1e3);
+	if (sp->has_period)
+		fprintf(out, "; period noise %.3f us of %.3f us runtime",
+			(double)sp->noise_ns / 1e3, (double)sp->runtime_ns / 1e3);
+	fputs("; parts explain ", out);
+	put_share(out, sp->explained_ns, sp->latency_ns);
+	fputs("<table class=\"spike\"><tr><th></th><th>task</th><th>ran</th><th>share</th></tr>",
+	      out);
+	if (sp->has_irq)
+		spike_task_row(out, "blocking", &sp->blocking, sp->blocking_ns, sp->latency_ns);
+	spike_task_row(out, "culprit", &sp->culprit, sp->culprit_ns, sp->latency_ns);
+	fputs("</table>", out);
+	if (sp->nr_parts)
+		fputs("<table class=\"spike\"><tr><th>kind</th><th>name</th><th>vector</th>"
+		      "<th>offset</th><th>duration</th><th>overlap</th><th>share</th></tr>", out);
+	for (k = 0; k < sp->nr_parts; k++) {
+		const struct lh_spike_part *p = &sp->parts[k];
+
+		fprintf(out, "<tr><td>%s</td>", lh_spike_kind_name(p->kind));
+		if (p->kind == LH_SPIKE_THREAD) {
+			td_task(out, p->name, p->pid);
+		} else {
+			fputs("<td>", out);
+			esc(out, p->name ? p->name : "?");
+			fputs("</td>", out);
+		}
+		if (p->vector >= 0)
+			fprintf(out, "<td>%d</td>", p->vector);
+		else
+			fputs("<td>-</td>", out);
+		fprintf(out, "<td>%.3f us</td><td>%.3f us</td><td>%.3f us</td><td>",
+			(double)p->offset_ns / 1e3, (double)p->duration_ns / 1e3,
+			(double)p->overlap_ns / 1e3);
+		put_share(out, p->overlap_ns, sp->latency_ns);
+		fputs("</td></tr>", out);
+	}
+	if (sp->nr_parts)
+		fputs("</table>", out);
+	if (sp->more_parts)
+		fprintf(out, "and %u more, %.3f us", sp->more_parts, (double)sp->more_ns / 1e3);
+	fputs("</td></tr>", out);
+}
+
 static void write_records(const struct lh_report *rep, FILE *out)
 {
 	struct lh_report_kept **kept = lh_report_kept_sorted(rep);
@@ -683,7 +782,9 @@ static void write_records(const struct lh_report *rep, FILE *out)
 		if (r->kernel)
 			row(out, "kernel", "%s, %s", r->kernel,
 			    r->preempt_model ? r->preempt_model : "?");
-		for (k = 0; k < r->nr_irqs; k++) {
+		if (r->spike.set)
+			spike_rows(out, &r->spike);
+		for (k = 0; !r->spike.set && k < r->nr_irqs; k++) {
 			const struct lh_irq *q = &r->irqs[k];
 
 			fputs("<tr><th>IRQ</th><td>", out);
@@ -816,6 +917,7 @@ int lh_report_write_html(struct lh_report *rep, FILE *out)
 	write_head(rep, out);
 	write_verdict(rep, out);
 	write_tracers(rep, out);
+	write_noise(rep, out);
 	write_distributions(rep, out);
 	write_kernel_hists(rep, out);
 	write_progression(rep, out);

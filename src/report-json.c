@@ -345,6 +345,26 @@ static void jw_us(struct jw *w, const char *key, uint64_t ns)
 	jw_put(w, buf, strlen(buf));
 }
 
+/* µs from signed ns, as jw_us(). */
+static void jw_sus(struct jw *w, const char *key, int64_t ns)
+{
+	if (ns >= 0)
+		jw_us(w, key, (uint64_t)ns);
+	else if (ns % 1000 == 0)
+		jw_int(w, key, ns / 1000);
+	else
+		jw_double(w, key, (double)ns / 1000.0);
+}
+
+/* jw_us(), or null when !has. */
+static void jw_us_if(struct jw *w, const char *key, bool has, uint64_t ns)
+{
+	if (has)
+		jw_us(w, key, ns);
+	else
+		jw_null(w, key);
+}
+
 static void jw_time(struct jw *w, const char *key, uint64_t ns)
 {
 	char buf[32];
@@ -466,6 +486,58 @@ static void wake_json(struct jw *w, const char *key, const struct lh_task *t, bo
 	jw_known(w, "pid", t->pid);
 	jw_known(w, "prio", t->prio);
 	jw_str(w, "state", t->state ? state : NULL);
+	jw_end(w);
+}
+
+/* The blocking task or the culprit of a spike: {comm, pid, us, share_permille}. */
+static void spike_task_json(struct jw *w, const char *key, const struct lh_spike *sp,
+			    const struct lh_task *t, uint64_t ns)
+{
+	jw_obj(w, key);
+	jw_str(w, "comm", t->comm);
+	jw_known(w, "pid", t->pid);
+	jw_us(w, "us", ns);
+	jw_uint(w, "share_permille", lh_spike_permille(ns, sp->latency_ns));
+	jw_end(w);
+}
+
+/* A sampling tracer's spike broken into its parts (null for the other tracers). */
+static void spike_json(struct jw *w, const struct lh_spike *sp)
+{
+	size_t i;
+
+	if (!sp->set) {
+		jw_null(w, "spike");
+		return;
+	}
+	jw_obj(w, "spike");
+	jw_us(w, "latency_us", sp->latency_ns);
+	jw_us_if(w, "irq_latency_us", sp->has_irq, sp->irq_latency_ns);
+	jw_us_if(w, "thread_latency_us", sp->has_thread, sp->thread_latency_ns);
+	jw_us_if(w, "noise_us", sp->has_period, sp->noise_ns);
+	jw_us_if(w, "runtime_us", sp->has_period, sp->runtime_ns);
+	spike_task_json(w, "blocking", sp, &sp->blocking, sp->blocking_ns);
+	spike_task_json(w, "culprit", sp, &sp->culprit, sp->culprit_ns);
+	jw_arr(w, "parts");
+	for (i = 0; i < sp->nr_parts; i++) {
+		const struct lh_spike_part *p = &sp->parts[i];
+
+		jw_obj(w, NULL);
+		jw_str(w, "kind", lh_spike_kind_name(p->kind));
+		jw_str(w, "name", p->name);
+		jw_known(w, "vector", p->vector);
+		jw_known(w, "pid", p->pid);
+		jw_sus(w, "offset_us", p->offset_ns);
+		jw_us(w, "duration_us", p->duration_ns);
+		jw_us(w, "overlap_us", p->overlap_ns);
+		jw_uint(w, "share_permille", lh_spike_permille(p->overlap_ns, sp->latency_ns));
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_uint(w, "more_parts", sp->more_parts);
+	jw_us(w, "more_us", sp->more_ns);
+	jw_us(w, "explained_us", sp->explained_ns);
+	jw_uint(w, "explained_permille", lh_spike_permille(sp->explained_ns, sp->latency_ns));
 	jw_end(w);
 }
 
@@ -600,6 +672,7 @@ static void record_json(struct jw *w, const struct lh_report *rep, const struct 
 		jw_end(w);
 	}
 	jw_end(w);
+	spike_json(w, &r->spike);
 	wake_json(w, "woken", &r->woken, r->has_wakeup);
 	wake_json(w, "waker", &r->waker, r->has_wakeup);
 
@@ -776,6 +849,30 @@ static void cpus_json(struct jw *w, const struct lh_report_tracer *tr)
 	jw_end(w);
 }
 
+/* osnoise per CPU: its periods, their runtime and noise, and the % CPU available. */
+static void noise_json(struct jw *w, const struct lh_report *rep)
+{
+	uint32_t milli;
+	size_t i;
+
+	jw_arr(w, "noise_cpus");
+	for (i = 0; i < rep->nr_noise; i++) {
+		const struct lh_report_noise *n = &rep->noise[i];
+
+		jw_obj(w, NULL);
+		jw_int(w, "cpu", n->cpu);
+		jw_uint(w, "periods", n->periods);
+		jw_us(w, "runtime_us", n->runtime_ns);
+		jw_us(w, "noise_us", n->noise_ns);
+		if (lh_gate_available(n->runtime_ns, n->noise_ns, &milli))
+			jw_null(w, "available_percent");
+		else
+			jw_double(w, "available_percent", (double)milli / 1000.0);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
 static void tracer_json(struct jw *w, const struct lh_report *rep, enum lh_tracer t)
 {
 	const struct lh_report_tracer *tr = &rep->tracers[t];
@@ -793,6 +890,8 @@ static void tracer_json(struct jw *w, const struct lh_report *rep, enum lh_trace
 	where_json(w, "worst_gated", &tr->gate);
 	hist_json(w, "histogram", &tr->hist);
 	cpus_json(w, tr);
+	if (t == LH_TRACER_OSNOISE)
+		noise_json(w, rep);
 	jw_uint(w, "progression_dropped", tr->steps_dropped);
 	jw_arr(w, "progression");
 	for (i = 0; i < tr->nr_steps; i++) {
@@ -820,6 +919,10 @@ static void gate_json(struct jw *w, const struct lh_report *rep)
 			jw_us(w, lh_tracer_name(t), rep->gate.max_ns[t]);
 	if (rep->gate.has_max[LH_TRACER_UNKNOWN])
 		jw_us(w, "all", rep->gate.max_ns[LH_TRACER_UNKNOWN]);
+	jw_end(w);
+	jw_obj(w, "min_available_percent");
+	if (rep->gate.has_min_available)
+		jw_double(w, "osnoise", (double)rep->gate.min_available_milli / 1000.0);
 	jw_end(w);
 	jw_str(w, "fail_on", lh_gate_fail_on_name(&rep->gate));
 	jw_end(w);
@@ -1063,7 +1166,8 @@ static void report_json(struct jw *w, const struct lh_report *rep)
 	for (t = 1; t <= LH_TRACER_NR; t++) {
 		enum lh_tracer tt = t == LH_TRACER_NR ? LH_TRACER_UNKNOWN : t;
 
-		if (rep->tracers[tt].count || (rep->has_run && rep->run.armed_ns[tt]))
+		if (rep->tracers[tt].count || (rep->has_run && rep->run.armed_ns[tt]) ||
+		    (tt == LH_TRACER_OSNOISE && rep->nr_noise))
 			tracer_json(w, rep, tt);
 	}
 	jw_end(w);

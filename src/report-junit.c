@@ -166,11 +166,50 @@ static bool max_case(const struct lh_report *rep, int t, struct junit_case *c)
 	return true;
 }
 
+/*
+ * --min-available: one testcase per CPU osnoise measured or was to (a CPU without a period is
+ * an error, as the verdict says), or one error when it measured none. Return: cases added.
+ */
+static size_t available_cases(const struct lh_report *rep, struct junit_case *cs)
+{
+	char got[16], min[16];
+	uint32_t milli;
+	size_t i;
+
+	if (!rep->gate.has_min_available)
+		return 0;
+	lh_gate_fmt_available(rep->gate.min_available_milli, min, sizeof(min));
+	if (!rep->nr_noise) {
+		cs[0].classname = "lathound.min_available";
+		snprintf(cs[0].name, sizeof(cs[0].name), "osnoise");
+		cs[0].error = lh_xasprintf("osnoise measured no period: --min-available osnoise=%s cannot be judged",
+					   min);
+		return 1;
+	}
+	for (i = 0; i < rep->nr_noise; i++) {
+		const struct lh_report_noise *nz = &rep->noise[i];
+		struct junit_case *c = &cs[i];
+
+		c->classname = "lathound.min_available";
+		snprintf(c->name, sizeof(c->name), "osnoise.CPU%d", nz->cpu);
+		if (lh_gate_available(nz->runtime_ns, nz->noise_ns, &milli)) {
+			c->error = lh_xasprintf("CPU%d measured no osnoise period: --min-available osnoise=%s cannot be judged",
+						nz->cpu, min);
+			continue;
+		}
+		c->failure = lh_report_available_violation(rep, nz);
+		c->out = lh_xasprintf("%s %% available over %" PRIu64 " period%s; --min-available osnoise=%s",
+				      lh_gate_fmt_available(milli, got, sizeof(got)), nz->periods,
+				      nz->periods == 1 ? "" : "s", min);
+	}
+	return rep->nr_noise;
+}
+
 /* Return: the testcases, *nr of them (free each with free_cases()). */
 static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 {
 	size_t n = 0, i, nrules = rep->rules ? lh_rules_count(rep->rules) : 0;
-	struct junit_case *cs = lh_xcalloc(LH_TRACER_NR + nrules + rep->inputs_unread +
+	struct junit_case *cs = lh_xcalloc(LH_TRACER_NR + nrules + rep->nr_noise + 1 + rep->inputs_unread +
 					   rep->inputs_accepted + 2, sizeof(*cs));
 	char budget[32];
 	int t;
@@ -217,6 +256,7 @@ static struct junit_case *make_cases(const struct lh_report *rep, size_t *nr)
 				      lh_duration_format(rep->gate.max_ns[LH_TRACER_UNKNOWN],
 							 budget, sizeof(budget)));
 	}
+	n += available_cases(rep, &cs[n]);
 	for (i = 0; i < nrules; i++) {
 		const struct lh_rule *rule = lh_rules_get(rep->rules, i);
 		const struct lh_report_rule *ra = i < rep->nr_rules ? &rep->rule_agg[i] : NULL;

@@ -609,6 +609,67 @@ static void check_worsts(struct ctx *c, json_object *v, uint64_t count, uint64_t
 	tr->gate = g;
 }
 
+/*
+ * osnoise's per-CPU figures ("noise_cpus", absent before it), added to the report's: a CPU
+ * listed twice, noise over runtime, periods without runtime, or an availability that is not
+ * the one its sums give is an error.
+ */
+static void load_noise(struct ctx *c, json_object *o)
+{
+	bool listed[LH_REPORT_MAX_CPUS] = { 0 };
+	char want[16];
+	json_object *a, *e, *v;
+	size_t i, n, p;
+
+	if (!json_object_object_get_ex(o, "noise_cpus", NULL))
+		return;
+	a = array(c, o, "noise_cpus", &n);
+	for (i = 0; i < n && !c->failed; i++) {
+		struct lh_report_noise got, *slot;
+		uint32_t milli = 0;
+		bool has;
+
+		p = push(c, "noise_cpus", 0);
+		push(c, NULL, i);
+		e = element(c, a, i);
+		got.cpu = get_int(c, e, "cpu", false);
+		got.periods = get_u64(c, e, "periods");
+		got.runtime_ns = get_ns(c, e, "runtime_us", 1000);
+		got.noise_ns = get_ns(c, e, "noise_us", 1000);
+		v = member(c, e, "available_percent", json_type_double, true);
+		if (c->failed) {
+			pop(c, p);
+			break;
+		}
+		has = !lh_gate_available(got.runtime_ns, got.noise_ns, &milli);
+		snprintf(want, sizeof(want), "%s", "null");
+		if (has)
+			lh_gate_fmt_available(milli, want, sizeof(want));
+		if (got.cpu < 0 || got.cpu >= LH_REPORT_MAX_CPUS)
+			bad(c, "cpu", "CPU %d is beyond the %d a report tracks", got.cpu,
+			    LH_REPORT_MAX_CPUS);
+		else if (listed[got.cpu])
+			bad(c, "cpu", "CPU %d is listed twice", got.cpu);
+		else if (got.noise_ns > got.runtime_ns)
+			bad(c, "noise_us", "%llu ns, more than its runtime of %llu ns",
+			    (unsigned long long)got.noise_ns, (unsigned long long)got.runtime_ns);
+		else if (!got.periods != !got.runtime_ns)
+			bad(c, "periods", "%llu periods of %llu ns of runtime",
+			    (unsigned long long)got.periods, (unsigned long long)got.runtime_ns);
+		else if (!v != !has || (v && llround(json_object_get_double(v) * 1000) != milli))
+			bad(c, "available_percent", "%s, but its noise and runtime give %s",
+			    v ? json_object_get_string(v) : "null", want);
+		if (!c->failed) {
+			listed[got.cpu] = true;
+			slot = lh_report_noise_slot(c->rep, got.cpu);
+			ADD_COUNT(c, "periods", slot->periods, got.periods);
+			ADD_COUNT(c, "runtime_us", slot->runtime_ns, got.runtime_ns);
+			ADD_COUNT(c, "noise_us", slot->noise_ns, got.noise_ns);
+		}
+		pop(c, p);
+	}
+}
+
 /* Each tracer is read into a tracer of its own, then folded into the report's. */
 static void load_tracers(struct ctx *c, json_object *root)
 {
@@ -654,6 +715,8 @@ static void load_tracers(struct ctx *c, json_object *root)
 			bad(c, "count", "%llu, but its CPUs count %llu", (unsigned long long)count,
 			    (unsigned long long)n);
 		load_progression(c, v, tr);
+		if (t == LH_TRACER_OSNOISE)
+			load_noise(c, v);
 		lh_report_fold_tracer(&rep->tracers[t], tr, &ops);
 		lh_report_tracer_release(tr);
 		pop(c, p);
@@ -922,6 +985,212 @@ static void load_stacks(struct ctx *c, json_object *e, struct lh_record *r)
 	}
 }
 
+/* A spike's duration in µs (or null, nullable: *has false), as ns; a day or more is absurd. */
+static uint64_t spike_ns(struct ctx *c, json_object *o, const char *key, bool nullable,
+			 bool *has)
+{
+	json_object *v = member(c, o, key, json_type_double, nullable);
+	uint64_t ns;
+
+	if (has)
+		*has = v != NULL;
+	if (!v)
+		return 0;
+	ns = number_ns(c, v, key, 1000);
+	if (ns > LH_SPIKE_MAX_NS) {
+		bad(c, key, "%s is longer than a day", json_object_get_string(v));
+		return 0;
+	}
+	return ns;
+}
+
+/* A part's offset from the timer's expiry in µs, signed, as ns; a day or more is absurd. */
+static int64_t spike_offset_ns(struct ctx *c, json_object *o, const char *key)
+{
+	json_object *v = member(c, o, key, json_type_double, false);
+	double d;
+
+	if (!v)
+		return 0;
+	d = json_object_get_double(v) * 1000;
+	if (!isfinite(d) || fabs(d) > (double)LH_SPIKE_MAX_NS) {
+		bad(c, key, "%s is not an offset within a day", json_object_get_string(v));
+		return 0;
+	}
+	return (int64_t)llround(d);
+}
+
+/* A share the report states (per mille) against ns of latency_ns: recomputed, not trusted. */
+static void spike_share(struct ctx *c, json_object *o, const char *key, uint64_t ns,
+			uint64_t latency_ns)
+{
+	uint64_t pm = get_u64(c, o, key);
+
+	if (c->failed)
+		return;
+	if (pm > 1000)
+		bad(c, key, "%llu, a share over 100 %%", (unsigned long long)pm);
+	else if (pm != lh_spike_permille(ns, latency_ns))
+		bad(c, key, "%llu, but its duration makes it %u", (unsigned long long)pm,
+		    lh_spike_permille(ns, latency_ns));
+}
+
+/* The blocking task or the culprit of a spike, in t and *ns, no longer than window_ns. */
+static void spike_task(struct ctx *c, json_object *o, const char *key, struct lh_record *r,
+		       struct lh_task *t, uint64_t *ns, uint64_t window_ns)
+{
+	json_object *v = member(c, o, key, json_type_object, false);
+	size_t p;
+
+	if (!v)
+		return;
+	p = push(c, key, 0);
+	t->comm = get_str(c, v, "comm", true, &r->arena);
+	t->pid = get_int(c, v, "pid", true);
+	*ns = spike_ns(c, v, "us", false, NULL);
+	if (!c->failed && *ns > window_ns)
+		bad(c, "us", "%llu ns, longer than the spike's window of %llu ns",
+		    (unsigned long long)*ns, (unsigned long long)window_ns);
+	spike_share(c, v, "share_permille", *ns, r->spike.latency_ns);
+	pop(c, p);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* One part of a spike into q, no longer than window_ns where it overlaps. */
+static void spike_part(struct ctx *c, json_object *x, struct lh_record *r,
+		       struct lh_spike_part *q, uint64_t window_ns)
+{
+	const char *kind = get_str(c, x, "kind", false, &r->arena);
+	enum lh_spike_kind k;
+
+	if (kind && lh_spike_kind_parse(kind, &k))
+		bad(c, "kind", "'%s' is not a kind of noise (irq, softirq, nmi, thread)", kind);
+	else if (kind)
+		q->kind = k;
+	q->name = get_str(c, x, "name", true, &r->arena);
+	q->vector = get_int(c, x, "vector", true);
+	q->pid = get_int(c, x, "pid", true);
+	q->offset_ns = spike_offset_ns(c, x, "offset_us");
+	q->duration_ns = spike_ns(c, x, "duration_us", false, NULL);
+	q->overlap_ns = spike_ns(c, x, "overlap_us", false, NULL);
+	if (c->failed)
+		return;
+	if (q->overlap_ns > q->duration_ns)
+		bad(c, "overlap_us", "%llu ns, longer than the part's duration of %llu ns",
+		    (unsigned long long)q->overlap_ns, (unsigned long long)q->duration_ns);
+	else if (q->overlap_ns > window_ns)
+		bad(c, "overlap_us", "%llu ns, longer than the spike's window of %llu ns",
+		    (unsigned long long)q->overlap_ns, (unsigned long long)window_ns);
+	spike_share(c, x, "share_permille", q->overlap_ns, r->spike.latency_ns);
+}
+
+/*
+ * A sampling tracer's spike (the record's "spike", absent in reports written before it): every
+ * duration bounded, every share and the total explained recomputed from the parts, the
+ * latencies the record's.
+ */
+static void load_spike(struct ctx *c, json_object *e, struct lh_record *r)
+{
+	struct lh_spike *sp = &r->spike;
+	uint64_t window, sum = 0, longest = 0, explained;
+	json_object *v, *a, *x;
+	size_t i, n, p, q;
+	bool has;
+
+	if (!json_object_object_get_ex(e, "spike", NULL))
+		return;
+	v = member(c, e, "spike", json_type_object, true);
+	if (!v)
+		return;
+	p = push(c, "spike", 0);
+	if (!lh_tracer_is_sampling(r->tracer)) {
+		bad(c, NULL, "a record of %s has no spike", lh_tracer_name(r->tracer));
+		goto out;
+	}
+	sp->set = true;
+	sp->latency_ns = spike_ns(c, v, "latency_us", false, NULL);
+	sp->irq_latency_ns = spike_ns(c, v, "irq_latency_us", true, &sp->has_irq);
+	sp->thread_latency_ns = spike_ns(c, v, "thread_latency_us", true, &sp->has_thread);
+	sp->noise_ns = spike_ns(c, v, "noise_us", true, &sp->has_period);
+	sp->runtime_ns = spike_ns(c, v, "runtime_us", true, &has);
+	if (c->failed)
+		goto out;
+	if (r->latency_us != sp->latency_ns / 1000 + (sp->latency_ns % 1000 != 0))
+		bad(c, "latency_us", "%llu ns, but the record's latency_us is %llu",
+		    (unsigned long long)sp->latency_ns, (unsigned long long)r->latency_us);
+	else if (r->tracer == LH_TRACER_TIMERLAT &&
+		 (sp->has_thread ? sp->thread_latency_ns : sp->has_irq ? sp->irq_latency_ns :
+		  ~sp->latency_ns) != sp->latency_ns)
+		bad(c, "latency_us", "%llu ns, not its thread latency (its IRQ latency without one)",
+		    (unsigned long long)sp->latency_ns);
+	else if (r->tracer != LH_TRACER_TIMERLAT && (sp->has_irq || sp->has_thread))
+		bad(c, "irq_latency_us", "set in a record of %s", lh_tracer_name(r->tracer));
+	else if (has != sp->has_period || sp->has_period != (r->tracer == LH_TRACER_OSNOISE))
+		bad(c, "noise_us", "noise_us and runtime_us are an osnoise period's, both set");
+	else if (sp->noise_ns > sp->runtime_ns)
+		bad(c, "noise_us", "%llu ns, more than the period's runtime of %llu ns",
+		    (unsigned long long)sp->noise_ns, (unsigned long long)sp->runtime_ns);
+	if (c->failed)
+		goto out;
+	/* the window: the timer's expiry to the thread's wakeup, or the osnoise period */
+	window = sp->has_period ? sp->runtime_ns : sp->latency_ns;
+	spike_task(c, v, "blocking", r, &sp->blocking, &sp->blocking_ns, window);
+	spike_task(c, v, "culprit", r, &sp->culprit, &sp->culprit_ns, window);
+	if (!c->failed && (sp->culprit.pid != r->task.pid ||
+			   !same_str(sp->culprit.comm, r->task.comm)))
+		bad(c, "culprit", "is not the record's task");
+	a = array(c, v, "parts", &n);
+	if (n > LH_SPIKE_PARTS)
+		bad(c, "parts", "%zu parts, a spike keeps at most %d", n, LH_SPIKE_PARTS);
+	for (i = 0; i < n && !c->failed; i++) {
+		q = push(c, "parts", 0);
+		push(c, NULL, i);
+		x = element(c, a, i);
+		if (x) {
+			spike_part(c, x, r, &sp->parts[i], window);
+			sp->nr_parts = i + 1;
+			sum += sp->parts[i].overlap_ns;	/* each at most a day: no overflow */
+			if (sp->parts[i].overlap_ns > longest)
+				longest = sp->parts[i].overlap_ns;
+		}
+		pop(c, q);
+	}
+	n = get_u64(c, v, "more_parts");
+	sp->more_parts = n > UINT_MAX ? UINT_MAX : (unsigned int)n;
+	sp->more_ns = spike_ns(c, v, "more_us", false, NULL);
+	sp->explained_ns = spike_ns(c, v, "explained_us", false, NULL);
+	if (c->failed)
+		goto out;
+	if (sp->more_parts && sp->nr_parts < LH_SPIKE_PARTS)
+		bad(c, "more_parts", "%u, but only %zu parts are listed", sp->more_parts,
+		    sp->nr_parts);
+	else if (sp->more_ns > (uint64_t)sp->more_parts * window)
+		bad(c, "more_us", "%llu ns in %u parts of a window of %llu ns",
+		    (unsigned long long)sp->more_ns, sp->more_parts, (unsigned long long)window);
+	if (c->failed)
+		goto out;
+	/*
+	 * What the parts explain: their overlaps summed (timerlat), the longest single one
+	 * (osnoise: its latency is the period's longest noise), never past the latency.
+	 */
+	explained = sp->has_period ? longest : sum + sp->more_ns;
+	if (explained > sp->latency_ns)
+		explained = sp->latency_ns;
+	if (sp->explained_ns > sp->latency_ns)
+		bad(c, "explained_us", "%llu ns, more than the latency of %llu ns",
+		    (unsigned long long)sp->explained_ns, (unsigned long long)sp->latency_ns);
+	else if (sp->explained_ns != explained)
+		bad(c, "explained_us", "%llu ns, but its parts explain %llu ns",
+		    (unsigned long long)sp->explained_ns, (unsigned long long)explained);
+	spike_share(c, v, "explained_permille", sp->explained_ns, sp->latency_ns);
+out:
+	pop(c, p);
+}
+
 static void load_record(struct ctx *c, json_object *e, struct lh_record *r, struct lh_match *m)
 {
 	json_object *a, *x;
@@ -991,6 +1260,7 @@ static void load_record(struct ctx *c, json_object *e, struct lh_record *r, stru
 		}
 		pop(c, p);
 	}
+	load_spike(c, e, r);
 	x = member(c, e, "woken", json_type_object, true);
 	if (x) {
 		r->has_wakeup = true;
@@ -1379,6 +1649,40 @@ static void load_hists(struct ctx *c, json_object *root)
 	}
 }
 
+/* The gate's "min_available_percent" ({} or {"osnoise": PCT}; absent before it: none). */
+static void load_min_available(struct ctx *c, json_object *o, struct lh_gate *g)
+{
+	json_object *m, *v;
+	double d;
+
+	if (!json_object_object_get_ex(o, "min_available_percent", NULL))
+		return;
+	m = member(c, o, "min_available_percent", json_type_object, false);
+	if (!m)
+		return;
+	json_object_object_foreach(m, key, val) {
+		(void)val;
+		if (strcmp(key, "osnoise")) {
+			bad(c, "min_available_percent", "'%s' is not osnoise",
+			    inert(&c->rep->arena, key, strlen(key)));
+			return;
+		}
+	}
+	if (!json_object_object_get_ex(m, "osnoise", NULL))
+		return;
+	v = member(c, m, "osnoise", json_type_double, false);
+	if (!v)
+		return;
+	d = json_object_get_double(v) * 1000;
+	if (!isfinite(d) || d < 0 || d > 100000 || fabs(d - round(d)) > 1e-6) {
+		bad(c, "min_available_percent", "%s is not a percentage with at most 3 decimals",
+		    json_object_get_string(v));
+		return;
+	}
+	g->has_min_available = true;
+	g->min_available_milli = (uint32_t)llround(d);
+}
+
 static void load_gate(struct ctx *c, json_object *root, struct lh_gate *g)
 {
 	json_object *o = member(c, root, "gate", json_type_object, false), *m;
@@ -1410,6 +1714,7 @@ static void load_gate(struct ctx *c, json_object *root, struct lh_gate *g)
 			g->max_ns[t] = number_ns(c, v, "max_us", 1000);
 		}
 	}
+	load_min_available(c, o, g);
 	fail_on = get_str(c, o, "fail_on", false, &c->rep->arena);
 	if (fail_on && lh_gate_parse_fail_on(g, fail_on, &err))
 		bad(c, "fail_on", "%s", err);
@@ -1420,6 +1725,9 @@ static bool same_budgets(const struct lh_gate *a, const struct lh_gate *b)
 {
 	int t;
 
+	if (a->has_min_available != b->has_min_available ||
+	    (a->has_min_available && a->min_available_milli != b->min_available_milli))
+		return false;
 	for (t = 0; t < LH_TRACER_NR; t++)
 		if (a->has_max[t] != b->has_max[t] ||
 		    (a->has_max[t] && a->max_ns[t] != b->max_ns[t]))
@@ -1890,6 +2198,8 @@ struct lh_report *lh_report_loader_finish(struct lh_report_loader *l, struct lh_
 			gate.has_max[t] = l->o.max->has_max[t];
 			gate.max_ns[t] = l->o.max->max_ns[t];
 		}
+		gate.has_min_available = l->o.max->has_min_available;
+		gate.min_available_milli = l->o.max->min_available_milli;
 	}
 	if (l->o.fail_on)
 		gate.fail_on = l->o.fail_on->fail_on;

@@ -170,6 +170,11 @@ struct lh_report {
 	struct lh_verdict		verdict;	/* error: lh_report_set_error() */
 	struct lh_gate			gate;
 
+	/* osnoise per CPU (lh_report_set_noise()), by CPU */
+	struct lh_report_noise		*noise;
+	size_t				nr_noise;
+	size_t				alloc_noise;
+
 	/* histograms the kernel counted (lh_report_set_histogram()) */
 	struct lh_report_histogram	*hists;
 	size_t				nr_hists;
@@ -185,6 +190,14 @@ struct lh_report {
 	size_t				nr_merged_from;
 	size_t				alloc_merged_from;
 };
+
+/*
+ * Return: cpu's osnoise figures (0 to LH_REPORT_MAX_CPUS - 1), added zeroed in CPU order when
+ * not there yet; NULL for a CPU out of range.
+ */
+struct lh_report_noise *lh_report_noise_slot(struct lh_report *rep, int cpu);
+/* Return: the verdict's sentence when CPU n is below --min-available, else NULL (free it). */
+char *lh_report_available_violation(const struct lh_report *rep, const struct lh_report_noise *n);
 
 /* A histogram the kernel counted: of kind ("irqsoff"...) on cpu (-1: all CPUs). */
 struct lh_report_histogram {

@@ -179,6 +179,30 @@ static void print_tracers(const struct lh_report *rep, FILE *out)
 			print_progression(&rep->tracers[lh_tracer_at(i)], lh_tracer_at(i), out);
 }
 
+/* osnoise per CPU: "  CPU1   4 periods   4000000.000 us runtime   8060.000 us noise   99.798 %". */
+static void print_noise(const struct lh_report *rep, FILE *out)
+{
+	char pct[16];
+	uint32_t milli;
+	size_t i;
+
+	if (!rep->nr_noise)
+		return;
+	fprintf(out, "\nosnoise: %% CPU available (100 %% - noise / runtime, every period)\n"
+		"  %-7s  %8s  %18s  %15s  %10s\n", "CPU", "PERIODS", "RUNTIME", "NOISE",
+		"AVAILABLE");
+	for (i = 0; i < rep->nr_noise; i++) {
+		const struct lh_report_noise *n = &rep->noise[i];
+
+		fprintf(out, "  CPU%-4d  %8" PRIu64 "  %15.3f us  %12.3f us  ", n->cpu, n->periods,
+			(double)n->runtime_ns / 1e3, (double)n->noise_ns / 1e3);
+		if (lh_gate_available(n->runtime_ns, n->noise_ns, &milli))
+			fprintf(out, "%10s\n", "no period");
+		else
+			fprintf(out, "%8s %%\n", lh_gate_fmt_available(milli, pct, sizeof(pct)));
+	}
+}
+
 #define HIST_BAR	24	/* columns of the longest bar */
 
 /* "p99 <= 1999us (99us)", "p50 <= 512us (exact)". */
@@ -422,6 +446,65 @@ static void print_wake(const char *what, const struct lh_task *t, FILE *out)
 }
 
 /* The worst section kept in full (not accepted if any), in detail. */
+/* "95.4 %": a share of a spike's latency. Return: buf. */
+static char *share(uint64_t ns, uint64_t latency_ns, char *buf, size_t len)
+{
+	unsigned int pm = lh_spike_permille(ns, latency_ns);
+
+	snprintf(buf, len, "%u.%u %%", pm / 10, pm % 10);
+	return buf;
+}
+
+/* A sampling tracer's spike: its latencies, its tasks and each part with its share. */
+static void print_spike(const struct lh_spike *sp, FILE *out)
+{
+	char task[64], pct[16], name[64];
+	size_t i;
+
+	fprintf(out, "  %-12s %.3f us", "spike:", (double)sp->latency_ns / 1e3);
+	if (sp->has_irq)
+		fprintf(out, ", irq latency %.3f us", (double)sp->irq_latency_ns / 1e3);
+	if (sp->has_thread)
+		fprintf(out, ", thread latency %.3f us", (double)sp->thread_latency_ns / 1e3);
+	fprintf(out, "; parts explain %s\n", share(sp->explained_ns, sp->latency_ns, pct,
+						   sizeof(pct)));
+	if (sp->has_period)
+		fprintf(out, "  %-12s noise %.3f us of %.3f us runtime\n", "period:",
+			(double)sp->noise_ns / 1e3, (double)sp->runtime_ns / 1e3);
+	if (sp->has_irq)
+		fprintf(out, "  %-12s %s, ran %.3f us of it (%s)\n", "blocking:",
+			task_name(sp->blocking.comm, sp->blocking.pid, task, sizeof(task)),
+			(double)sp->blocking_ns / 1e3,
+			share(sp->blocking_ns, sp->latency_ns, pct, sizeof(pct)));
+	if (sp->culprit.pid >= 0 || sp->culprit.comm)
+		fprintf(out, "  %-12s %s, ran %.3f us of it (%s)\n", "culprit:",
+			task_name(sp->culprit.comm, sp->culprit.pid, task, sizeof(task)),
+			(double)sp->culprit_ns / 1e3,
+			share(sp->culprit_ns, sp->latency_ns, pct, sizeof(pct)));
+	if (!sp->nr_parts)
+		return;
+	fprintf(out, "  noise (longest first):\n    %-7s  %-24s  %6s  %12s  %12s  %12s  %7s\n",
+		"KIND", "NAME", "VECTOR", "OFFSET", "DURATION", "OVERLAP", "SHARE");
+	for (i = 0; i < sp->nr_parts; i++) {
+		const struct lh_spike_part *p = &sp->parts[i];
+
+		if (p->kind == LH_SPIKE_THREAD)
+			task_name(p->name, p->pid, name, sizeof(name));
+		else
+			snprintf(name, sizeof(name), "%s", p->name ? p->name : "-");
+		fprintf(out, "    %-7s  %-24s  ", lh_spike_kind_name(p->kind), name);
+		if (p->vector >= 0)
+			fprintf(out, "%6d", p->vector);
+		else
+			fprintf(out, "%6s", "-");
+		fprintf(out, "  %9.3f us  %9.3f us  %9.3f us  %7s\n", (double)p->offset_ns / 1e3,
+			(double)p->duration_ns / 1e3, (double)p->overlap_ns / 1e3,
+			share(p->overlap_ns, sp->latency_ns, pct, sizeof(pct)));
+	}
+	if (sp->more_parts)
+		fprintf(out, "    and %u more, %.3f us\n", sp->more_parts, (double)sp->more_ns / 1e3);
+}
+
 static void print_worst(const struct lh_report *rep, FILE *out)
 {
 	const struct lh_report_kept *k = NULL;
@@ -502,7 +585,9 @@ static void print_worst(const struct lh_report *rep, FILE *out)
 				lh_rules_get(rep->rules, k->unevaluated[i])->id);
 		fputc('\n', out);
 	}
-	if (r->nr_irqs) {
+	if (r->spike.set)
+		print_spike(&r->spike, out);
+	else if (r->nr_irqs) {
 		fprintf(out, "  irq handlers:\n    %4s  %-20s  %12s  %s\n", "IRQ", "NAME",
 			"DURATION", "RET");
 		for (i = 0; i < r->nr_irqs; i++) {
@@ -684,6 +769,7 @@ int lh_report_write_text(struct lh_report *rep, FILE *out)
 	fprintf(out, "lathound %s %s report\n\n", LH_VERSION,
 		rep->has_run && rep->run.mode ? rep->run.mode : "analyze");
 	print_tracers(rep, out);
+	print_noise(rep, out);
 	print_distributions(rep, out);
 	print_offenders(rep, out);
 	print_rules(rep, out);

@@ -169,6 +169,7 @@ void lh_report_free(struct lh_report *rep)
 	}
 	free(rep->hists);
 	lh_htab_release(&rep->hist_ids);
+	free(rep->noise);
 	for (i = 0; i < rep->nr_merged_from; i++)
 		free(rep->merged_from[i]);
 	free(rep->merged_from);
@@ -865,6 +866,63 @@ char *lh_report_unevaluated_error(const struct lh_report *rep)
 	return err;
 }
 
+struct lh_report_noise *lh_report_noise_slot(struct lh_report *rep, int cpu)
+{
+	size_t i;
+
+	if (cpu < 0 || cpu >= LH_REPORT_MAX_CPUS)
+		return NULL;
+	for (i = rep->nr_noise; i > 0 && rep->noise[i - 1].cpu >= cpu; i--)
+		if (rep->noise[i - 1].cpu == cpu)
+			return &rep->noise[i - 1];
+	LH_GROW(rep->noise, rep->nr_noise + 1, rep->alloc_noise);
+	memmove(rep->noise + i + 1, rep->noise + i, (rep->nr_noise - i) * sizeof(*rep->noise));
+	rep->nr_noise++;
+	memset(&rep->noise[i], 0, sizeof(rep->noise[i]));
+	rep->noise[i].cpu = cpu;
+	return &rep->noise[i];
+}
+
+void lh_report_set_noise(struct lh_report *rep, const struct lh_report_noise *n)
+{
+	struct lh_report_noise *slot = lh_report_noise_slot(rep, n->cpu);
+
+	if (slot)
+		*slot = *n;
+}
+
+char *lh_report_available_violation(const struct lh_report *rep, const struct lh_report_noise *n)
+{
+	char got[16], min[16];
+	uint32_t milli;
+
+	if (!rep->gate.has_min_available || lh_gate_available(n->runtime_ns, n->noise_ns, &milli) ||
+	    milli >= rep->gate.min_available_milli)
+		return NULL;
+	return lh_xasprintf("osnoise: CPU%d has %s %% available, below --min-available osnoise=%s",
+			    n->cpu, lh_gate_fmt_available(milli, got, sizeof(got)),
+			    lh_gate_fmt_available(rep->gate.min_available_milli, min, sizeof(min)));
+}
+
+/* Return: why --min-available cannot be judged, or NULL (free it). */
+static char *available_unmeasured(const struct lh_report *rep)
+{
+	const char *why = rep->has_run ? rep->run.not_measured[LH_TRACER_OSNOISE] : NULL;
+	size_t i;
+
+	if (!rep->gate.has_min_available)
+		return NULL;
+	if (why || !rep->nr_noise)
+		return lh_xasprintf("osnoise is gated by --min-available but no period was measured (%s): its availability cannot be judged",
+				    why ? why : rep->has_run ? "the run never armed it" :
+				    "the input holds none of its periods");
+	for (i = 0; i < rep->nr_noise; i++)
+		if (!rep->noise[i].runtime_ns)
+			return lh_xasprintf("osnoise is gated by --min-available but CPU%d measured no period: its availability cannot be judged",
+					    rep->noise[i].cpu);
+	return NULL;
+}
+
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 {
 	char *err;
@@ -879,6 +937,9 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 	lh_verdict_violation(&rep->verdict, lh_report_max_violation(rep, LH_TRACER_UNKNOWN));
 	for (i = 0; i < rep->nr_rules; i++)
 		lh_verdict_violation(&rep->verdict, lh_report_rule_violation(rep, i));
+	for (i = 0; i < rep->nr_noise; i++)
+		lh_verdict_violation(&rep->verdict,
+				     lh_report_available_violation(rep, &rep->noise[i]));
 	/* what was not read cannot have passed */
 	err = input_error(rep);
 	if (err)
@@ -887,6 +948,13 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 	/* nor can a budget on a tracer that was not measured */
 	for (t = 1; t < LH_TRACER_NR && !rep->verdict.error; t++) {
 		err = unmeasured_error(rep, t);
+		if (err)
+			lh_report_set_error(rep, err);
+		free(err);
+	}
+	/* nor a minimum availability on CPUs that measured none */
+	if (!rep->verdict.error) {
+		err = available_unmeasured(rep);
 		if (err)
 			lh_report_set_error(rep, err);
 		free(err);

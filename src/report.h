@@ -28,6 +28,9 @@ struct lh_gate {
 	bool			has_max[LH_TRACER_NR];	/* [LH_TRACER_UNKNOWN] is 'all' */
 	uint64_t		max_ns[LH_TRACER_NR];
 	enum lh_severity	fail_on;		/* default LH_SEV_CRITICAL */
+	/* --min-available osnoise=PCT: each CPU's % CPU available over every period */
+	bool			has_min_available;
+	uint32_t		min_available_milli;	/* thousandths of a percent */
 };
 
 /* --fail-on none: no rule severity fails the gate. */
@@ -47,6 +50,20 @@ int lh_gate_parse_key(const char *arg, const char *expected, enum lh_tracer *t,
  * that tracer, or "all", already has a budget).
  */
 int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err);
+/*
+ * "osnoise=99.5" (a '%' may follow; at most 3 decimals, 0 to 100). Return: 0, or -1 with *err
+ * a static message (also for another tracer, or when it was given before).
+ */
+int lh_gate_parse_min_available(struct lh_gate *g, const char *arg, const char **err);
+/*
+ * The % CPU available of osnoise, as rtla osnoise prints it: 100 % - noise / runtime, over
+ * every period counted, in thousandths of a percent, the noise rounded up (never more
+ * available than measured); noise over runtime counts as runtime. Overflow-free for any
+ * values. Return: 0 and *milli, or -1 when runtime_ns is 0 (nothing measured).
+ */
+int lh_gate_available(uint64_t runtime_ns, uint64_t noise_ns, uint32_t *milli);
+/* "99.198": milli as a percentage with three decimals. Return: buf. */
+char *lh_gate_fmt_available(uint32_t milli, char *buf, size_t len);
 /* "info" | "warning" | "critical" | "none". Return: 0, or -1 with *err a static message. */
 int lh_gate_parse_fail_on(struct lh_gate *g, const char *arg, const char **err);
 /* Return: "info", "warning", "critical" or "none" (static). */
@@ -264,6 +281,22 @@ int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *pa
  */
 void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
 			     const struct lh_histogram *h);
+
+/* osnoise's figures of one CPU, over every period counted. */
+struct lh_report_noise {
+	int		cpu;
+	uint64_t	periods;
+	uint64_t	runtime_ns;
+	uint64_t	noise_ns;
+};
+
+/*
+ * Sets n->cpu's osnoise figures (n is copied; cpu 0 to LH_REPORT_MAX_CPUS - 1, others are
+ * ignored), replacing those set before: what a live run read at its last checkpoint. A CPU
+ * set with no period is one that was to be measured and was not: --min-available fails
+ * closed on it.
+ */
+void lh_report_set_noise(struct lh_report *rep, const struct lh_report_noise *n);
 
 /* A caller with the longest sections of a kind counted in the kernel. */
 struct lh_report_caller {

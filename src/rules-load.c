@@ -19,7 +19,7 @@
 #define RULE_FILE_MAX		(64 << 20)
 
 static const char *const subject_names[LH_RULES_NR_SUBJ] = {
-	"stack", "functions", "irq", "task", "start", "end",
+	"stack", "functions", "irq", "task", "start", "end", "blocking",
 };
 
 enum rule_key { K_MATCH, K_IN, K_TRACER, K_MIN, K_SEVERITY, K_SPAN, K_MESSAGE, NR_KEYS };
@@ -328,7 +328,7 @@ static void add_subject(struct loader *l, const char *w, size_t n, size_t col,
 		}
 	}
 	lerr(l, line, col,
-	     "unknown subject '%.*s' (use stack, functions, irq, task, start or end)", (int)n, w);
+	     "unknown subject '%.*s' (use stack, functions, irq, task, blocking, start or end)", (int)n, w);
 }
 
 static void add_tracer(struct loader *l, const char *w, size_t n, size_t col,

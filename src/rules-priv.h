@@ -14,7 +14,7 @@
 #include "htab.h"
 #include "rules.h"
 
-#define LH_RULES_NR_SUBJ	6
+#define LH_RULES_NR_SUBJ	7
 
 struct lh_rules_rule {
 	struct lh_rule	pub;

@@ -2,7 +2,7 @@
 /*
  * Matching records against rules.
  *
- * A subject (stack, functions, irq, task, start, end) is a list of lines, and a rule fires
+ * A subject (stack, functions, irq, task, start, end, blocking) is a list of lines, and a rule fires
  * when its pattern matches one line of one of its subjects, as grep matches a file: the
  * meaning is PCRE2's, line by line, and nothing here reads the pattern. A rule that says
  * 'span = lines' is matched instead against each of its subjects' non-empty lines joined
@@ -772,6 +772,11 @@ static void each_line(struct feed *f, void (*fn)(struct feed *, const char *, si
 		break;
 	case LH_SUBJ_END:
 		feed_str(f, fn, r->ended_at);
+		break;
+	case LH_SUBJ_BLOCKING:
+		n = r->spike.set && r->spike.has_irq ? task_line(f->mt, &r->spike.blocking) : 0;
+		if (n)
+			fn(f, f->mt->buf, n);
 		break;
 	}
 }

@@ -38,7 +38,8 @@ enum lh_subject {
 	LH_SUBJ_TASK		= 1 << 3,
 	LH_SUBJ_START		= 1 << 4,
 	LH_SUBJ_END		= 1 << 5,
-	LH_SUBJ_ALL		= (1 << 6) - 1,
+	LH_SUBJ_BLOCKING	= 1 << 6,	/* a timerlat spike's blocking task */
+	LH_SUBJ_ALL		= (1 << 7) - 1,
 };
 
 struct lh_rule {

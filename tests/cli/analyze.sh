@@ -75,7 +75,7 @@ expect_jq "json: offenders" "$TMP/nofunc.json" \
 	'.offenders[0] | .count == 1 and .worst_us == 2002 and .tracer == "irqsoff" and .frames[0] == "preemptirq_delay_run"'
 expect_jq "json: totals" "$TMP/nofunc.json" \
 	'.records_total == 1 and .records_kept == 1 and .records_dropped == 0 and .input.snapshots == 1 and .input.skipped == 0'
-expect_jq "json: gate echoed" "$TMP/nofunc.json" '.gate == {"max_us":{},"fail_on":"critical"}'
+expect_jq "json: gate echoed" "$TMP/nofunc.json" '.gate == {"max_us":{},"min_available_percent":{},"fail_on":"critical"}'
 
 run analyze "${NORULES[@]}" -f json "$IRQEV"
 echo "$out" >"$TMP/irq.json"

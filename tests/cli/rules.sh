@@ -94,7 +94,7 @@ expect_in "outside a section" "$err" \
 expect_in "bad id" "$err" \
 	"lathound: error: broken/many.rules:5:5: invalid character ' ' in rule id 'bad id' (use letters, digits, '-', '_' and '.')"
 expect_in "unknown subject" "$err" \
-	"lathound: error: broken/many.rules:9:16: unknown subject 'stacks' (use stack, functions, irq, task, start or end)"
+	"lathound: error: broken/many.rules:9:16: unknown subject 'stacks' (use stack, functions, irq, task, blocking, start or end)"
 expect_in "unknown tracer" "$err" \
 	"lathound: error: broken/many.rules:10:20: unknown tracer 'preemptof' (use irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt or wakeup_dl)"
 expect_in "bad duration" "$err" \

@@ -201,6 +201,138 @@ START_TEST(parse_fail_on)
 }
 END_TEST
 
+START_TEST(parse_min_available)
+{
+	static const struct { const char *arg; uint32_t milli; const char *err; } cases[] = {
+		{ "osnoise=99.5", 99500, NULL },
+		{ "osnoise=99.5%", 99500, NULL },
+		{ "osnoise=100", 100000, NULL },
+		{ "osnoise=0.001", 1, NULL },
+		{ "osnoise=0", 0, NULL },
+		{ "osnoise=99.1234", 0, "at most 3 decimals" },
+		{ "osnoise=100.001", 0, "a percentage is at most 100" },
+		{ "osnoise=99999999999", 0, "a percentage is at most 100" },
+		{ "osnoise=", 0, "expected a percentage, e.g. 99.5" },
+		{ "osnoise=99.", 0, "expected a percentage, e.g. 99.5" },
+		{ "osnoise=-1", 0, "expected a percentage, e.g. 99.5" },
+		{ "osnoise=99x", 0, "expected a percentage, e.g. 99.5" },
+		{ "timerlat=99", 0, "only osnoise measures the CPU available (use osnoise=PCT)" },
+		{ "all=99", 0, "only osnoise measures the CPU available (use osnoise=PCT)" },
+		{ "99", 0, "expected osnoise=PCT, e.g. osnoise=99.5" },
+	};
+	const char *err;
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(cases); i++) {
+		struct lh_gate g;
+		int rc;
+
+		lh_gate_init(&g);
+		err = NULL;
+		rc = lh_gate_parse_min_available(&g, cases[i].arg, &err);
+		if (cases[i].err) {
+			ck_assert_msg(rc == -1, "%s accepted", cases[i].arg);
+			ck_assert_str_eq(err, cases[i].err);
+			ck_assert(!g.has_min_available);
+		} else {
+			ck_assert_msg(rc == 0, "%s: %s", cases[i].arg, err);
+			ck_assert(g.has_min_available);
+			ck_assert_uint_eq(g.min_available_milli, cases[i].milli);
+			/* twice is a typo in a CI script */
+			ck_assert_int_eq(lh_gate_parse_min_available(&g, "osnoise=1", &err), -1);
+			ck_assert_str_eq(err, "a minimum for osnoise was already given");
+		}
+	}
+}
+END_TEST
+
+/* 100 % - noise / runtime, the noise rounded up, without overflow. */
+START_TEST(available_arithmetic)
+{
+	static const struct { uint64_t runtime, noise; uint32_t milli; } cases[] = {
+		{ 1000000000, 0, 100000 },
+		{ 1000000000, 1000000000, 0 },
+		{ 1000000000, 2000000000, 0 },		/* noise over runtime: none available */
+		{ 4000000000ULL, 8060000, 99798 },	/* 0.2015 % of noise: 99.7985 -> 99.798 */
+		{ 3, 1, 66666 },			/* 33.333... % rounded up */
+		{ 1000000000, 1, 99999 },		/* a nanosecond of noise is not 100 % */
+		{ 1000000000000000ULL, 500000000000000ULL, 50000 },	/* noise * 1e5 > 2^64 */
+		{ UINT64_MAX, UINT64_MAX / 2, 50000 },
+		{ UINT64_MAX, UINT64_MAX, 0 },
+		{ UINT64_MAX, 0, 100000 },
+		{ 1, 0, 100000 },
+	};
+	uint32_t milli = 12345;
+	char buf[16];
+	size_t i;
+
+	ck_assert_int_eq(lh_gate_available(0, 0, &milli), -1);
+	ck_assert_int_eq(lh_gate_available(0, 5, &milli), -1);
+	ck_assert_uint_eq(milli, 12345);	/* untouched: nothing measured */
+	for (i = 0; i < LH_ARRAY_SIZE(cases); i++) {
+		ck_assert_int_eq(lh_gate_available(cases[i].runtime, cases[i].noise, &milli), 0);
+		ck_assert_msg(milli == cases[i].milli, "case %zu: %u, not %u", i, milli,
+			      cases[i].milli);
+	}
+	ck_assert_str_eq(lh_gate_fmt_available(99798, buf, sizeof(buf)), "99.798");
+	ck_assert_str_eq(lh_gate_fmt_available(100000, buf, sizeof(buf)), "100.000");
+	ck_assert_str_eq(lh_gate_fmt_available(5, buf, sizeof(buf)), "0.005");
+}
+END_TEST
+
+static void noise_cpu(int cpu, uint64_t periods, uint64_t runtime, uint64_t noise)
+{
+	struct lh_report_noise n = { cpu, periods, runtime, noise };
+
+	lh_report_set_noise(rep, &n);
+}
+
+static void min_available(const char *arg)
+{
+	const char *err = NULL;
+
+	ck_assert_msg(!lh_gate_parse_min_available(&gate, arg, &err), "%s: %s", arg, err);
+}
+
+/* Each CPU judged on its own, strictly below the minimum. */
+START_TEST(min_available_judged)
+{
+	min_available("osnoise=99.798");
+	noise_cpu(1, 4, 4000000000ULL, 8060000);	/* 99.798 % */
+	noise_cpu(0, 4, 4000000000ULL, 0);
+	ck_assert(lh_report_evaluate(rep, &gate));
+	noise_cpu(1, 5, 5000000000ULL, 18060000);	/* replaced: 99.638 % */
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	ck_assert_ptr_null(lh_report_error(rep));
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 1);
+	ck_assert_str_eq(lh_report_violation(rep, 0),
+			 "osnoise: CPU1 has 99.638 % available, below --min-available osnoise=99.798");
+}
+END_TEST
+
+/* Fail closed: no period at all, or a CPU of the set without one, is an error. */
+START_TEST(min_available_unmeasured)
+{
+	struct lh_report *r2;
+	struct lh_gate none;
+
+	lh_gate_init(&none);
+	noise_cpu(0, 0, 0, 0);
+	/* ungated, a CPU without a period is no error */
+	ck_assert(lh_report_evaluate(rep, &none));
+	min_available("osnoise=90");
+	noise_cpu(1, 3, 3000000000ULL, 0);
+	ck_assert(!lh_report_evaluate(rep, &gate));
+	ck_assert_str_eq(lh_report_error(rep),
+			 "osnoise is gated by --min-available but CPU0 measured no period: its availability cannot be judged");
+	r2 = lh_report_alloc(rules, NULL);
+	ck_assert(!lh_report_evaluate(r2, &gate));
+	ck_assert_str_eq(lh_report_error(r2),
+			 "osnoise is gated by --min-available but no period was measured (the input holds none of its periods): its availability cannot be judged");
+	lh_report_free(r2);
+}
+END_TEST
+
 START_TEST(no_gate_passes)
 {
 	add(LH_TRACER_IRQSOFF, 100000, 0, "a", 1, NULL);
@@ -541,6 +673,10 @@ static Suite *gate_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, parse_max);
+	tcase_add_test(tc, parse_min_available);
+	tcase_add_test(tc, available_arithmetic);
+	tcase_add_test(tc, min_available_judged);
+	tcase_add_test(tc, min_available_unmeasured);
 	tcase_add_test(tc, parse_fail_on);
 	tcase_add_test(tc, no_gate_passes);
 	tcase_add_test(tc, max_is_strict);

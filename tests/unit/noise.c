@@ -452,6 +452,37 @@ START_TEST(spike_as_record)
 	ck_assert_uint_eq(r->stacks[0].nr, 2);
 	/* trace text never reaches a terminal raw */
 	ck_assert_str_eq(r->stacks[0].frames[0], "spin\\x1b[31m");
+	/* the breakdown itself, in the record */
+	ck_assert(r->spike.set);
+	ck_assert_uint_eq(r->spike.latency_ns, 2200 * US);
+	ck_assert(r->spike.has_irq && r->spike.has_thread && !r->spike.has_period);
+	ck_assert_uint_eq(r->spike.irq_latency_ns, 5 * US);
+	ck_assert_uint_eq(r->spike.thread_latency_ns, 2200 * US);
+	ck_assert_str_eq(r->spike.blocking.comm, "spin99");
+	ck_assert_int_eq(r->spike.blocking.pid, 4242);
+	ck_assert_uint_eq(r->spike.blocking_ns, 2100 * US);
+	ck_assert_str_eq(r->spike.culprit.comm, "spin99");
+	ck_assert_uint_eq(r->spike.culprit_ns, 2100 * US);
+	ck_assert_uint_eq(r->spike.nr_parts, 4);
+	ck_assert_int_eq(r->spike.parts[0].kind, LH_SPIKE_THREAD);
+	ck_assert_int_eq(r->spike.parts[0].pid, 4242);
+	ck_assert_int_eq(r->spike.parts[0].vector, -1);
+	ck_assert_int_eq(r->spike.parts[0].offset_ns, -2 * (int64_t)MS);
+	ck_assert_uint_eq(r->spike.parts[0].duration_ns, 4100 * US);
+	ck_assert_uint_eq(r->spike.parts[0].overlap_ns, 2100 * US);
+	ck_assert_int_eq(r->spike.parts[1].kind, LH_SPIKE_SOFTIRQ);
+	ck_assert_ptr_null(r->spike.parts[1].name);	/* the kernel gives no name */
+	ck_assert_int_eq(r->spike.parts[1].vector, 1);
+	ck_assert_int_eq(r->spike.parts[2].kind, LH_SPIKE_IRQ);
+	ck_assert_str_eq(r->spike.parts[2].name, "local_timer");
+	ck_assert_int_eq(r->spike.parts[3].kind, LH_SPIKE_NMI);
+	ck_assert_uint_eq(r->spike.explained_ns, 2125 * US);
+	ck_assert_uint_eq(lh_spike_permille(r->spike.explained_ns, r->spike.latency_ns), 965);
+	/* records are reused: a reset forgets the spike */
+	lh_record_reset(r);
+	ck_assert(!r->spike.set);
+	ck_assert_uint_eq(r->spike.nr_parts, 0);
+	ck_assert_int_eq(r->spike.blocking.pid, -1);
 	lh_record_free(r);
 }
 END_TEST
@@ -512,6 +543,98 @@ START_TEST(shipped_noise_rules)
 }
 END_TEST
 
+/* The osnoise period's figures are the record's; hwlat's spike is its latency alone. */
+START_TEST(osnoise_and_hwlat_records)
+{
+	struct lh_record *r = lh_record_alloc();
+
+	noise(1, LH_NOISE_THREAD, E + 300 * MS, 8 * MS, 4242, "spin99");
+	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS);
+	ck_assert_uint_eq(nr_got, 1);
+	lh_noise_spike_record(&got[0], r);
+	ck_assert(r->spike.set && r->spike.has_period && !r->spike.has_irq);
+	ck_assert_uint_eq(r->spike.noise_ns, 8060 * US);
+	ck_assert_uint_eq(r->spike.runtime_ns, 1000 * MS);
+	ck_assert_int_eq(r->spike.blocking.pid, -1);
+	ck_assert_str_eq(r->spike.culprit.comm, "spin99");
+	ck_assert_uint_eq(r->spike.explained_ns, 8 * MS);
+	lh_record_reset(r);
+	lh_noise_hwlat(n, 0, E + 2000 * MS, 150 * US);
+	lh_noise_spike_record(&got[1], r);
+	ck_assert(r->spike.set && !r->spike.has_period && !r->spike.has_irq);
+	ck_assert_uint_eq(r->spike.latency_ns, 150 * US);
+	ck_assert_uint_eq(r->spike.nr_parts, 0);
+	lh_record_free(r);
+}
+END_TEST
+
+/* Return: whether the rule "[x] match = PATTERN in = SUBJECTS" fires on r. */
+static bool rule_fires(const char *pattern, const char *in, const struct lh_record *r)
+{
+	struct lh_rules *rs = lh_rules_alloc();
+	struct lh_match m = { 0 };
+	struct lh_diag d = { 0 };
+	char *text = lh_xasprintf("[x]\nmatch = %s\nin = %s\nseverity = warning\n", pattern, in);
+	bool hit;
+
+	ck_assert_int_eq(lh_rules_load_buffer(rs, "t.rules", text, strlen(text), &d), 0);
+	ck_assert_int_eq(lh_rules_match(rs, r, &m, &d), 0);
+	hit = m.nr_hits == 1;
+	lh_match_release(&m);
+	lh_diag_release(&d);
+	lh_rules_free(rs);
+	free(text);
+	return hit;
+}
+
+/*
+ * 'in = blocking' is the task the timer interrupted, as "comm-pid": idle here, while the
+ * culprit (the task subject) is the thread that ran first.
+ */
+START_TEST(blocking_subject)
+{
+	struct lh_record *r = lh_record_alloc();
+
+	lh_noise_timerlat(n, 1, E + 20 * US, 3, false, 20 * US, 0);
+	noise(1, LH_NOISE_THREAD, E + 30 * US, 8 * MS, 4242, "spin99");
+	lh_noise_timerlat(n, 1, E + 8100 * US, 3, true, 8100 * US, 77);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	lh_noise_spike_record(&got[0], r);
+	ck_assert(rule_fires("^swapper/1-0$", "blocking", r));
+	ck_assert(!rule_fires("^swapper/1-0$", "task", r));
+	ck_assert(rule_fires("^spin99-4242$", "task", r));
+	ck_assert(!rule_fires("^spin99", "blocking", r));
+	/* every subject by default, the blocking task among them */
+	ck_assert(rule_fires("^swapper/1-0$", "stack functions irq task start end blocking", r));
+	/* a record that is not a spike has no blocking task */
+	r->spike.set = false;
+	ck_assert(!rule_fires("^swapper/1-0$", "blocking", r));
+	lh_record_free(r);
+}
+END_TEST
+
+/* osnoise/cpus as the kernel lists them: the CPUs whose availability must be measured. */
+START_TEST(cpu_set)
+{
+	ck_assert(lh_noise_cpu_expected(n, 0) && lh_noise_cpu_expected(n, 1));
+	ck_assert(!lh_noise_cpu_expected(n, 2));	/* beyond the breakdown's 2 */
+	ck_assert_int_eq(lh_noise_set_cpus(n, "1\n"), 0);
+	ck_assert(!lh_noise_cpu_expected(n, 0) && lh_noise_cpu_expected(n, 1));
+	ck_assert_int_eq(lh_noise_set_cpus(n, "0-1,7"), 0);
+	ck_assert(lh_noise_cpu_expected(n, 0) && lh_noise_cpu_expected(n, 1));
+	ck_assert_int_eq(lh_noise_set_cpus(n, "1"), 0);
+	/* a list that is not one changes nothing */
+	ck_assert_int_eq(lh_noise_set_cpus(n, "0-x"), -1);
+	ck_assert_int_eq(lh_noise_set_cpus(n, "2-0"), -1);
+	ck_assert_int_eq(lh_noise_set_cpus(n, "0,,1"), -1);
+	ck_assert_int_eq(lh_noise_set_cpus(n, "99999999999"), -1);
+	ck_assert(!lh_noise_cpu_expected(n, 0) && lh_noise_cpu_expected(n, 1));
+	ck_assert_int_eq(lh_noise_set_cpus(n, ""), 0);	/* none */
+	ck_assert(!lh_noise_cpu_expected(n, 1));
+}
+END_TEST
+
 static Suite *noise_suite(void)
 {
 	Suite *s = suite_create("noise");
@@ -537,6 +660,9 @@ static Suite *noise_suite(void)
 	tcase_add_test(tc, spike_as_record);
 	tcase_add_test(tc, unknown_task_record);
 	tcase_add_test(tc, shipped_noise_rules);
+	tcase_add_test(tc, osnoise_and_hwlat_records);
+	tcase_add_test(tc, blocking_subject);
+	tcase_add_test(tc, cpu_set);
 	suite_add_tcase(s, tc);
 	return s;
 }

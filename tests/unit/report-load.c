@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "noise.h"
 #include "report-load.h"
 #include "report-priv.h"
 #include "check-main.h"
@@ -210,17 +211,26 @@ START_TEST(accepted_over_hits)
 }
 END_TEST
 
-/* The sample report with path set to v (taken) is refused, saying what. */
-static void assert_refused(const char *path, json_object *v, const char *what)
+/* Report buf (taken) with path set to v (taken) is refused, saying what. */
+static void assert_buf_refused(char *buf, const char *path, json_object *v, const char *what)
 {
-	char *buf = sample(2000, NULL);
 	struct lh_diag diag = { 0 };
+	size_t i;
 
 	buf = edit(buf, path, v);
 	ck_assert_ptr_null(read_all(&buf, 1, &diag));
+	if (!said(&diag, what))
+		for (i = 0; i < diag.nr; i++)
+			fprintf(stderr, "said: %s\n", diag.msgs[i].text);
 	ck_assert_msg(said(&diag, what), "not said: %s", what);
 	lh_diag_release(&diag);
 	free(buf);
+}
+
+/* The sample report with path set to v (taken) is refused, saying what. */
+static void assert_refused(const char *path, json_object *v, const char *what)
+{
+	assert_buf_refused(sample(2000, NULL), path, v, what);
 }
 
 /* A kept record is one of its rules' hits: a rule that says none is refused. */
@@ -274,6 +284,263 @@ START_TEST(cpu_listed_twice)
 }
 END_TEST
 
+#define US	1000ULL
+#define MS	(1000 * US)
+#define E	(10 * 1000 * MS)	/* a timer's expiry, 10 s into the trace clock */
+
+/* Each spike of the breakdown, as a record, into the report arg. */
+static int feed_spike(const struct lh_noise_spike *s, void *arg)
+{
+	struct lh_record *r = lh_record_alloc();
+
+	lh_noise_spike_record(s, r);
+	ck_assert_int_eq(lh_report_feed(r, arg), 0);
+	lh_record_free(r);
+	return 0;
+}
+
+static void noise_ev(struct lh_noise *n, enum lh_noise_kind k, uint64_t start, uint64_t dur,
+		     int id, const char *name)
+{
+	struct lh_noise_event ev = {
+		.kind = k, .start_ns = start, .duration_ns = dur,
+		.vector = k == LH_NOISE_THREAD ? -1 : id, .pid = k == LH_NOISE_THREAD ? id : -1,
+	};
+
+	snprintf(ev.name, sizeof(ev.name), "%s", name);
+	lh_noise_event(n, 1, start + dur, &ev);
+}
+
+/*
+ * Return: a report (as JSON) of two spikes on CPU 1: an osnoise period (records[0], 8 ms)
+ * and a timer (records[1], 2.2 ms) that spin99 (pid 4242) kept from its thread, with a
+ * timer IRQ and a softirq of odd nanoseconds in its window.
+ */
+static char *spike_sample(void)
+{
+	struct lh_report *rep = lh_report_alloc(rules, NULL);
+	struct lh_noise *n = lh_noise_alloc(2, 100 * US, feed_spike, rep);
+
+	noise_ev(n, LH_NOISE_IRQ, E + 4 * US, 3 * US, 236, "local_timer");
+	lh_noise_timerlat(n, 1, E + 5 * US, 7, false, 5 * US, 4242);
+	noise_ev(n, LH_NOISE_SOFTIRQ, E + 10 * US + 1, 20 * US + 500, 1, "");
+	noise_ev(n, LH_NOISE_THREAD, E - 2 * MS, 4100 * US, 4242, "spin99");
+	lh_noise_timerlat(n, 1, E + 2200 * US, 7, true, 2200 * US, 77);
+	lh_noise_flush(n);
+	noise_ev(n, LH_NOISE_THREAD, E + 300 * MS, 8 * MS, 4242, "spin99");
+	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS);
+	lh_noise_free(n);
+	return json_of(rep, NULL);
+}
+
+/* A saved spike reads back to the same JSON, byte for byte, every field of it kept. */
+START_TEST(spike_read_back_same)
+{
+	char *buf = spike_sample(), *again;
+	struct lh_diag diag = { 0 };
+	struct lh_report *rep = read_all(&buf, 1, &diag);
+	const struct lh_spike *sp = NULL;
+	size_t i;
+
+	ck_assert_ptr_nonnull(rep);
+	for (i = 0; i < rep->nr_heap; i++)
+		if (rep->heap[i]->rec->tracer == LH_TRACER_TIMERLAT)
+			sp = &rep->heap[i]->rec->spike;
+	ck_assert_ptr_nonnull(sp);
+	ck_assert(sp->set && sp->has_irq && sp->has_thread && !sp->has_period);
+	ck_assert_uint_eq(sp->latency_ns, 2200 * US);
+	ck_assert_uint_eq(sp->irq_latency_ns, 5 * US);
+	ck_assert_str_eq(sp->blocking.comm, "spin99");
+	ck_assert_int_eq(sp->blocking.pid, 4242);
+	ck_assert_uint_eq(sp->blocking_ns, 2100 * US);
+	ck_assert_uint_eq(sp->nr_parts, 3);
+	ck_assert_int_eq(sp->parts[1].kind, LH_SPIKE_SOFTIRQ);
+	ck_assert_int_eq(sp->parts[1].vector, 1);
+	ck_assert_int_eq(sp->parts[1].offset_ns, 10 * US + 1);
+	ck_assert_uint_eq(sp->parts[1].duration_ns, 20 * US + 500);
+	ck_assert_int_eq(sp->parts[0].offset_ns, -2 * (int64_t)MS);
+	ck_assert_uint_eq(sp->explained_ns, 2100 * US + 3 * US + 20 * US + 500);
+	again = json_of(rep, NULL);
+	ck_assert_str_eq(again, buf);
+	ck_assert_ptr_nonnull(strstr(buf, "\"offset_us\": -2000,"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"share_permille\": 954"));
+	lh_diag_release(&diag);
+	free(again);
+	free(buf);
+}
+END_TEST
+
+/* The spike sample with path set to v (taken) is refused, saying what. */
+static void assert_spike_refused(const char *path, json_object *v, const char *what)
+{
+	assert_buf_refused(spike_sample(), path, v, what);
+}
+
+#define TL	"records.1.spike."	/* the timer's spike */
+#define OS	"records.0.spike."	/* the osnoise period's */
+#define TLM	"records[1].spike."	/* as messages name them */
+#define OSM	"records[0].spike."
+
+/* Each value a spike states is checked: a share, a total, a duration, a kind. */
+START_TEST(spike_refused)
+{
+	assert_spike_refused(TL "parts.0.share_permille", json_object_new_int(1200),
+			     TLM "parts[0].share_permille: 1200, a share over 100 %");
+	assert_spike_refused(TL "parts.0.share_permille", json_object_new_int(900),
+			     TLM "parts[0].share_permille: 900, but its duration makes it 954");
+	assert_spike_refused(TL "blocking.share_permille", json_object_new_int(1001),
+			     TLM "blocking.share_permille: 1001, a share over 100 %");
+	assert_spike_refused(TL "explained_permille", json_object_new_int(1000),
+			     TLM "explained_permille: 1000, but its duration makes it 965");
+	assert_spike_refused(TL "explained_us", json_object_new_int(3000),
+			     TLM "explained_us: 3000000 ns, more than the latency of 2200000 ns");
+	assert_spike_refused(TL "explained_us", json_object_new_int(2100),
+			     TLM "explained_us: 2100000 ns, but its parts explain 2123500 ns");
+	assert_spike_refused(TL "parts.1.duration_us", json_object_new_double(-5.5),
+			     TLM "parts[1].duration_us: -5.5 is not a duration");
+	assert_spike_refused(TL "parts.1.duration_us", json_object_new_int64(100000000000LL),
+			     TLM "parts[1].duration_us: 100000000000 is longer than a day");
+	assert_spike_refused(TL "parts.1.offset_us", json_object_new_double(-1e12),
+			     TLM "parts[1].offset_us: ");
+	assert_spike_refused(TL "parts.2.kind", json_object_new_string("hardirq"),
+			     TLM "parts[2].kind: 'hardirq' is not a kind of noise");
+	assert_spike_refused(TL "parts.2.overlap_us", json_object_new_int(4),
+			     TLM "parts[2].overlap_us: 4000 ns, longer than the part's duration");
+	assert_spike_refused(TL "blocking.us", json_object_new_int(2300),
+			     TLM "blocking.us: 2300000 ns, longer than the spike's window");
+	assert_spike_refused(TL "latency_us", json_object_new_int(2300),
+			     TLM "latency_us: 2300000 ns, but the record's latency_us is 2200");
+	assert_spike_refused(TL "thread_latency_us", json_object_new_int(2100),
+			     TLM "latency_us: 2200000 ns, not its thread latency");
+	assert_spike_refused(TL "noise_us", json_object_new_int(1),
+			     TLM "noise_us: noise_us and runtime_us are an osnoise period's");
+	assert_spike_refused(TL "culprit.comm", json_object_new_string("other"),
+			     TLM "culprit: is not the record's task");
+	assert_spike_refused(TL "more_parts", json_object_new_int(1),
+			     TLM "more_parts: 1, but only 3 parts are listed");
+	assert_spike_refused(OS "noise_us", json_object_new_int(2000000),
+			     OSM "noise_us: 2000000000 ns, more than the period's runtime");
+	assert_spike_refused(OS "irq_latency_us", json_object_new_int(5),
+			     OSM "irq_latency_us: set in a record of osnoise");
+	assert_spike_refused("records.1.tracer", json_object_new_string("irqsoff"),
+			     "records[1].spike: a record of irqsoff has no spike");
+	assert_spike_refused(OS "parts", json_object_new_int(5),
+			     OSM "parts: expected an array, got an integer");
+}
+END_TEST
+
+/* A part's name from the file is made inert like every other string. */
+START_TEST(spike_strings_inert)
+{
+	char *buf = spike_sample();
+	struct lh_diag diag = { 0 };
+	struct lh_report *rep;
+	size_t i;
+	bool seen = false;
+
+	buf = edit(buf, TL "parts.2.name", json_object_new_string("timer\x1b[2J"));
+	rep = read_all(&buf, 1, &diag);
+	ck_assert_ptr_nonnull(rep);
+	for (i = 0; i < rep->nr_heap; i++) {
+		const struct lh_spike *sp = &rep->heap[i]->rec->spike;
+
+		if (rep->heap[i]->rec->tracer != LH_TRACER_TIMERLAT)
+			continue;
+		ck_assert_str_eq(sp->parts[2].name, "timer\\x1b[2J");
+		seen = true;
+	}
+	ck_assert(seen);
+	lh_report_free(rep);
+	lh_diag_release(&diag);
+	free(buf);
+}
+END_TEST
+
+/* Return: a report (as JSON) of osnoise on CPUs 0 (no period), 1 (99.798 %) and 3 (100 %). */
+static char *noise_sample(void)
+{
+	static const struct lh_report_noise cpus[] = {
+		{ 3, 2, 2000000000ULL, 0 }, { 1, 4, 4000000000ULL, 8060001 }, { 0, 0, 0, 0 },
+	};
+	struct lh_report *rep = lh_report_alloc(rules, NULL);
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(cpus); i++)
+		lh_report_set_noise(rep, &cpus[i]);
+	return json_of(rep, NULL);
+}
+
+/* osnoise's per-CPU figures read back as written; the availability recomputed, not read. */
+START_TEST(noise_read_back_same)
+{
+	char *buf = noise_sample(), *again;
+	struct lh_diag diag = { 0 };
+	struct lh_report *rep = read_all(&buf, 1, &diag);
+
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_uint_eq(rep->nr_noise, 3);
+	ck_assert_int_eq(rep->noise[0].cpu, 0);
+	ck_assert_int_eq(rep->noise[1].cpu, 1);
+	ck_assert_uint_eq(rep->noise[1].periods, 4);
+	ck_assert_uint_eq(rep->noise[1].noise_ns, 8060001);
+	ck_assert_ptr_nonnull(strstr(buf, "\"available_percent\": 99.798"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"available_percent\": null"));
+	again = json_of(rep, NULL);
+	ck_assert_str_eq(again, buf);
+	lh_diag_release(&diag);
+	free(again);
+	free(buf);
+}
+END_TEST
+
+#define NC	"tracers.osnoise.noise_cpus."
+#define NCM	"tracers.osnoise.noise_cpus"
+
+START_TEST(noise_refused)
+{
+	assert_buf_refused(noise_sample(), NC "1.available_percent", json_object_new_double_s(99.9, "99.9"),
+			   NCM "[1].available_percent: 99.9, but its noise and runtime give 99.798");
+	assert_buf_refused(noise_sample(), NC "0.available_percent", json_object_new_int(100),
+			   NCM "[0].available_percent: 100, but its noise and runtime give null");
+	assert_buf_refused(noise_sample(), NC "1.noise_us", json_object_new_int(5000000),
+			   NCM "[1].noise_us: 5000000000 ns, more than its runtime of 4000000000 ns");
+	assert_buf_refused(noise_sample(), NC "0.periods", json_object_new_int(2),
+			   NCM "[0].periods: 2 periods of 0 ns of runtime");
+	assert_buf_refused(noise_sample(), NC "2.cpu", json_object_new_int(1),
+			   NCM "[2].cpu: CPU 1 is listed twice");
+	assert_buf_refused(noise_sample(), NC "2.cpu", json_object_new_int(-1),
+			   NCM "[2].cpu: CPU -1 is beyond the 8192 a report tracks");
+	assert_buf_refused(noise_sample(), NC "1.runtime_us", json_object_new_int(-4),
+			   NCM "[1].runtime_us: -4 is not a duration");
+	assert_buf_refused(noise_sample(), "gate.min_available_percent.osnoise",
+			   json_object_new_double_s(99.1234, "99.1234"),
+			   "gate.min_available_percent: 99.1234 is not a percentage with at most 3 decimals");
+	assert_buf_refused(noise_sample(), "gate.min_available_percent.timerlat",
+			   json_object_new_int(99), "gate.min_available_percent: 'timerlat' is not osnoise");
+}
+END_TEST
+
+/* A saved minimum judges the saved figures again; a CPU below it fails the report. */
+START_TEST(noise_gate_read_back)
+{
+	char *buf = noise_sample();
+	struct lh_diag diag = { 0 };
+	struct lh_report *rep;
+
+	buf = edit(buf, "gate.min_available_percent.osnoise", json_object_new_double(99.9));
+	buf = edit(buf, "verdict", json_object_new_string("error"));
+	buf = edit(buf, "error", json_object_new_string("osnoise is gated by --min-available but CPU0 measured no period: its availability cannot be judged"));
+	rep = read_all(&buf, 1, &diag);
+	ck_assert_ptr_nonnull(rep);
+	/* CPU 0 measured no period: the gate cannot be judged, whatever CPU 1 says */
+	ck_assert_str_eq(lh_report_verdict(rep), "error");
+	ck_assert_uint_eq(lh_report_nr_violations(rep), 1);
+	lh_report_free(rep);
+	lh_diag_release(&diag);
+	free(buf);
+}
+END_TEST
+
 /* json-c holds "{}," in about 800 bytes: such a structure is refused before it is parsed. */
 START_TEST(structure_bounded)
 {
@@ -308,6 +575,12 @@ static Suite *report_load_suite(void)
 	tcase_add_test(tc, severity_conflict);
 	tcase_add_test(tc, cpu_listed_twice);
 	tcase_add_test(tc, structure_bounded);
+	tcase_add_test(tc, spike_read_back_same);
+	tcase_add_test(tc, spike_refused);
+	tcase_add_test(tc, spike_strings_inert);
+	tcase_add_test(tc, noise_read_back_same);
+	tcase_add_test(tc, noise_refused);
+	tcase_add_test(tc, noise_gate_read_back);
 	suite_add_tcase(s, tc);
 	return s;
 }

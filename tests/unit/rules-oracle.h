@@ -70,6 +70,14 @@ static void oracle_subject(const struct lh_record *r, unsigned int bit, struct o
 		oracle_add(l, r->started_at);
 	if (bit == LH_SUBJ_END)
 		oracle_add(l, r->ended_at);
+	if (bit == LH_SUBJ_BLOCKING && r->spike.set && r->spike.has_irq && r->spike.blocking.comm) {
+		if (r->spike.blocking.pid >= 0)
+			task = lh_xasprintf("%s-%d", r->spike.blocking.comm, r->spike.blocking.pid);
+		else
+			task = lh_xstrdup(r->spike.blocking.comm);
+		oracle_add(l, task);
+		free(task);
+	}
 }
 
 static void oracle_free(struct oracle_lines *l)

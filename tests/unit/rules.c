@@ -272,7 +272,7 @@ START_TEST(test_errors)
 		{ "[a]\nmatch = x\ntracer = irqsoff function\n",
 		  "x.rules:3:18: unknown tracer 'function' (use irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt or wakeup_dl)" },
 		{ "[a]\nmatch = x\nin = irq, stacks\n",
-		  "x.rules:3:11: unknown subject 'stacks' (use stack, functions, irq, task, start or end)" },
+		  "x.rules:3:11: unknown subject 'stacks' (use stack, functions, irq, task, blocking, start or end)" },
 		{ "[a]\nmatch = x\nseverity = fatal\n",
 		  "x.rules:3:12: unknown severity 'fatal' (use info, warning, critical or ignore)" },
 		{ "[a]\nmatch = x\nmatch = y\n", "x.rules:3:1: duplicate key 'match' (first at line 2)" },
@@ -322,7 +322,7 @@ START_TEST(test_all_errors_listed)
 	static const char *const want[] = {
 		"broken/many.rules:2:1: 'severity' outside a rule section (start one with '[id]')",
 		"broken/many.rules:5:5: invalid character ' ' in rule id 'bad id' (use letters, digits, '-', '_' and '.')",
-		"broken/many.rules:9:16: unknown subject 'stacks' (use stack, functions, irq, task, start or end)",
+		"broken/many.rules:9:16: unknown subject 'stacks' (use stack, functions, irq, task, blocking, start or end)",
 		"broken/many.rules:10:20: unknown tracer 'preemptof' (use irqsoff, preemptoff, preemptirqsoff, wakeup, wakeup_rt or wakeup_dl)",
 		"broken/many.rules:11:12: invalid duration '5 parsecs' for 'min': unknown duration unit (use ns, us, ms, s, m or h)",
 		"broken/many.rules:12:12: unknown severity 'fatal' (use info, warning, critical or ignore)",
@@ -1852,7 +1852,7 @@ START_TEST(test_binary_text_escaped)
 	ck_assert_str_eq(d.msgs[0].text, "b.rules:1:1: '\\x7fELF\\x02\\x01' outside a rule "
 			 "section (start one with '[id]')");
 	ck_assert_str_eq(d.msgs[1].text, "b.rules:4:6: unknown subject 'st\\x1b[2Jack' (use "
-			 "stack, functions, irq, task, start or end)");
+			 "stack, functions, irq, task, blocking, start or end)");
 	/* valid UTF-8 is kept, C1 controls are not */
 	ck_assert_str_eq(d.msgs[2].text, "b.rules:5:1: unknown key 's\xc3\xa9verity' (use match, "
 			 "in, tracer, min, severity, span or message)");

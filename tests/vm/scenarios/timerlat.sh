@@ -24,6 +24,14 @@ in       = task
 tracer   = timerlat osnoise
 severity = warning
 message  = the test's SCHED_FIFO 99 spinner kept the timer thread from running
+
+# The same offender named as the task the timer interrupted.
+[lhspin-blocking]
+match    = ^lhspin-[0-9]+$
+in       = blocking
+tracer   = timerlat
+severity = info
+message  = the timer fired while the test's spinner ran
 RULES
 
 # A user's settings, not the defaults: a restore to defaults would be caught. The top-level
