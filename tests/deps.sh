@@ -11,7 +11,10 @@ PKGS=(gcc make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev libpc
       trace-cmd strace
       qemu-system-x86 busybox-static linux-source-6.1 flex bison bc libelf-dev libssl-dev
       cpio xz-utils kmod prometheus prometheus-node-exporter curl python3-yaml systemd man-db chromium
-      gcc-aarch64-linux-gnu qemu-system-arm)
+      gcc-aarch64-linux-gnu qemu-system-arm
+      rtla)
+# rtla (Debian's, from the kernel's tools/tracing/rtla): the peer bench/vm-rtla.sh runs in
+# the RT guest beside lathound's timerlat; no test needs it.
 # The arm64 guests (VM_ARCH=arm64 tests/vm/run) take Debian's arm64 packages, downloaded and
 # unpacked by tests/vm/arm64-root.sh, never installed (libtracecmd-dev, libtracecmd1 and
 # busybox-static are not Multi-Arch: same: installing their :arm64 copies would remove the
