@@ -5,6 +5,7 @@
  * to the breakdown (noise.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ struct lh_noisetrace {
 	enum lh_tracer		armed;
 	uint64_t		print_stack_us;	/* as last written */
 	uint64_t		missed;
+	uint64_t		implausible_said;	/* noise events said left out */
 };
 
 /* The ring buffer's page header and the events this kernel has of those above. */
@@ -501,8 +503,17 @@ long lh_noisetrace_read(struct lh_noisetrace *t, bool final, struct lh_diag *dia
 
 	if (events < 0)
 		return -1;
-	if (final)
+	if (final) {
+		uint64_t bad = lh_noise_stats(t->noise)->implausible;
+
 		lh_noise_flush(t->noise);
+		/* Said once a slice, with what it added: the breakdowns lack them. */
+		if (bad > t->implausible_said)
+			lh_diag_add(diag, LH_DIAG_WARNING,
+				    "%" PRIu64 " noise event%s left out of the spikes' breakdown: their times cannot be (ended after the kernel emitted them, or began before timerlat's thread last ran on their CPU; 6.1's osnoise times nested interrupts so)",
+				    bad - t->implausible_said, bad - t->implausible_said == 1 ? "" : "s");
+		t->implausible_said = bad;
+	}
 	update_print_stack(t);
 	return events;
 }

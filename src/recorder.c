@@ -334,7 +334,7 @@ static void sample(struct lh_recorder *r, bool final)
 		return;
 	}
 	r->sample_failing = false;
-	lh_diag_release(&d);
+	note_diag(r, &d);	/* what a read that worked warns of: the report's */
 	lost = r->ops->sample_lost(r->ctx);
 	if (lost > r->sample_lost) {
 		if (!r->sample_lost)

@@ -81,6 +81,7 @@ struct fake {
 	size_t			nr_samples;
 	uint64_t		sample_lost;	/* the sampling ring buffers' losses so far */
 	unsigned long		sample_reads;
+	const char		*sample_warn;	/* said by each final sample_read() */
 	unsigned long		sample_finals;
 	unsigned long		sample_hists;
 
@@ -420,6 +421,8 @@ static long f_sample_read(void *ctx, bool final, lh_record_fn feed, void *arg,
 
 	k.sample_reads++;
 	k.sample_finals += final;
+	if (final && k.sample_warn)
+		lh_diag_add(d, LH_DIAG_WARNING, "%s", k.sample_warn);
 	for (i = 0; i < k.nr_samples; i++) {
 		if (k.samples[i].seen || k.samples[i].at > k.now)
 			continue;
@@ -1582,6 +1585,28 @@ static bool jwarned(json_object *j, const char *s)
 	return false;
 }
 
+/* What a sampling tracer's read that worked warns of (events left out) is in the report. */
+START_TEST(sampling_read_warnings_kept)
+{
+	struct lh_recorder_opts o = opts(1u << LH_TRACER_TIMERLAT, 5 * S);
+	static const struct lh_run_info info = { .mode = "record", .command_status = -1 };
+	struct lh_recorder *rec;
+	json_object *j;
+
+	o.info = &info;
+	k.sample_warn = "3 noise events left out of the spikes' breakdown";
+	rec = lh_recorder_alloc(&sampling_ops, NULL, &o, &hooks);
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_DURATION);
+	lh_recorder_stop(rec, true);
+	lh_recorder_finish(rec);
+	j = report_json(rec);
+	ck_assert(jwarned(j, "3 noise events left out of the spikes' breakdown"));
+	json_object_put(j);
+	lh_recorder_free(rec);
+}
+END_TEST
+
 START_TEST(hist_read_at_checkpoints_and_at_the_end)
 {
 	struct lh_recorder_opts o = hist_opts();
@@ -1749,6 +1774,7 @@ static Suite *recorder_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, slices_rotate_tracers);
 	tcase_add_test(tc, sampling_tracer_takes_its_slices);
+	tcase_add_test(tc, sampling_read_warnings_kept);
 	tcase_add_test(tc, one_tracer_is_armed_once);
 	tcase_add_test(tc, no_tracer_irq_statistics_only);
 	suite_add_tcase(s, tc);
