@@ -495,6 +495,45 @@ static void write_kernel_hists(struct writer *w)
 	}
 }
 
+/*
+ * osnoise's figures per CPU, as counters: what PromQL's rate() and 1 - noise / runtime (the %
+ * CPU available rtla prints) need. A CPU to be measured that had no period has its series at 0
+ * (--min-available fails closed on it).
+ */
+static void write_noise(struct writer *w)
+{
+	const struct lh_report *rep = w->rep;
+	size_t i;
+	int pass;
+	static const char *const name[] = {
+		"lathound_osnoise_periods_total", "lathound_osnoise_runtime_seconds_total",
+		"lathound_osnoise_noise_seconds_total",
+	};
+	static const char *const help[] = {
+		"osnoise periods measured on the CPU.",
+		"Time osnoise's workload ran on the CPU, its periods added up.",
+		"Of that, time taken by noise (IRQs, softirqs, NMIs, other threads, hardware).",
+	};
+
+	if (!rep->nr_noise)
+		return;
+	for (pass = 0; pass < 3; pass++) {
+		lh_metrics_family(w->out, name[pass], "counter", help[pass]);
+		for (i = 0; i < rep->nr_noise; i++) {
+			const struct lh_report_noise *n = &rep->noise[i];
+			char cpu[16];
+			struct lh_metrics_label l[] = { { "cpu", cpu } };
+
+			snprintf(cpu, sizeof(cpu), "%d", n->cpu);
+			if (pass == 0)
+				lh_metrics_u64(w->out, name[pass], l, 1, n->periods);
+			else
+				lh_metrics_seconds(w->out, name[pass], l, 1,
+						   pass == 1 ? n->runtime_ns : n->noise_ns);
+		}
+	}
+}
+
 int lh_metrics_write(struct lh_report *rep, const struct lh_metrics_run *run, FILE *out)
 {
 	struct writer w = {
@@ -510,6 +549,7 @@ int lh_metrics_write(struct lh_report *rep, const struct lh_metrics_run *run, FI
 	write_rules(&w);
 	write_irqs(&w);
 	write_kernel_hists(&w);
+	write_noise(&w);
 	fflush(out);
 	return lh_report_stream_status(out);
 }

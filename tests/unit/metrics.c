@@ -395,6 +395,34 @@ START_TEST(run_kernel_hists)
 }
 END_TEST
 
+/* osnoise per CPU as counters; a CPU to be measured and not is at 0. None: no family. */
+START_TEST(run_osnoise_cpus)
+{
+	struct run_fixture f;
+	const struct lh_report_noise one = {
+		.cpu = 1, .periods = 5, .runtime_ns = 5000000000ULL, .noise_ns = 412500000ULL,
+	}, none = { .cpu = 0 };
+
+	run_fixture(&f, NULL);
+	ck_assert_int_eq(lh_metrics_write(f.rep, &f.run, out), 0);
+	ck_assert_ptr_null(strstr(text(), "lathound_osnoise_"));
+	lh_report_set_noise(f.rep, &one);
+	lh_report_set_noise(f.rep, &none);
+	teardown();
+	setup();
+	ck_assert_int_eq(lh_metrics_write(f.rep, &f.run, out), 0);
+	ck_line("# TYPE lathound_osnoise_periods_total counter");
+	ck_line("lathound_osnoise_periods_total{cpu=\"0\"} 0");
+	ck_line("lathound_osnoise_periods_total{cpu=\"1\"} 5");
+	ck_line("# TYPE lathound_osnoise_runtime_seconds_total counter");
+	ck_line("lathound_osnoise_runtime_seconds_total{cpu=\"1\"} 5");
+	ck_line("# TYPE lathound_osnoise_noise_seconds_total counter");
+	ck_line("lathound_osnoise_noise_seconds_total{cpu=\"1\"} 0.4125");
+	ck_line("lathound_osnoise_noise_seconds_total{cpu=\"0\"} 0");
+	run_free(&f);
+}
+END_TEST
+
 START_TEST(write_error)
 {
 	struct run_fixture f;
@@ -428,6 +456,7 @@ static Suite *metrics_suite(void)
 	tcase_add_test(tc, run_error_verdict);
 	tcase_add_test(tc, run_irq_handlers);
 	tcase_add_test(tc, run_kernel_hists);
+	tcase_add_test(tc, run_osnoise_cpus);
 	tcase_add_test(tc, write_error);
 	suite_add_tcase(s, tc);
 	return s;

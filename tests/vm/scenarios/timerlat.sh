@@ -58,7 +58,8 @@ knobs knobs-tl.txt
 step osnoise
 /usr/bin/lhspin 1 $SPIN $PERIOD 70 >"$OUT/spin-os.out" 2>&1 &
 spin=$!
-rec os record -t osnoise --noise-cpus 1 -d 5s -o "$OUT/os" -r "$RULES" -r "$OUT/spin.rules"
+rec os record -t osnoise --noise-cpus 1 -d 5s -o "$OUT/os" --metrics "$OUT/os.prom" \
+	-r "$RULES" -r "$OUT/spin.rules"
 wait $spin
 knobs knobs-os.txt
 
