@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the histogram core (src/hist.c): the parser of the kernel's 'hist' text
+ * Unit tests of the histogram core (src/kernel/hist.c): the parser of the kernel's 'hist' text
  * (real output captured in the test VM, tests/data/hist/, and hand-made edge cases) and
  * the percentile math.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hist.h"
+#include "kernel/hist.h"
 #include "check-main.h"
 
 static char *slurp(const char *name, size_t *len)

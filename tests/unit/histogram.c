@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the histogram type (src/histogram.c): the fixed bucket scheme at its tier
+ * Unit tests of the histogram type (src/util/histogram.c): the fixed bucket scheme at its tier
  * edges, exact extremes and count, percentiles by nearest rank with their resolution, buckets
  * of another source and merges (overlaps refused, dst unchanged), and the 1-2-5 rows people
  * read.
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "histogram.h"
+#include "util/histogram.h"
 #include "check-main.h"
 
 #define US	1000ULL
