@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The report's insides, shared by report.c (aggregation, gate), its writers (report-text.c,
- * report-json.c, report-junit.c, report-html.c, and metrics.c for Prometheus), its reader
- * (report-load.c), and diff.c and merge.c, which compare and fold reports read back. Not for
- * other modules.
+ * The report's insides, shared by the modules of src/report/ that make, write and read a
+ * report: report.c (aggregation), its writers (report-text.c, report-json.c, report-junit.c,
+ * report-html.c, and metrics.c for Prometheus), its reader (report-load.c), and the fold
+ * (report-fold.c), through which report-load.c, diff.c and merge.c add reports read back.
+ * Not for modules outside src/report/.
  */
 #ifndef LH_REPORT_PRIV_H
 #define LH_REPORT_PRIV_H
