@@ -28,13 +28,6 @@
 
 /* ---- buckets and the pure core ------------------------------------------------------- */
 
-static const struct lh_hist_tier tiers[] = {
-	{ 0,		100000,		1000 },
-	{ 100000,	1000000,	10000 },
-	{ 1000000,	10000000,	100000 },
-	{ 10000000,	UINT64_MAX,	0 },
-};
-
 static const char *const kind_names[LH_HIST_NR] = {
 	[LH_HIST_IRQSOFF] = "irqsoff",
 	[LH_HIST_PREEMPTOFF] = "preemptoff",
@@ -112,12 +105,6 @@ void lh_hist_report_release(struct lh_hist_report *r)
 		free(r->why_not[k]);
 	}
 	memset(r, 0, sizeof(*r));
-}
-
-const struct lh_hist_tier *lh_hist_tiers(size_t *nr)
-{
-	*nr = LH_ARRAY_SIZE(tiers);
-	return tiers;
 }
 
 void lh_hist_data_release(struct lh_hist_data *d)
@@ -399,11 +386,13 @@ void lh_hist_clip(struct lh_hist_data *d)
 	for (i = 0; i < d->nr; i++) {
 		struct lh_hist_bin *b = &d->bins[i];
 
-		for (t = 0; t < LH_ARRAY_SIZE(tiers); t++) {
-			if (b->hi_ns - 1 < tiers[t].lo_ns || b->hi_ns - 1 >= tiers[t].hi_ns)
+		for (t = 0; t < LH_HISTOGRAM_NR_TIERS; t++) {
+			const struct lh_histogram_tier *tr = &lh_histogram_tiers[t];
+
+			if (b->hi_ns - 1 < tr->lo_ns || b->hi_ns - 1 >= tr->hi_ns)
 				continue;
-			if (b->lo_ns < tiers[t].lo_ns)
-				b->lo_ns = tiers[t].lo_ns;
+			if (b->lo_ns < tr->lo_ns)
+				b->lo_ns = tr->lo_ns;
 			break;
 		}
 	}
@@ -678,8 +667,8 @@ struct lh_hist {
 	char			synth[LH_HIST_NR][64];
 	bool			synth_made[LH_HIST_NR];
 	struct tep_handle	*tep;
-	struct tracefs_hist	*hists[LH_HIST_NR][LH_ARRAY_SIZE(tiers)];
-	bool			hist_started[LH_HIST_NR][LH_ARRAY_SIZE(tiers)];
+	struct tracefs_hist	*hists[LH_HIST_NR][LH_HISTOGRAM_NR_TIERS];
+	bool			hist_started[LH_HIST_NR][LH_HISTOGRAM_NR_TIERS];
 	struct trigger		trig[MAX_TRIGGERS];
 	int			nr_trig;
 	struct lh_ksyms		*ksyms;		/* names the callers; NULL: offsets */
@@ -792,7 +781,8 @@ static int start_hists(struct lh_hist *h, enum lh_hist_kind k, struct lh_diag *d
 {
 	size_t t;
 
-	for (t = 0; t < LH_ARRAY_SIZE(tiers); t++) {
+	for (t = 0; t < LH_HISTOGRAM_NR_TIERS; t++) {
+		const struct lh_histogram_tier *tr = &lh_histogram_tiers[t];
 		struct tracefs_hist *hi;
 		char lo[24], hi_s[24];
 		int err;
@@ -802,20 +792,20 @@ static int start_hists(struct lh_hist *h, enum lh_hist_kind k, struct lh_diag *d
 		if (!hi)
 			goto fail;
 		h->hists[k][t] = hi;
-		snprintf(lo, sizeof(lo), "%" PRIu64, tiers[t].lo_ns);
-		snprintf(hi_s, sizeof(hi_s), "%" PRIu64, tiers[t].hi_ns);
-		err = tiers[t].width_ns ?
+		snprintf(lo, sizeof(lo), "%" PRIu64, tr->lo_ns);
+		snprintf(hi_s, sizeof(hi_s), "%" PRIu64, tr->hi_ns);
+		err = tr->width_ns ?
 			tracefs_hist_add_key_cnt(hi, "lat", TRACEFS_HIST_KEY_BUCKETS,
-						 (int)tiers[t].width_ns) :
+						 (int)tr->width_ns) :
 			tracefs_hist_add_key(hi, "lat", TRACEFS_HIST_KEY_LOG);
 		err = err ?: tracefs_hist_add_value(hi, "lat");
-		if (tiers[t].lo_ns)
+		if (tr->lo_ns)
 			err = err ?: tracefs_hist_append_filter(hi, TRACEFS_FILTER_COMPARE, "lat",
 								 TRACEFS_COMPARE_GE, lo);
-		if (tiers[t].lo_ns && tiers[t].hi_ns != UINT64_MAX)
+		if (tr->lo_ns && tr->hi_ns != UINT64_MAX)
 			err = err ?: tracefs_hist_append_filter(hi, TRACEFS_FILTER_AND, NULL, 0,
 								 NULL);
-		if (tiers[t].hi_ns != UINT64_MAX)
+		if (tr->hi_ns != UINT64_MAX)
 			err = err ?: tracefs_hist_append_filter(hi, TRACEFS_FILTER_COMPARE, "lat",
 								 TRACEFS_COMPARE_LT, hi_s);
 		if (err)
@@ -970,10 +960,10 @@ int lh_hist_read(struct lh_hist *h, enum lh_hist_kind k, struct lh_hist_data *d,
 	}
 	free(buf);
 	lh_hist_clip(d);
-	if (d->tables != LH_ARRAY_SIZE(tiers) || d->caller_tables != !!kinds[k].callers) {
+	if (d->tables != LH_HISTOGRAM_NR_TIERS || d->caller_tables != !!kinds[k].callers) {
 		lh_diag_add(diag, LH_DIAG_ERROR,
-			    "histogram '%s': %u tables and %u of callers, expected %zu and %d",
-			    name, d->tables, d->caller_tables, LH_ARRAY_SIZE(tiers),
+			    "histogram '%s': %u tables and %u of callers, expected %d and %d",
+			    name, d->tables, d->caller_tables, LH_HISTOGRAM_NR_TIERS,
 			    !!kinds[k].callers);
 		return -1;
 	}
@@ -1015,7 +1005,7 @@ int lh_hist_destroy(struct lh_hist *h, struct lh_diag *diag)
 		free(h->trig[i].text);
 	}
 	for (k = 0; k < LH_HIST_NR; k++) {
-		for (t = 0; t < LH_ARRAY_SIZE(tiers); t++) {
+		for (t = 0; t < LH_HISTOGRAM_NR_TIERS; t++) {
 			if (h->hist_started[k][t] && tracefs_hist_destroy(h->inst, h->hists[k][t])) {
 				lh_diag_add(diag, LH_DIAG_ERROR,
 					    "cannot remove a histogram of '%s': %s", h->synth[k],

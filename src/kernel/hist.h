@@ -64,19 +64,6 @@ char *lh_hist_kinds_format(unsigned int kinds, char *buf, size_t len);
  */
 int lh_hist_parse_kinds(const char *arg, unsigned int *kinds, const char **err);
 
-/*
- * The buckets, fixed (log-linear): 1 us wide below 100 us, 10 us below 1 ms, 100 us
- * below 10 ms, then powers of two of ns. Each tier is one hist trigger.
- */
-struct lh_hist_tier {
-	uint64_t	lo_ns;		/* first value of the tier */
-	uint64_t	hi_ns;		/* first value past it; UINT64_MAX for the last */
-	uint64_t	width_ns;	/* bucket width; 0: log2 buckets */
-};
-
-/* Return: the tiers (static), *nr of them, ascending. */
-const struct lh_hist_tier *lh_hist_tiers(size_t *nr);
-
 /* One bucket of one CPU: values in [lo_ns, hi_ns). */
 struct lh_hist_bin {
 	int		cpu;

@@ -21,14 +21,12 @@ const char *const lh_histogram_pct_name[LH_HISTOGRAM_NR_PCT] = {
 static const uint64_t pct_num[LH_HISTOGRAM_NR_PCT] = { 1, 99, 999, 9999 };
 static const uint64_t pct_den[LH_HISTOGRAM_NR_PCT] = { 2, 100, 1000, 10000 };
 
-/* The fixed scheme's tiers (doc/histograms.md): linear ones, then powers of two. */
-static const struct {
-	uint64_t	hi_ns;
-	uint64_t	width_ns;
-} tiers[] = {
-	{ 100000, 1000 },		/* below 100 us: 1 us */
-	{ 1000000, 10000 },		/* below 1 ms: 10 us */
-	{ 10000000, 100000 },		/* below 10 ms: 100 us */
+/* doc/histograms.md says why these widths */
+const struct lh_histogram_tier lh_histogram_tiers[LH_HISTOGRAM_NR_TIERS] = {
+	{ 0,		100000,		1000 },		/* below 100 us: 1 us */
+	{ 100000,	1000000,	10000 },	/* below 1 ms: 10 us */
+	{ 1000000,	10000000,	100000 },	/* below 10 ms: 100 us */
+	{ 10000000,	UINT64_MAX,	0 },		/* powers of two */
 };
 
 void lh_histogram_release(struct lh_histogram *h)
@@ -51,21 +49,22 @@ void lh_histogram_copy(struct lh_histogram *dst, const struct lh_histogram *src)
 
 void lh_histogram_bucket_of(uint64_t ns, uint64_t *lo_ns, uint64_t *hi_ns)
 {
+	const struct lh_histogram_tier *log2 = &lh_histogram_tiers[LH_HISTOGRAM_NR_TIERS - 1];
 	size_t i;
 	unsigned int k;
 
-	for (i = 0; i < LH_ARRAY_SIZE(tiers); i++) {
-		if (ns < tiers[i].hi_ns) {
-			*lo_ns = ns - ns % tiers[i].width_ns;
-			*hi_ns = *lo_ns + tiers[i].width_ns;
+	for (i = 0; i < LH_HISTOGRAM_NR_TIERS - 1; i++) {
+		if (ns < lh_histogram_tiers[i].hi_ns) {
+			*lo_ns = ns - ns % lh_histogram_tiers[i].width_ns;
+			*hi_ns = *lo_ns + lh_histogram_tiers[i].width_ns;
 			return;
 		}
 	}
-	/* [2^k, 2^(k+1)), the first one cut at 10 ms; the last one ends at UINT64_MAX */
+	/* [2^k, 2^(k+1)), the first one cut at the tier's start; the last ends at UINT64_MAX */
 	k = 63 - (unsigned int)__builtin_clzll(ns);
 	*lo_ns = 1ULL << k;
-	if (*lo_ns < tiers[LH_ARRAY_SIZE(tiers) - 1].hi_ns)
-		*lo_ns = tiers[LH_ARRAY_SIZE(tiers) - 1].hi_ns;
+	if (*lo_ns < log2->lo_ns)
+		*lo_ns = log2->lo_ns;
 	*hi_ns = k == 63 ? UINT64_MAX : 2ULL << k;
 }
 

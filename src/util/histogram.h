@@ -40,6 +40,21 @@ struct lh_histogram {
 	uint64_t			dropped;	/* values the source could not count */
 };
 
+/*
+ * The fixed scheme's tiers, ascending and adjacent: linear ones (1 us wide below 100 us,
+ * 10 us below 1 ms, 100 us below 10 ms), then powers of two of ns from 10 ms. The kernel's
+ * histograms (hist.c) put one hist trigger on each, so that theirs and lathound's own add up
+ * bucket by bucket.
+ */
+struct lh_histogram_tier {
+	uint64_t	lo_ns;		/* first value of the tier */
+	uint64_t	hi_ns;		/* first value past it; UINT64_MAX for the last */
+	uint64_t	width_ns;	/* bucket width; 0: log2 buckets */
+};
+
+#define LH_HISTOGRAM_NR_TIERS	4
+extern const struct lh_histogram_tier lh_histogram_tiers[LH_HISTOGRAM_NR_TIERS];
+
 /* Frees the buckets; h is zeroed, ready for reuse. */
 void lh_histogram_release(struct lh_histogram *h);
 /* Makes dst (released first) a copy of src. */

@@ -276,8 +276,8 @@ END_TEST
 
 START_TEST(tiers_and_clip)
 {
-	size_t nr, i;
-	const struct lh_hist_tier *t = lh_hist_tiers(&nr);
+	const struct lh_histogram_tier *t = lh_histogram_tiers;
+	size_t nr = LH_HISTOGRAM_NR_TIERS, i;
 	struct lh_hist_bin bins[] = { { 0, (1ull << 23) + 1, (1ull << 24) + 1, 1, 9000000 } };
 	struct lh_hist_data d = { .bins = bins, .nr = 1 };
 

@@ -39,6 +39,17 @@ START_TEST(scheme_edges)
 			      (unsigned long long)t[i].ns, (unsigned long long)lo,
 			      (unsigned long long)hi);
 	}
+	/* The tiers the kernel's triggers are made of (hist.c) are the buckets' own. */
+	for (i = 0; i < LH_HISTOGRAM_NR_TIERS; i++) {
+		const struct lh_histogram_tier *tr = &lh_histogram_tiers[i];
+
+		lh_histogram_bucket_of(tr->lo_ns, &lo, &hi);
+		ck_assert_uint_eq(lo, tr->lo_ns);
+		if (tr->width_ns)
+			ck_assert_uint_eq(hi - lo, tr->width_ns);
+		lh_histogram_bucket_of(tr->hi_ns - 1, &lo, &hi);
+		ck_assert_uint_eq(hi, tr->hi_ns);
+	}
 }
 END_TEST
 
