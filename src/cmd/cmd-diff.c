@@ -2,7 +2,7 @@
 /*
  * lathound diff: the regression gate between two sets of saved reports (the last release's
  * and the new kernel's). Only the edge lives here; the reading is report-load.c, the
- * comparison and its writers diff.c.
+ * comparison diff.c, its writers diff-write.c.
  */
 #include <limits.h>
 #include <stdlib.h>

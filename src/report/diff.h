@@ -165,6 +165,13 @@ void lh_diff_free(struct lh_diff *d);
 /* Return: "error", "fail" or "pass" (static). */
 const char *lh_diff_verdict(const struct lh_diff *d);
 
+/* Return: the change from a to b in percent: INFINITY from 0, 0 when equal. */
+double lh_diff_change_pct(uint64_t a, uint64_t b);
+/* Return: "worst", "p99" or "p99.9": what a row compares (static). */
+const char *lh_diff_basis_name(enum lh_diff_basis b);
+/* Return: "kernel" or "sections": the histograms a row's percentiles come from (static). */
+const char *lh_diff_dist_name(enum lh_diff_dist s);
+
 /*
  * Writes d as text, JSON or JUnit XML (html is not supported: -1 with EINVAL).
  * Return: 0, or -1 with errno when writing failed.

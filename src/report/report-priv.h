@@ -347,5 +347,10 @@ int lh_report_write_text(struct lh_report *rep, FILE *out);
 int lh_report_write_json(struct lh_report *rep, FILE *out);
 int lh_report_write_junit(struct lh_report *rep, FILE *out);
 int lh_report_write_html(struct lh_report *rep, FILE *out);
+/*
+ * The text of a merge's or a diff's verdict: "Verdict: ERROR: why", "FAIL" or "PASS", then
+ * each failed gate on a line of its own.
+ */
+void lh_report_verdict_text(const struct lh_verdict *v, FILE *out);
 
 #endif /* LH_REPORT_PRIV_H */

@@ -780,3 +780,15 @@ int lh_report_write_text(struct lh_report *rep, FILE *out)
 	print_verdict(rep, out);
 	return lh_report_stream_status(out);
 }
+
+void lh_report_verdict_text(const struct lh_verdict *v, FILE *out)
+{
+	size_t i;
+
+	if (v->error)
+		fprintf(out, "Verdict: ERROR: %s\n", v->error);
+	else
+		fprintf(out, "Verdict: %s\n", v->nr_violations ? "FAIL" : "PASS");
+	for (i = 0; i < v->nr_violations; i++)
+		fprintf(out, "  %s\n", v->violations[i]);
+}
