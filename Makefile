@@ -15,7 +15,7 @@ CHECK_PKGS	:= check
 OPT		?= -O2 -g
 WERROR		?= -Werror
 CFLAGS		?= $(OPT)
-LH_CFLAGS	:= -std=gnu11 -pthread -Wall -Wextra $(WERROR) -Wno-unused-parameter \
+LH_CFLAGS	:= -std=gnu11 -pthread -Isrc -Wall -Wextra $(WERROR) -Wno-unused-parameter \
 		   -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
 		   -D_GNU_SOURCE $(PORT_CFLAGS) -DLH_VERSION='"$(VERSION)"' \
 		   -DLH_RULES_DIR='"$(DATADIR)/rules"' $(HS_CFLAGS) \
@@ -27,9 +27,10 @@ LH_CFLAGS	+= -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS		+= -fsanitize=$(SANITIZE)
 endif
 
-SRCS		:= $(sort $(wildcard src/*.c))
+SRCS		:= $(sort $(wildcard src/*.c src/*/*.c))
+HDRS		:= $(wildcard src/*/*.h)
 OBJS		:= $(SRCS:.c=.o)
-LIB_OBJS	:= $(filter-out src/main.o src/cmd-%.o,$(OBJS))
+LIB_OBJS	:= $(filter-out src/main.o src/cmd/cmd-%.o,$(OBJS))
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/*.c))
 UNIT_BINS	:= $(UNIT_SRCS:.c=.t)
 MANPAGES	:= $(wildcard doc/*.1)
@@ -39,11 +40,11 @@ all: lathound
 lathound: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-src/%.o: src/%.c $(wildcard src/*.h)
+src/%.o: src/%.c $(HDRS)
 	$(CC) $(LH_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-tests/unit/%.t: tests/unit/%.c $(LIB_OBJS) $(wildcard src/*.h tests/unit/*.h)
-	$(CC) $(LH_CFLAGS) $(CFLAGS) -Isrc $(shell $(PKG_CONFIG) --cflags $(CHECK_PKGS)) \
+tests/unit/%.t: tests/unit/%.c $(LIB_OBJS) $(HDRS) $(wildcard tests/unit/*.h)
+	$(CC) $(LH_CFLAGS) $(CFLAGS) $(shell $(PKG_CONFIG) --cflags $(CHECK_PKGS)) \
 		-DLH_TEST_DATA='"$(CURDIR)/tests/data"' -o $@ $< $(LIB_OBJS) \
 		$(LDFLAGS) $(LIBS) $(shell $(PKG_CONFIG) --libs $(CHECK_PKGS))
 
@@ -132,7 +133,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES)))
 
 clean:
-	rm -f lathound src/*.o tests/unit/*.t
+	rm -f lathound src/*.o src/*/*.o tests/unit/*.t
 	rm -rf .cross
 	-$(MAKE) -C tests/fuzz clean 2>/dev/null
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "parse.h"
+#include "trace/parse.h"
 
 struct totals {
 	unsigned long	records;

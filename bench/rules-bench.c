@@ -10,8 +10,8 @@
 #include <sys/mman.h>
 
 #include "bench.h"
-#include "parse.h"
-#include "rules.h"
+#include "rules/rules.h"
+#include "trace/parse.h"
 
 struct run {
 	struct lh_rules		*rs;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# What lathound's in-kernel histograms (src/hist.c) cost, on the real test kernel under QEMU
+# What lathound's in-kernel histograms (src/kernel/hist.c) cost, on the real test kernel under QEMU
 # (icount, 1 CPU: guest time counts instructions, so figures repeat run after run):
 #   inflation  an irqs-off section of exactly 2000 us as the irqsoff tracer measures it
 #              (smallest of ten readings), without histograms and with each kind

@@ -73,7 +73,7 @@ d=$TMP/rtla/rtla
 fact() { vm_fact "$d" "$1"; }
 
 # rtla_cell RUN CPU CTX: "samples p50 p99 max" of rtla's histogram of CPU and CTX (IRQ or
-# Thr), the percentiles read as lathound reads its own (src/histogram.c): the 1 us buckets
+# Thr), the percentiles read as lathound reads its own (src/util/histogram.c): the 1 us buckets
 # put in lathound's scheme (1 us wide below 100 us, 10 us below 1 ms, 100 us below 10 ms,
 # then [2^k, 2^(k+1)) ns from 10 ms), the nearest rank's bucket, its upper bound narrowed to
 # max. Samples past the last bucket (rtla's "over:") count at max. "- - - -" when rtla has

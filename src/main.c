@@ -5,8 +5,8 @@
  */
 #include <string.h>
 
-#include "cmds.h"
-#include "rules.h"
+#include "cmd/cmds.h"
+#include "rules/rules.h"
 
 static const struct lh_command {
 	const char	*name;

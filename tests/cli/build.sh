@@ -47,7 +47,7 @@ check "VECTORSCAN=no: no prefilter in lathound ($top) nor fuzz-rules ($fuzz)" \
 # Warning-free under clang as under gcc (-Werror: the build fails on a warning), in a copy.
 mkdir "$TMP/clang"
 cp -r "$TOP/src" "$TOP/Makefile" "$TOP/config.mk" "$TMP/clang/"
-rm -f "$TMP"/clang/src/*.o
+rm -f "$TMP"/clang/src/*.o "$TMP"/clang/src/*/*.o
 make -s -C "$TMP/clang" -j2 CC=clang lathound >"$TMP/clang.log" 2>&1
 check "make CC=clang: lathound builds warning-free" test -x "$TMP/clang/lathound"
 sed 's/^/#   /' "$TMP/clang.log" | head -20
@@ -57,7 +57,7 @@ sed 's/^/#   /' "$TMP/clang.log" | head -20
 # reads traces with two threads and writes their reports without a finding.
 mkdir "$TMP/san"
 cp -r "$TOP/src" "$TOP/Makefile" "$TOP/config.mk" "$TOP/rules" "$TMP/san/"
-rm -f "$TMP"/san/src/*.o
+rm -f "$TMP"/san/src/*.o "$TMP"/san/src/*/*.o
 make -s -C "$TMP/san" -j2 SANITIZE=address,undefined lathound >"$TMP/san.log" 2>&1
 check "make SANITIZE=address,undefined: lathound builds warning-free" test -x "$TMP/san/lathound"
 sed 's/^/#   /' "$TMP/san.log" | head -20

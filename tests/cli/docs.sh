@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # What README.md and doc/ say lathound does by default is what the binary says: the kernel
-# histograms 'record' counts without --hist are those 'record --help' names.
+# histograms 'record' counts without --hist are those 'record --help' names. And what the
+# README's Layout says the tree holds is the tree.
 . "$(dirname "$0")/../lib.sh"
 
 run record --help
@@ -26,4 +27,22 @@ for f in "$TOP"/README.md "$TOP"/doc/*.md "$TOP"/doc/*.1; do
 done
 check "the docs' default kernel histograms are --help's ($n sentences)${wrong:+:$wrong}" \
 	test -z "$wrong" -a "$n" -ge 5
+# The README's Layout names every module (src/DIR/NAME.c) in the section of its folder, where
+# a pattern such as cmd-*.c may stand for several.
+layout=$(awk '/^## / { in_layout = ($0 == "## Layout") } in_layout && /^```/ { n++; next }
+	      in_layout && n == 1' "$TOP/README.md")
+missing= n=0
+for f in "$TOP"/src/*/*.c; do
+	rel=${f#"$TOP"/} dir=${rel%/*}/ name=${f##*/} found=
+	for w in $(awk -v d="$dir" '/^src\// { in_dir = ($1 == d) } in_dir' <<<"$layout" |
+		   grep -oE '[a-z*-]+\.c'); do
+		# shellcheck disable=SC2053 # the README's word is a pattern
+		[[ $name == $w ]] && found=1
+	done
+	[ -n "$found" ] || missing+=" $rel"
+	n=$((n + 1))
+done
+grep -q '^src/main\.c ' <<<"$layout" || missing+=" src/main.c"
+check "README's Layout names every module in its folder ($n)${missing:+, not:$missing}" \
+	test -z "$missing" -a "$n" -ge 40
 finish

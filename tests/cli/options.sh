@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The command line every subcommand shares (src/opts.c, main.c): option errors name the
+# The command line every subcommand shares (src/cmd/opts.c, main.c): option errors name the
 # option and what is wrong, usage comes from the option table, stray operands are refused,
 # and a failed write to standard output is an error.
 . "$(dirname "$0")/../lib.sh"

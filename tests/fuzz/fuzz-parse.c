@@ -13,8 +13,8 @@
 #include <json-c/json.h>
 #include <libxml/parser.h>
 
-#include "parse.h"
-#include "report.h"
+#include "report/report.h"
+#include "trace/parse.h"
 
 /* Whether s holds only valid UTF-8 and no control byte (the record's promise). */
 static bool inert(const char *s)

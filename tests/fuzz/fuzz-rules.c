@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
-#include "rules.h"
-#include "util.h"
+#include "trace/record.h"
+#include "rules/rules.h"
+#include "util/util.h"
 #include "../unit/rules-oracle.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The histogram engine ('lathound hist', src/hist.c) against this machine's REAL tracefs
+# The histogram engine ('lathound hist', src/kernel/hist.c) against this machine's REAL tracefs
 # (root). Where the kernel has no hist triggers or synthetic events (this project's hosts),
 # it must say so and exit 1 having created nothing; where it has them, a short run must
 # count and leave nothing behind. The real proof is the VM suite (scenarios hist*).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of section notifications and reads (src/capture.c), against plain files
+ * Unit tests of section notifications and reads (src/kernel/capture.c), against plain files
  * standing in for tracing_max_latency and 'trace': inotify reports writes to both alike, and
  * the test plays the kernel (a section = a new 'trace' and a write of its latency).
  */
@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "capture.h"
 #include "check-main.h"
+#include "kernel/capture.h"
 
 static char dir[64], maxp[96], tracep[96], pausep[96];
 static struct lh_diag diag;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the comparison of two sets of reports (src/diff.c): growth per tracer and
+ * Unit tests of the comparison of two sets of reports (src/report/diff*.c): growth per tracer and
  * CPU on the worst case or p99.9, offenders new, gone and grown, rules with new hits, the
  * three gates and every way the verdict must be error, and the writers (JSON parsed back,
  * JUnit escaped).
@@ -13,7 +13,7 @@
 
 #include <json-c/json.h>
 
-#include "diff.h"
+#include "report/diff.h"
 #include "check-main.h"
 #include "report-feed.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of 'lathound doctor''s checks (src/doctor.c) against a fake tracefs tree
+ * Unit tests of 'lathound doctor''s checks (src/kernel/doctor.c) against a fake tracefs tree
  * (tracefs_set_tracing_dir()) and kernel configs written by the test, gzip'd or not.
  */
 #include <check.h>
@@ -17,9 +17,9 @@
 #include <tracefs.h>
 #include <zlib.h>
 
-#include "doctor.h"
-#include "session.h"
-#include "state.h"
+#include "kernel/doctor.h"
+#include "kernel/session.h"
+#include "kernel/state.h"
 #include "check-main.h"
 #include "fake-tracefs.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the release gates (src/gate.c, lh_report_evaluate()): --max budgets per
+ * Unit tests of the release gates (src/report/gate.c, lh_report_evaluate()): --max budgets per
  * tracer and 'all', --fail-on severities, accepted records that never fail, and the
  * violation sentences.
  */
@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "check-main.h"
 
 static const char test_rules[] =

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the histogram core (src/hist.c): the parser of the kernel's 'hist' text
+ * Unit tests of the histogram core (src/kernel/hist.c): the parser of the kernel's 'hist' text
  * (real output captured in the test VM, tests/data/hist/, and hand-made edge cases) and
  * the percentile math.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hist.h"
+#include "kernel/hist.h"
 #include "check-main.h"
 
 static char *slurp(const char *name, size_t *len)
@@ -276,8 +276,8 @@ END_TEST
 
 START_TEST(tiers_and_clip)
 {
-	size_t nr, i;
-	const struct lh_hist_tier *t = lh_hist_tiers(&nr);
+	const struct lh_histogram_tier *t = lh_histogram_tiers;
+	size_t nr = LH_HISTOGRAM_NR_TIERS, i;
 	struct lh_hist_bin bins[] = { { 0, (1ull << 23) + 1, (1ull << 24) + 1, 1, 9000000 } };
 	struct lh_hist_data d = { .bins = bins, .nr = 1 };
 

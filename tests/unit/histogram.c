@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the histogram type (src/histogram.c): the fixed bucket scheme at its tier
+ * Unit tests of the histogram type (src/util/histogram.c): the fixed bucket scheme at its tier
  * edges, exact extremes and count, percentiles by nearest rank with their resolution, buckets
  * of another source and merges (overlaps refused, dst unchanged), and the 1-2-5 rows people
  * read.
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "histogram.h"
+#include "util/histogram.h"
 #include "check-main.h"
 
 #define US	1000ULL
@@ -38,6 +38,17 @@ START_TEST(scheme_edges)
 		ck_assert_msg(lo == t[i].lo && hi == t[i].hi, "%llu: [%llu, %llu)",
 			      (unsigned long long)t[i].ns, (unsigned long long)lo,
 			      (unsigned long long)hi);
+	}
+	/* The tiers the kernel's triggers are made of (hist.c) are the buckets' own. */
+	for (i = 0; i < LH_HISTOGRAM_NR_TIERS; i++) {
+		const struct lh_histogram_tier *tr = &lh_histogram_tiers[i];
+
+		lh_histogram_bucket_of(tr->lo_ns, &lo, &hi);
+		ck_assert_uint_eq(lo, tr->lo_ns);
+		if (tr->width_ns)
+			ck_assert_uint_eq(hi - lo, tr->width_ns);
+		lh_histogram_bucket_of(tr->hi_ns - 1, &lo, &hi);
+		ck_assert_uint_eq(hi, tr->hi_ns);
 	}
 }
 END_TEST

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the hash table (src/htab.c): lookups and growth, values sharing a hash,
+ * Unit tests of the hash table (src/util/htab.c): lookups and growth, values sharing a hash,
  * O(1) clearing by generation (its wrap-around included), and the use the rule matcher
  * makes of it: a bounded cache of line -> bitset that clears instead of growing.
  */
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "htab.h"
-#include "util.h"
+#include "util/htab.h"
+#include "util/util.h"
 #include "check-main.h"
 
 static uint64_t h(const char *s)

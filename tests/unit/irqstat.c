@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests of the per-IRQ statistics core (src/irqstat.c). */
+/* Unit tests of the per-IRQ statistics core (src/trace/irqstat.c). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "irqstat.h"
+#include "trace/irqstat.h"
 #include "check-main.h"
 
 static struct lh_irqstat *st;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the one file writer (src/lockfile.c): atomic replacement, refusal of a
+ * Unit tests of the one file writer (src/util/lockfile.c): atomic replacement, refusal of a
  * target that is not a regular file, no trace of a failed write, removal of the temporary
  * files a killed run left (and only those).
  */
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "lockfile.h"
+#include "util/lockfile.h"
 #include "check-main.h"
 
 static char dir[64];

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the fleet report (src/merge.c): reports of two hosts fold into one view (the
- * fleet's worst and its host, sections per host, the culprit both hosts hit, rule hits across
- * hosts, histograms summed), the --max gate on the fleet's worst, and counts that would pass
- * 2^64 refused as an error naming the report, never folded as a smaller number.
+ * Unit tests of the fleet report (src/report/merge*.c): reports of two hosts fold into one
+ * view (the fleet's worst and its host, sections per host, the culprit both hosts hit, rule
+ * hits across hosts, histograms summed), the --max gate on the fleet's worst, and counts that
+ * would pass 2^64 refused as an error naming the report, never folded as a smaller number.
  */
 #include <check.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "merge.h"
-#include "report-priv.h"
+#include "report/merge.h"
+#include "report/report-priv.h"
 #include "check-main.h"
 #include "report-feed.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the Prometheus writer (src/metrics.c): buckets, exact seconds, escaping of
+ * Unit tests of the Prometheus writer (src/report/metrics.c): buckets, exact seconds, escaping of
  * untrusted label values, and the metrics of a report as a user reads them. promtool and
  * node_exporter judge the real files in tests/cli/metrics.sh and tests/live/metrics.sh.
  */
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "irqstat.h"
-#include "metrics.h"
-#include "report.h"
-#include "rules.h"
+#include "trace/irqstat.h"
+#include "report/metrics.h"
+#include "report/report.h"
+#include "rules/rules.h"
 #include "check-main.h"
 
 static char *buf;

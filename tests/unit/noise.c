@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the timerlat/osnoise breakdown (src/noise.c): event sequences as one CPU's
+ * Unit tests of the timerlat/osnoise breakdown (src/trace/noise.c): event sequences as one CPU's
  * ring buffer gives them, on a made-up trace clock, including lost and out-of-order events.
  */
 #include <check.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "noise.h"
-#include "rules.h"
+#include "trace/noise.h"
+#include "rules/rules.h"
 #include "check-main.h"
 
 #define US	1000ULL

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the option parser (src/opts.c): tables of any size are parsed whole (no
+ * Unit tests of the option parser (src/cmd/opts.c): tables of any size are parsed whole (no
  * option past a fixed array is dropped), and what each kind of command takes after its
  * options: nothing, paths in any order, or a command to run after "--" only.
  */
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "opts.h"
-#include "util.h"
+#include "cmd/opts.h"
+#include "util/util.h"
 #include "check-main.h"
 
 static const char *const usage[] = { "test [<options>]", NULL };

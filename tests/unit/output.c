@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Unit tests of the output directory (src/output.c): atomic replacement, disk budget. */
+/* Unit tests of the output directory (src/kernel/output.c): atomic replacement, disk budget. */
 #include <check.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -12,7 +12,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#include "output.h"
+#include "kernel/output.h"
 #include "check-main.h"
 #include "test-dir.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the latency-snapshot parser (src/parse.c) on the trace corpus in tests/data:
+ * Unit tests of the latency-snapshot parser (src/trace/parse.c) on the trace corpus in tests/data:
  * every file's records asserted field by field, malformed input, state between snapshots and
  * between buffers, and edge cases built in memory.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "trace/parse.h"
 #include "check-main.h"
 
 #define MAX_RECORDS 64
@@ -720,7 +720,7 @@ END_TEST
 /*
  * A file read in pieces that start at its '# tracer:' lines, each by a parser of its own from
  * its first state (lh_parse_jump() to the piece's first line), and added up in order with
- * lh_parse_absorb(): what analyze's threads do (src/parallel.c). The records, warnings (with
+ * lh_parse_absorb(): what analyze's threads do (src/rules/parallel.c). The records, warnings (with
  * their line numbers), counters and what the file's parser says of the input are those of
  * one parser over the whole file.
  */

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the record (src/record.c): tracer names and CONFIG_ options, deep copies,
+ * Unit tests of the record (src/trace/record.c): tracer names and CONFIG_ options, deep copies,
  * and the culprit frames that signatures and offender groups are made of.
  */
 #include <string.h>
 
 #include "check-main.h"
-#include "record.h"
-#include "util.h"
+#include "trace/record.h"
+#include "util/util.h"
 
 static void add_stack(struct lh_record *r, size_t stack, const char *const *frames)
 {

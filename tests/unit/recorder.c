@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the run engine (src/recorder.c) against a scripted kernel and clock: the
+ * Unit tests of the run engine (src/kernel/recorder.c) against a scripted kernel and clock: the
  * fake ops below play a latency tracer (a section is recorded only while its tracer is armed
  * and, without a threshold, only when it beats the running maximum, which arming sets; its
  * snapshot overwrites the last one; its notification comes a little later; reading a
@@ -23,7 +23,7 @@
 #include <json-c/json.h>
 
 #include "check-main.h"
-#include "recorder.h"
+#include "kernel/recorder.h"
 
 #define MS	(1000 * 1000ULL)
 #define S	(1000 * MS)

@@ -10,8 +10,8 @@
 #include <check.h>
 #include <string.h>
 
-#include "report.h"
-#include "rules.h"
+#include "report/report.h"
+#include "rules/rules.h"
 
 /* Return: the rules of text, loaded as file t.rules (free them with lh_rules_free()). */
 static inline struct lh_rules *feed_rules(const char *text)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of folding reports (src/report-fold.c): two reports' tracers fold into what one
+ * Unit tests of folding reports (src/report/report-fold.c): two reports' tracers fold into what one
  * report of all their sections counts (counts add, worsts are the worst, per-CPU views and
  * progressions kept); a count that would pass 2^64 and histograms whose buckets differ are
  * told to the caller, naming the field, and never folded as a smaller number; whole reports
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report-fold.h"
+#include "report/report-fold.h"
 #include "check-main.h"
 #include "report-feed.h"
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of reading reports back (src/report-load.c): a report written as JSON reads back
- * to the same figures and verdict; several fold into one (counts add, worsts are the worst);
- * a report whose derived fields contradict its data, the same run twice, a rule with two
- * severities or a structure that would take far more memory than its size are refused,
- * naming the field.
+ * Unit tests of reading reports back (src/report/report-load.c): a report written as JSON
+ * reads back to the same figures and verdict; several fold into one (counts add, worsts are
+ * the worst); a report whose derived fields contradict its data, the same run twice, a rule
+ * with two severities or a structure that would take far more memory than its size are
+ * refused, naming the field.
  */
 #include <check.h>
 #include <stdio.h>
@@ -13,9 +13,9 @@
 
 #include <json-c/json.h>
 
-#include "noise.h"
-#include "report-load.h"
-#include "report-priv.h"
+#include "trace/noise.h"
+#include "report/report-load.h"
+#include "report/report-priv.h"
 #include "check-main.h"
 #include "report-feed.h"
 

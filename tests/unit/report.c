@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the report (src/report*.c): aggregation, offenders by signature, the
+ * Unit tests of the report (src/report/report*.c): aggregation, offenders by signature, the
  * bounded set of records kept in full, progression of maxima, and the three writers
  * (JSON parsed back with json-c, JUnit checked for well-formedness, text for key lines).
  */
@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "check-main.h"
 #include "test-dir.h"
 

@@ -19,9 +19,9 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "record.h"
-#include "rules.h"
-#include "util.h"
+#include "rules/rules.h"
+#include "trace/record.h"
+#include "util/util.h"
 
 struct oracle_lines {
 	char	**v;

@@ -10,9 +10,9 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "record.h"
-#include "rules.h"
-#include "util.h"
+#include "trace/record.h"
+#include "rules/rules.h"
+#include "util/util.h"
 #include "check-main.h"
 #include "rules-oracle.h"
 

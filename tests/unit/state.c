@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the borrowed-state layer (src/state.c, src/session.c) against a fake
+ * Unit tests of the borrowed-state layer (src/kernel/state.c, src/kernel/session.c) against a fake
  * tracefs tree built in a temporary directory, pointed at with tracefs_set_tracing_dir():
  * the state file's text, save/restore, and a whole session leaving every file as found.
  * No root needed.
@@ -21,9 +21,9 @@
 #include <json-c/json.h>
 #include <tracefs.h>
 
-#include "lockfile.h"
-#include "session.h"
-#include "state.h"
+#include "util/lockfile.h"
+#include "kernel/session.h"
+#include "kernel/state.h"
 #include "check-main.h"
 #include "test-dir.h"
 #include "fake-tracefs.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of trace.dat reading (src/tracedat.c) on the real files of tests/data: the magic,
- * the latency text through libtracecmd from a file and from a pipe, and the errors.
+ * Unit tests of trace.dat reading (src/trace/tracedat.c) on the real files of tests/data: the
+ * magic, the latency text through libtracecmd from a file and from a pipe, and the errors.
  */
 #include <check.h>
 #include <errno.h>
@@ -17,8 +17,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#include "tracedat.h"
-#include "util.h"
+#include "trace/tracedat.h"
+#include "util/util.h"
 #include "check-main.h"
 
 #define IRQSOFF_DAT	LH_TEST_DATA "/vm-tracecmd-irqsoff.dat"

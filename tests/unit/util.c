@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of the shared helpers (src/util.c): durations both ways, the diagnostics list,
+ * Unit tests of the shared helpers (src/util/util.c): durations both ways, the diagnostics list,
  * the string arena, the hashes, and reading and writing an fd whole.
  */
 #include <check.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 #include "check-main.h"
 
 typedef int (*parse_fn)(const char *s, uint64_t *ns, const char **err);

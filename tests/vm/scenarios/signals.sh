@@ -44,7 +44,7 @@ wait $pid
 rec restart record -t irqsoff -d 1s -o "$OUT/restart" -r "$RULES"
 knobs knobs-restart.txt
 
-# With -T on this guest of one CPU the live buffer is drained (src/drain.c): lathound holds
+# With -T on this guest of one CPU the live buffer is drained (src/kernel/drain.c): lathound holds
 # per_cpu/cpu0/trace_pipe_raw open, and the kernel refuses a tracer change (EBUSY) while it
 # is. SIGTERM, and SIGKILL + reset, must give every knob back all the same.
 start_drained() {

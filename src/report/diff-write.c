@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The comparison's writers (diff.h): text, JSON (json-c) and JUnit XML (junit.h), each with
+ * the verdict lh_diff_compute() judged.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "escape.h"
+#include "junit.h"
+#include "report-priv.h"
+
+static const char *const change_names[] = { "new", "grown", "gone" };
+
+/* "+50us (+25.0%)", "-3us (-1.2%)", "+7us (from 0)", "=" . Return: buf. */
+static char *fmt_change(const struct lh_diff_row *r, char *buf, size_t len)
+{
+	char us[32];
+	uint64_t delta = r->new_ns > r->base_ns ? r->new_ns - r->base_ns : r->base_ns - r->new_ns;
+
+	if (!r->base.present || !r->new.present)
+		snprintf(buf, len, "%s", r->base.present ? "gone" : "new");
+	else if (!delta)
+		snprintf(buf, len, "=");
+	else if (isinf(r->change_pct))
+		snprintf(buf, len, "+%s (from 0)", lh_report_fmt_us(delta, us, sizeof(us)));
+	else
+		snprintf(buf, len, "%c%s (%+.1f%%)", r->new_ns > r->base_ns ? '+' : '-',
+			 lh_report_fmt_us(delta, us, sizeof(us)), r->change_pct);
+	return buf;
+}
+
+static char *fmt_side(const struct lh_diff_value *v, uint64_t ns, char *buf, size_t len)
+{
+	if (!v->present)
+		return strcpy(buf, "-");
+	return lh_report_fmt_us(ns, buf, len);
+}
+
+static void write_gates_text(const struct lh_diff *d, FILE *out)
+{
+	const char *sep = "";
+	int t;
+
+	fputs("Gates:", out);
+	for (t = 0; t < LH_TRACER_NR; t++) {
+		if (!d->gate.has_growth[t])
+			continue;
+		fprintf(out, "%s --max-growth %s=%g%%", sep,
+			t == LH_TRACER_UNKNOWN ? "all" : lh_tracer_name(t), d->gate.growth_pct[t]);
+		sep = ",";
+	}
+	if (d->gate.has_irq_growth) {
+		fprintf(out, "%s --max-irq-growth %g%%", sep, d->gate.irq_growth_pct);
+		sep = ",";
+	}
+	if (d->gate.has_max_new) {
+		fprintf(out, "%s --max-new-offenders %lu", sep, d->gate.max_new_offenders);
+		sep = ",";
+	}
+	if (d->gate.fail_on_new != LH_GATE_FAIL_NONE) {
+		fprintf(out, "%s --fail-on-new %s", sep, lh_severity_name(d->gate.fail_on_new));
+		sep = ",";
+	}
+	fputs(*sep ? "\n" : " none\n", out);
+}
+
+static void write_names(const struct lh_diff_side *s, const char *label, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "%-5s %zu report%s:", label, s->nr, s->nr == 1 ? "" : "s");
+	for (i = 0; i < s->nr; i++)
+		fprintf(out, " %s", s->names[i]);
+	fputc('\n', out);
+}
+
+static int write_text(const struct lh_diff *d, FILE *out)
+{
+	char a[32], b[32], c[64], cpu[16];
+	size_t i;
+
+	fputs("lathound diff\n", out);
+	write_names(&d->base, "Base:", out);
+	write_names(&d->new, "New:", out);
+	fprintf(out, "A worst case is one sample: 'by' p99.9 when both sides' histograms count >= %d sections\n"
+		"(the kernel's of record --hist, else the sections captured), worst otherwise;\n"
+		"--max-growth judges 'by'. p99 and worst are shown beside p99.9.\n\n",
+		LH_DIFF_MIN_DIST);
+	fprintf(out, "%-15s %-4s %-6s %12s %12s  %s\n", "Tracer", "CPU", "by", "base", "new",
+		"change");
+	for (i = 0; i < d->nr_rows; i++) {
+		const struct lh_diff_row *r = &d->rows[i];
+
+		if (r->cpu == LH_DIFF_ALL_CPUS)
+			strcpy(cpu, "all");
+		else if (r->cpu < 0)
+			strcpy(cpu, "?");
+		else
+			snprintf(cpu, sizeof(cpu), "%d", r->cpu);
+		fprintf(out, "%-15s %-4s %-6s %12s %12s  %s%s%s%s\n", lh_tracer_name(r->tracer),
+			cpu, lh_diff_basis_name(r->basis),
+			fmt_side(&r->base, r->base_ns, a, sizeof(a)),
+			fmt_side(&r->new, r->new_ns, b, sizeof(b)), fmt_change(r, c, sizeof(c)),
+			r->dist == LH_DIFF_DIST_NONE ? "" : "  from ",
+			r->dist == LH_DIFF_DIST_NONE ? "" : lh_diff_dist_name(r->dist),
+			r->failed ? "  FAIL" : "");
+		if (r->dist != LH_DIFF_DIST_NONE) {
+			struct lh_diff_row x = *r;
+
+			/* the measures beside the basis, not judged */
+			x.basis = LH_DIFF_P99;
+			x.base_ns = r->base_p99_ns;
+			x.new_ns = r->new_p99_ns;
+			x.change_pct = lh_diff_change_pct(x.base_ns, x.new_ns);
+			fprintf(out, "%-20s %-6s %12s %12s  %s\n", "", "p99",
+				lh_report_fmt_us(x.base_ns, a, sizeof(a)),
+				lh_report_fmt_us(x.new_ns, b, sizeof(b)), fmt_change(&x, c, sizeof(c)));
+			x.basis = LH_DIFF_WORST;
+			x.base_ns = r->base.worst_ns;
+			x.new_ns = r->new.worst_ns;
+			x.change_pct = lh_diff_change_pct(x.base_ns, x.new_ns);
+			fprintf(out, "%-20s %-6s %12s %12s  %s\n", "", "worst",
+				lh_report_fmt_us(x.base_ns, a, sizeof(a)),
+				lh_report_fmt_us(x.new_ns, b, sizeof(b)), fmt_change(&x, c, sizeof(c)));
+		}
+	}
+	if (!d->nr_rows)
+		fputs("(no sections on either side)\n", out);
+	fprintf(out, "\nOffenders: %zu new, %zu changed in all\n", d->nr_new_offenders,
+		d->nr_offenders);
+	for (i = 0; i < d->nr_offenders; i++) {
+		const struct lh_diff_offender *o = &d->offenders[i];
+
+		fprintf(out, "  %-5s %lluus -> %lluus (%" PRIu64 " -> %" PRIu64 " sections)  %s\n",
+			change_names[o->change], (unsigned long long)o->base_worst_us,
+			(unsigned long long)o->new_worst_us, o->base_count, o->new_count,
+			o->signature);
+	}
+	fprintf(out, "\nRules whose hits grew: %zu\n", d->nr_rules);
+	for (i = 0; i < d->nr_rules; i++)
+		fprintf(out, "  %s (%s): %" PRIu64 " -> %" PRIu64 "%s%s\n", d->rules[i].id,
+			lh_severity_name(d->rules[i].severity), d->rules[i].base_hits,
+			d->rules[i].new_hits, d->rules[i].in_base ? "" : " (not in the base rules)",
+			d->rules[i].failed ? "  FAIL" : "");
+	fprintf(out, "\nIRQ handlers whose max or p99 grew: %zu\n", d->nr_irqs);
+	for (i = 0; i < d->nr_irqs; i++) {
+		const struct lh_diff_irq *q = &d->irqs[i];
+
+		fprintf(out, "  irq %d %s: max %s -> %s", q->irq, q->name,
+			q->base_count ? lh_report_fmt_us(q->base_max_ns, a, sizeof(a)) : "-",
+			lh_report_fmt_us(q->new_max_ns, b, sizeof(b)));
+		if (q->basis == LH_DIFF_P99)
+			fprintf(out, ", p99 %s -> %s", lh_report_fmt_us(q->base_pct.p99_ns, a, sizeof(a)),
+				lh_report_fmt_us(q->new_pct.p99_ns, b, sizeof(b)));
+		if (!q->base_count)
+			fputs(" (new)", out);
+		else
+			fprintf(out, " (%s %+.1f%%)", lh_diff_basis_name(q->basis), q->change_pct);
+		fputs(q->failed ? "  FAIL\n" : "\n", out);
+	}
+	fputc('\n', out);
+	write_gates_text(d, out);
+	lh_report_verdict_text(&d->verdict, out);
+	return 0;
+}
+
+/* µs from ns, exact (lh_report_json_us()), as a report writes them. */
+static json_object *jns_us(uint64_t ns)
+{
+	return lh_report_json_us_object(ns, false);
+}
+
+static json_object *jside(const struct lh_diff_value *v)
+{
+	json_object *o;
+
+	if (!v->present)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "sections", json_object_new_uint64(v->count));
+	json_object_object_add(o, "worst_us", jns_us(v->worst_ns));
+	json_object_object_add(o, "p99_us", v->dist ? jns_us(v->p99_ns) : NULL);
+	json_object_object_add(o, "p99_9_us", v->dist ? jns_us(v->p999_ns) : NULL);
+	json_object_object_add(o, "kernel_p99_us", v->kernel.set ? jns_us(v->kernel.p99_ns) : NULL);
+	json_object_object_add(o, "kernel_p99_9_us", v->kernel.set ?
+			       jns_us(v->kernel.p999_ns) : NULL);
+	return o;
+}
+
+static json_object *jnames(const struct lh_diff_side *s)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		json_object_array_add(a, json_object_new_string(s->names[i]));
+	return a;
+}
+
+static json_object *jrow(const struct lh_diff_row *r)
+{
+	json_object *o = json_object_new_object();
+	bool both = r->base.present && r->new.present;
+
+	json_object_object_add(o, "tracer", json_object_new_string(lh_tracer_name(r->tracer)));
+	json_object_object_add(o, "cpu", r->cpu == LH_DIFF_ALL_CPUS ?
+				json_object_new_string("all") : json_object_new_int(r->cpu));
+	json_object_object_add(o, "by", json_object_new_string(lh_diff_basis_name(r->basis)));
+	json_object_object_add(o, "from", r->dist == LH_DIFF_DIST_NONE ? NULL :
+			       json_object_new_string(lh_diff_dist_name(r->dist)));
+	json_object_object_add(o, "base", jside(&r->base));
+	json_object_object_add(o, "new", jside(&r->new));
+	json_object_object_add(o, "change_us", !both ? NULL :
+			       lh_report_json_us_object(r->new_ns > r->base_ns ?
+							r->new_ns - r->base_ns :
+							r->base_ns - r->new_ns,
+							r->new_ns < r->base_ns));
+	json_object_object_add(o, "change_pct", both && isfinite(r->change_pct) ?
+				json_object_new_double(r->change_pct) : NULL);
+	json_object_object_add(o, "gated", json_object_new_boolean(r->gated));
+	if (r->gated)
+		json_object_object_add(o, "max_growth_pct", json_object_new_double(r->limit_pct));
+	json_object_object_add(o, "failed", json_object_new_boolean(r->failed));
+	return o;
+}
+
+static int write_json(const struct lh_diff *d, FILE *out)
+{
+	json_object *root = json_object_new_object(), *a;
+	size_t i;
+
+	json_object_object_add(root, "diff_version", json_object_new_int(1));
+	json_object_object_add(root, "verdict", json_object_new_string(lh_diff_verdict(d)));
+	json_object_object_add(root, "error", d->verdict.error ? json_object_new_string(d->verdict.error) : NULL);
+	a = json_object_new_array();
+	for (i = 0; i < d->verdict.nr_violations; i++)
+		json_object_array_add(a, json_object_new_string(d->verdict.violations[i]));
+	json_object_object_add(root, "violations", a);
+	json_object_object_add(root, "base", jnames(&d->base));
+	json_object_object_add(root, "new", jnames(&d->new));
+	json_object_object_add(root, "p99_9_min_sections", json_object_new_int(LH_DIFF_MIN_DIST));
+	a = json_object_new_array();
+	for (i = 0; i < d->nr_rows; i++)
+		json_object_array_add(a, jrow(&d->rows[i]));
+	json_object_object_add(root, "rows", a);
+	json_object_object_add(root, "new_offenders", json_object_new_uint64(d->nr_new_offenders));
+	a = json_object_new_array();
+	for (i = 0; i < d->nr_offenders; i++) {
+		const struct lh_diff_offender *o = &d->offenders[i];
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "change", json_object_new_string(change_names[o->change]));
+		json_object_object_add(j, "signature", json_object_new_string(o->signature));
+		json_object_object_add(j, "base_count", json_object_new_uint64(o->base_count));
+		json_object_object_add(j, "new_count", json_object_new_uint64(o->new_count));
+		json_object_object_add(j, "base_worst_us", json_object_new_uint64(o->base_worst_us));
+		json_object_object_add(j, "new_worst_us", json_object_new_uint64(o->new_worst_us));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(root, "offenders", a);
+	a = json_object_new_array();
+	for (i = 0; i < d->nr_rules; i++) {
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "id", json_object_new_string(d->rules[i].id));
+		json_object_object_add(j, "severity",
+				       json_object_new_string(lh_severity_name(d->rules[i].severity)));
+		json_object_object_add(j, "in_base", json_object_new_boolean(d->rules[i].in_base));
+		json_object_object_add(j, "base_hits", json_object_new_uint64(d->rules[i].base_hits));
+		json_object_object_add(j, "new_hits", json_object_new_uint64(d->rules[i].new_hits));
+		json_object_object_add(j, "failed", json_object_new_boolean(d->rules[i].failed));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(root, "rules", a);
+	a = json_object_new_array();
+	for (i = 0; i < d->nr_irqs; i++) {
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "irq", json_object_new_int(d->irqs[i].irq));
+		json_object_object_add(j, "name", json_object_new_string(d->irqs[i].name));
+		json_object_object_add(j, "base_max_us", d->irqs[i].base_count ?
+				       jns_us(d->irqs[i].base_max_ns) : NULL);
+		json_object_object_add(j, "new_max_us", jns_us(d->irqs[i].new_max_ns));
+		json_object_object_add(j, "base_p99_us", d->irqs[i].base_pct.set ?
+				       jns_us(d->irqs[i].base_pct.p99_ns) : NULL);
+		json_object_object_add(j, "new_p99_us", d->irqs[i].new_pct.set ?
+				       jns_us(d->irqs[i].new_pct.p99_ns) : NULL);
+		json_object_object_add(j, "by",
+				       json_object_new_string(lh_diff_basis_name(d->irqs[i].basis)));
+		json_object_object_add(j, "change_pct", isfinite(d->irqs[i].change_pct) ?
+				       json_object_new_double(d->irqs[i].change_pct) : NULL);
+		json_object_object_add(j, "failed", json_object_new_boolean(d->irqs[i].failed));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(root, "irq_handlers", a);
+
+	return lh_escape_json_write(root, out);
+}
+
+/* Return: the violations whose subject is what ("irqsoff", "irq ") joined by "; ", or NULL. */
+static char *violations_of(const struct lh_diff *d, const char *what)
+{
+	size_t i, n = strlen(what);
+	char *s = NULL, *t;
+
+	for (i = 0; i < d->verdict.nr_violations; i++) {
+		const char *v = d->verdict.violations[i];
+
+		if (strncmp(v, what, n) || (what[n - 1] != ' ' && v[n] != ':' && v[n] != ' '))
+			continue;
+		t = lh_xasprintf("%s%s%s", s ? s : "", s ? "; " : "", v);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/*
+ * One testcase per tracer (failed when its growth gate failed over all CPUs or on one), one
+ * for new offenders, one for new rule hits, one for IRQ handlers, and one for the comparison
+ * itself (an error when it could not be judged).
+ */
+static int write_junit(const struct lh_diff *d, FILE *out)
+{
+	size_t i, failures = 0, cases = 4;
+	bool new_fail = d->gate.has_max_new && d->nr_new_offenders > d->gate.max_new_offenders;
+	char *rules = NULL, *irqs = violations_of(d, "irq "), *s, *f;
+	int ret = 0;
+
+	for (i = 0; i < d->nr_rules; i++) {
+		if (!d->rules[i].failed)
+			continue;
+		s = lh_xasprintf("%s%s'%s' %" PRIu64 " new hits", rules ? rules : "", rules ? "; " : "",
+				 d->rules[i].id, d->rules[i].new_hits);
+		free(rules);
+		rules = s;
+	}
+	for (i = 0; i < d->nr_rows; i++) {
+		if (d->rows[i].cpu != LH_DIFF_ALL_CPUS)
+			continue;
+		cases++;
+		f = violations_of(d, lh_tracer_name(d->rows[i].tracer));
+		failures += f != NULL;
+		free(f);
+	}
+	failures += new_fail + (rules != NULL) + (irqs != NULL);
+	lh_junit_begin(out, &(struct lh_junit_suite){
+		.name = "lathound diff", .tests = cases, .failures = failures,
+		.errors = d->verdict.error ? 1 : 0,
+	});
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "comparison", .error = d->verdict.error,
+		.out = lh_diff_verdict(d),
+	});
+	for (i = 0; i < d->nr_rows; i++) {
+		const struct lh_diff_row *r = &d->rows[i];
+		char name[64], a[32], b[32], c[64];
+
+		if (r->cpu != LH_DIFF_ALL_CPUS)
+			continue;
+		snprintf(name, sizeof(name), "%s %s growth", lh_tracer_name(r->tracer),
+			 lh_diff_basis_name(r->basis));
+		s = lh_xasprintf("%s: %s -> %s, %s%s", lh_diff_basis_name(r->basis),
+				 fmt_side(&r->base, r->base_ns, a, sizeof(a)),
+				 fmt_side(&r->new, r->new_ns, b, sizeof(b)),
+				 fmt_change(r, c, sizeof(c)), r->gated ? "" : " (not gated)");
+		f = violations_of(d, lh_tracer_name(r->tracer));
+		ret |= lh_junit_case(out, &(struct lh_junit_case){
+			.classname = "lathound.diff", .name = name, .failure = f, .out = s,
+		});
+		free(f);
+		free(s);
+	}
+	s = lh_xasprintf("%zu new offender signature%s%s", d->nr_new_offenders,
+			 d->nr_new_offenders == 1 ? "" : "s",
+			 d->gate.has_max_new ? "" : " (not gated)");
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "new offenders",
+		.failure = new_fail ? s : NULL, .out = s,
+	});
+	free(s);
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "new rule hits", .failure = rules,
+		.out = d->gate.fail_on_new == LH_GATE_FAIL_NONE ? "not gated" :
+		       rules ? rules : "none",
+	});
+	s = lh_xasprintf("%zu handler%s whose max or p99 grew%s", d->nr_irqs,
+			 d->nr_irqs == 1 ? "" : "s", d->gate.has_irq_growth ? "" : " (not gated)");
+	ret |= lh_junit_case(out, &(struct lh_junit_case){
+		.classname = "lathound.diff", .name = "irq handler growth", .failure = irqs,
+		.out = s,
+	});
+	free(s);
+	free(rules);
+	free(irqs);
+	lh_junit_end(out);
+	return ret ? -1 : 0;
+}
+
+int lh_diff_write(const struct lh_diff *d, enum lh_format f, FILE *out)
+{
+	errno = 0;
+	switch (f) {
+	case LH_FORMAT_TEXT:
+		write_text(d, out);
+		break;
+	case LH_FORMAT_JSON:
+		if (write_json(d, out))
+			return -1;
+		break;
+	case LH_FORMAT_JUNIT:
+		if (write_junit(d, out))
+			return -1;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	return lh_report_stream_status(out);
+}
