@@ -186,6 +186,8 @@ static void load_kallsyms(struct lh_noisetrace *t)
 	buf[len] = '\0';
 	tep_parse_kallsyms(t->tep, buf);
 	free(buf);
+	/* libtraceevent sorts what it parsed at the first lookup: that too, now */
+	tep_find_function(t->tep, 0);
 }
 
 static int write_knob(const char *path, uint64_t v, struct lh_diag *diag)
