@@ -65,7 +65,8 @@ struct lh_noisetrace {
 	struct tep_handle	*tep;
 	struct lh_ringbuf	*rb;
 	struct evinfo		ev[EV_NR];
-	bool			kallsyms;	/* /proc/kallsyms was read (at the first stack) */
+	bool			kallsyms;	/* /proc/kallsyms was read (at timerlat's arming) */
+	bool			print_stack;	/* osnoise/print_stack exists and is used */
 
 	struct lh_noise		*noise;
 	struct lh_noisetrace_opts o;
@@ -154,9 +155,11 @@ static void find_all_fields(struct lh_noisetrace *t)
 }
 
 /*
- * Symbols for print_stack's addresses: /proc/kallsyms, parsed by libtraceevent, once, when
- * the first stack comes (some 20 MB of heap, and seconds on a slow machine, that a run
- * without a spike never pays).
+ * Symbols for print_stack's addresses: /proc/kallsyms, parsed by libtraceevent, once a run,
+ * when timerlat is first armed with print_stack, before its tracer is set (some 20 MB of heap,
+ * and up to a second of CPU on a slow machine). Not at the first stack: without a threshold
+ * the first sample of a run is a new maximum, so a stack comes within the first read, and
+ * the parse then ran while timerlat sampled, its cost counted in lathound's overhead.
  */
 static void load_kallsyms(struct lh_noisetrace *t)
 {
@@ -183,6 +186,8 @@ static void load_kallsyms(struct lh_noisetrace *t)
 	buf[len] = '\0';
 	tep_parse_kallsyms(t->tep, buf);
 	free(buf);
+	/* libtraceevent sorts what it parsed at the first lookup: that too, now */
+	tep_find_function(t->tep, 0);
 }
 
 static int write_knob(const char *path, uint64_t v, struct lh_diag *diag)
@@ -244,7 +249,7 @@ static void update_print_stack(struct lh_noisetrace *t)
 	uint64_t us;
 	struct lh_diag d = { 0 };
 
-	if (!t->o.stack || t->ev[EV_STACK].id < 0 || !lh_state_knob_exists("osnoise/print_stack"))
+	if (!t->print_stack)
 		return;
 	us = (t->o.threshold_ns ? t->o.threshold_ns : lh_noise_max(t->noise)) / 1000;
 	if (!us)
@@ -271,6 +276,9 @@ int lh_noisetrace_create(struct lh_noisetrace **tp, const struct lh_noisetrace_o
 	if (load_formats(t, diag))
 		goto fail;
 	find_all_fields(t);
+	/* checked once: update_print_stack() runs at every read */
+	t->print_stack = o->stack && t->ev[EV_STACK].id >= 0 &&
+			 lh_state_knob_exists("osnoise/print_stack");
 	t->noise = lh_noise_alloc((int)sysconf(_SC_NPROCESSORS_CONF), o->threshold_ns, fn, arg);
 	/* The noise events: a spike without them is measured, not explained (doctor says). */
 	for (i = EV_IRQ; i <= EV_THREAD; i++)
@@ -342,6 +350,9 @@ int lh_noisetrace_arm(struct lh_noisetrace *t, enum lh_tracer tr, uint64_t max_n
 	if (!t->o.threshold_ns)
 		lh_noise_set_max(t->noise, max_ns);
 	update_print_stack(t);
+	/* Not while timerlat samples: the stacks that print_stack adds are named from it. */
+	if (tr == LH_TRACER_TIMERLAT && t->print_stack)
+		load_kallsyms(t);
 	if (tracefs_instance_file_write(t->inst, "current_tracer", name) != (int)strlen(name)) {
 		if (errno == EBUSY)
 			return lh_diag_fail(diag, "cannot arm %s: the kernel says it is busy (EBUSY): another user (rtla, or a tracer instance) is running osnoise, timerlat or hwlat; stop it first",
@@ -413,7 +424,7 @@ static void decode_stack(struct lh_noisetrace *t, const struct evinfo *e, int cp
 
 	if (n > max)
 		n = max;
-	load_kallsyms(t);
+	load_kallsyms(t);	/* loaded at arming; a stack of another source is named too */
 	for (i = 0; i < n && i < LH_NOISE_FRAMES; i++) {
 		unsigned long addr;
 

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -279,11 +280,22 @@ bool lh_state_knob_exists(const char *path)
 
 int lh_state_instance_remove(struct tracefs_instance *inst, const char *name)
 {
+	const struct timespec pause = { .tv_nsec = 10 * 1000 * 1000 };
 	char path[PATH_MAX];
-	int e;
+	int e, tries;
 
-	if (!tracefs_instance_destroy(inst))
-		return 0;
+	/*
+	 * The kernel refuses the rmdir (EBUSY) while any file of the instance is open, also by
+	 * someone else (a script that reads its current_tracer or per_cpu stats, as
+	 * bench/vm-rtla.sh's poller does): such a reader is gone within milliseconds.
+	 */
+	for (tries = 0; tries < 50; tries++) {
+		if (!tracefs_instance_destroy(inst))
+			return 0;
+		if (errno != EBUSY)
+			break;
+		nanosleep(&pause, NULL);
+	}
 	e = errno;
 	snprintf(path, sizeof(path), "instances/%s", name);
 	if (!lh_state_knob_exists(path))

@@ -9,21 +9,22 @@
 # (tests/vm/arm64-root.sh): busybox is ROOT/bin/busybox, -b names programs inside ROOT, and
 # the libraries (readelf's NEEDED, recursively) and the loader (PT_INTERP) come from ROOT.
 # -p names a program of this machine's file system all the same (another lathound built for
-# the guest), its libraries found as -b's are.
+# the guest), its libraries found as -b's are. -d copies a data file (a trace a scenario
+# reads, e.g. bench/vm-rtla.sh's calibration) into /opt/lathound/data/, by its base name.
 #
 # usage: mkinitramfs.sh -o OUT.cpio.gz [-R ROOT] [-l LATHOUND] [-r RULES_DIR] [-m MODULE.ko]...
-#                       [-s SCENARIO.sh]... [-b PROGRAM]... [-p PROGRAM]...
+#                       [-s SCENARIO.sh]... [-b PROGRAM]... [-p PROGRAM]... [-d FILE]...
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 out= lathound=$TOP/lathound rules=$TOP/rules sysroot=
-modules=() scenarios=() programs=() own=()
+modules=() scenarios=() programs=() own=() data=()
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 
-while getopts o:R:l:r:m:s:b:p: opt; do
+while getopts o:R:l:r:m:s:b:p:d: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	R) sysroot=$OPTARG BUSYBOX=$OPTARG/bin/busybox ;;
@@ -33,7 +34,8 @@ while getopts o:R:l:r:m:s:b:p: opt; do
 	s) scenarios+=("$OPTARG") ;;
 	b) programs+=("$OPTARG") ;;
 	p) own+=("$OPTARG") ;;
-	*) die "usage: mkinitramfs.sh -o OUT [-R ROOT] [-l LATHOUND] [-r RULES] [-m KO]... [-s SCRIPT]... [-b PROGRAM]... [-p PROGRAM]..." ;;
+	d) data+=("$OPTARG") ;;
+	*) die "usage: mkinitramfs.sh -o OUT [-R ROOT] [-l LATHOUND] [-r RULES] [-m KO]... [-s SCRIPT]... [-b PROGRAM]... [-p PROGRAM]... [-d FILE]..." ;;
 	esac
 done
 [ -n "$out" ] || die "no output given (-o OUT.cpio.gz)"
@@ -115,6 +117,15 @@ echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 
 for m in "${modules[@]}"; do cp "$m" "$root/modules/"; done
+if [ ${#data[@]} -gt 0 ]; then
+	mkdir -p "$root/opt/lathound/data"
+	for f in "${data[@]}"; do
+		[ -f "$f" ] || die "no data file '$f'"
+		[ -e "$root/opt/lathound/data/$(basename "$f")" ] &&
+			die "two data files named '$(basename "$f")'"
+		cp "$f" "$root/opt/lathound/data/"
+	done
+fi
 for s in "${scenarios[@]}"; do cp "$s" "$root/scenarios/"; done
 cp "$HERE/guest/init" "$root/init"
 cp "$HERE/guest/lib.sh" "$root/lhvm/lib.sh"

@@ -15,7 +15,14 @@
 #   NAME.s (guest seconds), NAME.knobs (osnoise/cpus and timerlat_period_us before it)
 #   NAME.cpu             "UPTIME TICKS" a line: the guest's uptime and the tool's CPU time
 #                        (user + system, clock ticks) at each look while timerlat ran: its
-#                        CPU while timerlat runs, its start and end left out
+#                        CPU while timerlat runs, its start and end left out; then its
+#                        user and its system time apart
+#   cal-before, cal-after  the calibration (bench/vm-rtla.sh says why), before the first
+#                        run and after the last: "RC UTIME STIME" (clock ticks) a line, one
+#                        line per 'lathound analyze' over the files of /opt/lathound/data
+#                        named lhvm_rtla_cal_k times (lhvm_rtla_cal_n lines)
+#   dd-before, dd-after  alike, busybox dd of lhvm_rtla_dd one-byte blocks from /dev/zero
+#                        to /dev/null: two system calls a byte, little user code
 # lhvm-program: /usr/bin/rtla
 
 S=${lhvm_rtla_s:-30}
@@ -65,7 +72,7 @@ poll() {
 			# pid (comm) state ppid ... utime stime: fields 14 and 15 (the tools'
 			# names have no space)
 			set -- "$1" $st
-			echo "$up $((${15} + ${16}))" >>"$OUT/$1.cpu"
+			echo "$up $((${15} + ${16})) ${15} ${16}" >>"$OUT/$1.cpu"
 		done
 		sleep 0.5
 	done
@@ -106,8 +113,41 @@ tool() {
 	fact "$name.s" "$(echo "$t1 $t0" | awk '{ printf "%.2f", $1 - $2 }')"
 }
 
+# times_of FILE COMMAND...: runs COMMAND from a shell of its own, adds "RC UTIME STIME" (its
+# user and system time, clock ticks: that shell's cutime and cstime) to FILE.
+times_of() {
+	local file=$1
+	shift
+	sh -c '"$@" >/dev/null 2>&1
+		rc=$?
+		set -- $(sed "s/.*) //" /proc/$$/stat)
+		echo "$rc ${14} ${15}"' sh "$@" >>"$file"
+}
+
+# calibrate WHEN: the calibration workloads, lhvm_rtla_cal_n and lhvm_rtla_dd_n times each,
+# into $OUT/cal-WHEN and $OUT/dd-WHEN (the host runs the same, bench/vm-rtla.sh).
+calibrate() {
+	local i k when=$1
+	[ -d /opt/lathound/data ] || return 0
+	step "calibrate-$when"
+	set --
+	for k in $(seq "${lhvm_rtla_cal_k:-40}"); do
+		set -- "$@" /opt/lathound/data/*
+	done
+	for i in $(seq "${lhvm_rtla_cal_n:-4}"); do
+		times_of "$OUT/cal-$when" "$LH" analyze -j 1 -q -r "$RULES" --fail-on=none \
+			--allow-unreadable -f json -o /tmp/cal.json "$@"
+	done
+	rm -f /tmp/cal.json
+	for i in $(seq "${lhvm_rtla_dd_n:-3}"); do
+		times_of "$OUT/dd-$when" dd if=/dev/zero of=/dev/null bs=1 \
+			count="${lhvm_rtla_dd:-100000}"
+	done
+}
+
 fact nproc "$(nproc)"
 fact s "$S"
+calibrate before
 for k in 1 2; do
 	tool "rtla-$k" rtla timerlat hist -d "$S" -p $PERIOD -b 1 -E 100000
 	tool "lh-$k" "$LH" record -t timerlat -d "${S}s" --timerlat-period $PERIOD \
@@ -125,5 +165,6 @@ if [ "${lhvm_rtla_extra:-0}" = 1 ]; then
 	tool rtlast-1 rtla timerlat hist -d "$S" -p $PERIOD -b 1 -E 100000 -s 1000000
 	tool rtlaos-1 rtla timerlat hist -d "$S" -p $PERIOD -b 1 -E 100000 -e osnoise
 fi
+calibrate after
 rm -rf "$OUT"/lh*/snapshots "$OUT"/lh*/report.html "$OUT"/lh*/report.txt
 step done
