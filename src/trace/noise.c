@@ -28,6 +28,14 @@ struct cycle {
 	size_t		nr_frames;
 };
 
+/* An irqs-off or preempt-off section of a watched tracer. */
+struct section {
+	enum lh_tracer	tracer;
+	uint64_t	start_ns;
+	uint64_t	end_ns;
+	char		caller[LH_NOISE_FRAME];
+};
+
 struct cpu_state {
 	uint64_t		thread_ts;	/* timerlat's thread last ran here (0: not yet) */
 	bool			unexpected;	/* not in osnoise/cpus (lh_noise_set_cpus()) */
@@ -35,6 +43,11 @@ struct cpu_state {
 	size_t			head;		/* next slot */
 	size_t			nr;
 	struct cycle		cyc;
+	struct section		sections[LH_NOISE_SECTIONS];	/* a ring */
+	size_t			sec_head;
+	size_t			sec_nr;
+	bool			sec_known;	/* its sections arrive (since sec_from) */
+	uint64_t		sec_from;
 	struct lh_histogram	hist[LH_NOISE_HIST_NR];
 	uint64_t		runtime_ns;
 	uint64_t		noise_ns;
@@ -46,6 +59,8 @@ struct lh_noise {
 	uint64_t		threshold_ns;
 	uint64_t		max_ns;
 	bool			any;		/* a sample was judged: max_ns holds */
+	unsigned int		watched;	/* the sections' tracers (1u << tracer) */
+	uint64_t		section_min_ns;
 	lh_noise_spike_fn	fn;
 	void			*arg;
 	struct lh_noise_stats	st;
@@ -128,6 +143,18 @@ static struct cpu_state *cpu_of(struct lh_noise *n, int cpu)
 		return NULL;
 	}
 	return &n->cpus[cpu];
+}
+
+/* cpu_of() for an event at ts: after a loss, the first one shows events arrive again. */
+static struct cpu_state *cpu_at(struct lh_noise *n, int cpu, uint64_t ts)
+{
+	struct cpu_state *c = cpu_of(n, cpu);
+
+	if (c && !c->sec_known) {
+		c->sec_known = true;
+		c->sec_from = ts;
+	}
+	return c;
 }
 
 /* Return: whether a sample of ns is a spike (and, without a threshold, the new maximum). */
@@ -233,6 +260,45 @@ static void find_parts(struct lh_noise *n, struct lh_noise_spike *s, const struc
 	s->explained_ns = sum < s->latency_ns ? sum : s->latency_ns;
 }
 
+/*
+ * The watched section of c that overlaps s's window most. Sections come when they end: those
+ * that ended after the window began are all in the ring unless it wrapped past one (then a
+ * found section is still one that overlapped; finding none proves nothing).
+ */
+static void find_section(const struct lh_noise *n, struct lh_noise_spike *s,
+			 const struct cpu_state *c)
+{
+	struct lh_spike_section *o = &s->section;
+	const struct section *oldest;
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	s->section_caller[0] = '\0';
+	o->watched = n->watched;
+	o->min_ns = n->section_min_ns;
+	if (!n->watched || !c->sec_known || c->sec_from > s->start_ns)
+		return;		/* LH_SPIKE_SECTION_NOT_MEASURED */
+	for (i = 0; i < c->sec_nr; i++) {
+		const struct section *x = &c->sections[(c->sec_head + LH_NOISE_SECTIONS - c->sec_nr +
+							i) % LH_NOISE_SECTIONS];
+		uint64_t ov = overlap(x->start_ns, x->end_ns, s->start_ns, s->end_ns);
+
+		if (!ov || (o->state == LH_SPIKE_SECTION_FOUND && ov <= o->overlap_ns))
+			continue;
+		o->state = LH_SPIKE_SECTION_FOUND;
+		o->tracer = x->tracer;
+		o->offset_ns = (int64_t)(x->start_ns - s->start_ns);
+		o->duration_ns = x->end_ns - x->start_ns;
+		o->overlap_ns = ov;
+		snprintf(s->section_caller, sizeof(s->section_caller), "%s", x->caller);
+	}
+	if (o->state == LH_SPIKE_SECTION_FOUND)
+		return;
+	oldest = &c->sections[(c->sec_head + LH_NOISE_SECTIONS - c->sec_nr) % LH_NOISE_SECTIONS];
+	if (c->sec_nr < LH_NOISE_SECTIONS || oldest->end_ns <= s->start_ns)
+		o->state = LH_SPIKE_SECTION_NONE;
+}
+
 static void spike_init(struct lh_noise_spike *s, enum lh_noise_tracer t, int cpu)
 {
 	memset(s, 0, offsetof(struct lh_noise_spike, frames));
@@ -275,6 +341,7 @@ static void cycle_end(struct lh_noise *n, int cpu, struct cpu_state *c)
 	if (s->blocking_pid == 0)
 		snprintf(s->blocking_comm, sizeof(s->blocking_comm), "swapper/%d", cpu);
 	find_parts(n, s, c, y->has_irq ? y->irq_ts : 0);
+	find_section(n, s, c);
 	s->nr_frames = y->nr_frames;
 	memcpy(s->frames, y->frames, y->nr_frames * sizeof(y->frames[0]));
 	n->fn(s, n->arg);
@@ -301,7 +368,7 @@ static bool plausible(const struct cpu_state *c, uint64_t ts, const struct lh_no
 
 void lh_noise_event(struct lh_noise *n, int cpu, uint64_t ts, const struct lh_noise_event *ev)
 {
-	struct cpu_state *c = cpu_of(n, cpu);
+	struct cpu_state *c = cpu_at(n, cpu, ts);
 
 	if (!c)
 		return;
@@ -319,7 +386,7 @@ void lh_noise_event(struct lh_noise *n, int cpu, uint64_t ts, const struct lh_no
 void lh_noise_timerlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t seqnum, bool thread,
 		       uint64_t latency_ns, int pid)
 {
-	struct cpu_state *c = cpu_of(n, cpu);
+	struct cpu_state *c = cpu_at(n, cpu, ts);
 	struct cycle *y;
 
 	if (!c)
@@ -453,6 +520,37 @@ void lh_noise_hwlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t ns)
 	n->fn(s, n->arg);
 }
 
+void lh_noise_watch_sections(struct lh_noise *n, unsigned int watched, uint64_t min_ns)
+{
+	int cpu;
+
+	n->watched = watched;
+	n->section_min_ns = min_ns;
+	/* The events are enabled before a tracer is armed: every section since is read. */
+	for (cpu = 0; cpu < n->nr_cpus; cpu++) {
+		n->cpus[cpu].sec_known = true;
+		n->cpus[cpu].sec_from = 0;
+	}
+}
+
+void lh_noise_section(struct lh_noise *n, int cpu, uint64_t ts, enum lh_tracer tracer,
+		      uint64_t duration_ns, const char *caller)
+{
+	struct cpu_state *c = cpu_at(n, cpu, ts);
+	struct section *x;
+
+	if (!c || !(n->watched & (1u << tracer)) || duration_ns < n->section_min_ns)
+		return;
+	x = &c->sections[c->sec_head];
+	x->tracer = tracer;
+	x->start_ns = ts > duration_ns ? ts - duration_ns : 0;
+	x->end_ns = ts;
+	snprintf(x->caller, sizeof(x->caller), "%s", caller ? caller : "");
+	c->sec_head = (c->sec_head + 1) % LH_NOISE_SECTIONS;
+	if (c->sec_nr < LH_NOISE_SECTIONS)
+		c->sec_nr++;
+}
+
 void lh_noise_lost(struct lh_noise *n, int cpu)
 {
 	struct cpu_state *c = cpu_of(n, cpu);
@@ -462,6 +560,8 @@ void lh_noise_lost(struct lh_noise *n, int cpu)
 	cycle_end(n, cpu, c);
 	/* What was before the gap cannot be told from what is missing in it. */
 	c->nr = 0;
+	c->sec_nr = 0;
+	c->sec_known = false;
 }
 
 void lh_noise_flush(struct lh_noise *n)
@@ -633,6 +733,8 @@ static void spike_record(const struct lh_noise_spike *s, struct lh_record *r)
 	o->more_parts = s->more_parts;
 	o->more_ns = s->more_ns;
 	o->explained_ns = s->explained_ns;
+	o->section = s->section;
+	o->section.caller = name_of(r, s->section_caller);
 }
 
 void lh_noise_spike_record(const struct lh_noise_spike *s, struct lh_record *r)

@@ -38,6 +38,7 @@
 #define LH_NOISE_PARTS	LH_SPIKE_PARTS	/* parts kept per spike, longest first; the rest summed */
 #define LH_NOISE_FRAMES	32	/* stack frames kept */
 #define LH_NOISE_FRAME	96	/* a frame's name, NUL included */
+#define LH_NOISE_SECTIONS 16	/* irqs-off and preempt-off sections kept per CPU */
 
 /* The kinds a record's spike names (record.h's), in that order. */
 enum lh_noise_kind {
@@ -110,6 +111,10 @@ struct lh_noise_spike {
 	uint64_t		more_ns;	/* their overlap */
 	uint64_t		explained_ns;	/* the parts' overlap, at most latency_ns */
 
+	/* timerlat: the watched section that overlapped the window most (caller: below) */
+	struct lh_spike_section	section;
+	char			section_caller[LH_NOISE_FRAME];	/* "": unknown */
+
 	char			frames[LH_NOISE_FRAMES][LH_NOISE_FRAME];	/* print_stack */
 	size_t			nr_frames;
 };
@@ -159,6 +164,19 @@ void lh_noise_osnoise(struct lh_noise *n, int cpu, uint64_t ts, uint64_t runtime
 		      uint64_t noise_ns, uint64_t max_sample_ns);
 /* An hwlat sample (ftrace:hwlat) at ts: the longer of its inner and outer latency. */
 void lh_noise_hwlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t ns);
+/*
+ * From now on the sections of the tracers in watched (1u << LH_TRACER_IRQSOFF, PREEMPTOFF)
+ * of min_ns and longer come through lh_noise_section(): each timerlat spike says the one
+ * that overlapped its window most, or that none did. A CPU's spikes say nothing of sections
+ * until its first event after this call (or after a loss) shows its events arrive.
+ */
+void lh_noise_watch_sections(struct lh_noise *n, unsigned int watched, uint64_t min_ns);
+/*
+ * An irqs-off or preempt-off section (tracer) that ended at ts on cpu after duration_ns,
+ * begun at caller ("" unknown). Sections shorter than the watched minimum are left out.
+ */
+void lh_noise_section(struct lh_noise *n, int cpu, uint64_t ts, enum lh_tracer tracer,
+		      uint64_t duration_ns, const char *caller);
 /*
  * The ring buffer of cpu lost events: its pending sample is judged with what was seen, and
  * no sample after the loss is paired with one before it.

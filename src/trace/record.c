@@ -85,6 +85,22 @@ static const char *const spike_kinds[LH_SPIKE_KIND_NR] = {
 	[LH_SPIKE_THREAD] = "thread",
 };
 
+static const char *const section_states[] = {
+	[LH_SPIKE_SECTION_NOT_MEASURED] = "not_measured", [LH_SPIKE_SECTION_NONE] = "none",
+	[LH_SPIKE_SECTION_FOUND] = "found",
+};
+
+/* Return: the index of name in names[0, nr), or -1. */
+static int name_index(const char *const *names, int nr, const char *name)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
 const char *lh_spike_kind_name(enum lh_spike_kind k)
 {
 	return (unsigned int)k < LH_SPIKE_KIND_NR ? spike_kinds[k] : "unknown";
@@ -92,14 +108,27 @@ const char *lh_spike_kind_name(enum lh_spike_kind k)
 
 int lh_spike_kind_parse(const char *name, enum lh_spike_kind *k)
 {
-	int i;
+	int i = name_index(spike_kinds, LH_SPIKE_KIND_NR, name);
 
-	for (i = 0; i < LH_SPIKE_KIND_NR; i++)
-		if (!strcmp(name, spike_kinds[i])) {
-			*k = i;
-			return 0;
-		}
-	return -1;
+	if (i < 0)
+		return -1;
+	*k = i;
+	return 0;
+}
+
+const char *lh_spike_section_state_name(enum lh_spike_section_state st)
+{
+	return (unsigned int)st < LH_ARRAY_SIZE(section_states) ? section_states[st] : "unknown";
+}
+
+int lh_spike_section_state_parse(const char *name, enum lh_spike_section_state *st)
+{
+	int i = name_index(section_states, LH_ARRAY_SIZE(section_states), name);
+
+	if (i < 0)
+		return -1;
+	*st = i;
+	return 0;
 }
 
 unsigned int lh_spike_permille(uint64_t ns, uint64_t latency_ns)
@@ -250,6 +279,7 @@ void lh_record_copy(struct lh_record *c, const struct lh_record *r)
 	dup_task(c, &c->spike.culprit, &r->spike.culprit);
 	for (i = 0; i < r->spike.nr_parts; i++)
 		c->spike.parts[i].name = dup_str(c, r->spike.parts[i].name);
+	c->spike.section.caller = dup_str(c, r->spike.section.caller);
 	c->source = dup_str(c, r->source);
 	c->line = r->line;
 	c->captured_ns = r->captured_ns;

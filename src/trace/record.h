@@ -111,6 +111,33 @@ struct lh_spike_part {
 	uint64_t		overlap_ns;	/* how much of the window it covers */
 };
 
+/* What the section histograms of the same run say of a timerlat spike. */
+enum lh_spike_section_state {
+	LH_SPIKE_SECTION_NOT_MEASURED,	/* no section histogram ran, or its events were lost */
+	LH_SPIKE_SECTION_NONE,		/* none of min_ns or longer overlapped the window */
+	LH_SPIKE_SECTION_FOUND,
+};
+
+/* Return: "not_measured", "none", "found" (static); "unknown" out of range. */
+const char *lh_spike_section_state_name(enum lh_spike_section_state s);
+/* Return: 0 and *s for one of the names above; -1 otherwise. */
+int lh_spike_section_state_parse(const char *name, enum lh_spike_section_state *s);
+
+/*
+ * The irqs-off or preempt-off section that overlapped a timerlat spike's window most, of the
+ * sections the kernel's histograms counted in the same run (hist.h) on the spike's CPU.
+ */
+struct lh_spike_section {
+	enum lh_spike_section_state state;
+	unsigned int	watched;	/* 1u << LH_TRACER_IRQSOFF, PREEMPTOFF: looked for */
+	uint64_t	min_ns;		/* the shortest section looked for */
+	enum lh_tracer	tracer;		/* found: LH_TRACER_IRQSOFF or LH_TRACER_PREEMPTOFF */
+	const char	*caller;	/* where it began ("name+0xOFF/0xSIZE"); NULL unknown */
+	int64_t		offset_ns;	/* its start from the window's start */
+	uint64_t	duration_ns;
+	uint64_t	overlap_ns;	/* how much of the window it covers */
+};
+
 /*
  * A timerlat, osnoise or hwlat spike broken into its parts (noise.h's breakdown), kept in
  * full in the record: no allocation but the names in the record's arena.
@@ -134,6 +161,7 @@ struct lh_spike {
 	unsigned int		more_parts;	/* beyond LH_SPIKE_PARTS */
 	uint64_t		more_ns;	/* their overlap */
 	uint64_t		explained_ns;	/* what the parts explain, at most latency_ns */
+	struct lh_spike_section	section;	/* timerlat: the section behind it */
 };
 
 /*

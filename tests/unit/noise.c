@@ -422,6 +422,107 @@ START_TEST(hwlat_sample)
 }
 END_TEST
 
+/*
+ * The fakeraid interrupt holding IRQs off 2 ms on CPU 0: the timer expires in it, its IRQ
+ * runs when the section ends, the thread right after.
+ */
+static void irqsoff_cycle(uint64_t seq, uint64_t e)
+{
+	lh_noise_section(n, 0, e + 1500 * US, LH_TRACER_IRQSOFF, 2000 * US, "irqentry_enter+0x1/0x2");
+	noise(0, LH_NOISE_IRQ, e - 500 * US, 2000 * US, 11, "lhx_fakeraid");
+	lh_noise_timerlat(n, 0, e + 1510 * US, seq, false, 1510 * US, 0);
+	lh_noise_timerlat(n, 0, e + 1530 * US, seq, true, 1530 * US, 0);
+}
+
+#define BOTH	((1u << LH_TRACER_IRQSOFF) | (1u << LH_TRACER_PREEMPTOFF))
+
+START_TEST(section_behind_spike)
+{
+	const struct lh_spike_section *x;
+	struct lh_record *r = lh_record_alloc();
+
+	lh_noise_watch_sections(n, BOTH, 25 * US);
+	/* shorter than watched, or before the window, or another CPU's: not it */
+	lh_noise_section(n, 0, E + 100 * US, LH_TRACER_PREEMPTOFF, 24 * US, "short");
+	lh_noise_section(n, 0, E - 10 * US, LH_TRACER_PREEMPTOFF, 900 * US, "before");
+	lh_noise_section(n, 1, E + 1400 * US, LH_TRACER_IRQSOFF, 1900 * US, "cpu1");
+	/* a preempt-off one inside the window, shorter than the irqs-off one */
+	lh_noise_section(n, 0, E + 1000 * US, LH_TRACER_PREEMPTOFF, 300 * US, "inside");
+	irqsoff_cycle(3, E);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	x = &got[0].section;
+	ck_assert_int_eq(x->state, LH_SPIKE_SECTION_FOUND);
+	ck_assert_uint_eq(x->watched, BOTH);
+	ck_assert_uint_eq(x->min_ns, 25 * US);
+	ck_assert_int_eq(x->tracer, LH_TRACER_IRQSOFF);
+	ck_assert_int_eq(x->offset_ns, -500 * (int64_t)US);
+	ck_assert_uint_eq(x->duration_ns, 2000 * US);
+	ck_assert_uint_eq(x->overlap_ns, 1500 * US);
+	ck_assert_str_eq(got[0].section_caller, "irqentry_enter+0x1/0x2");
+	lh_noise_spike_record(&got[0], r);
+	ck_assert_int_eq(r->spike.section.state, LH_SPIKE_SECTION_FOUND);
+	ck_assert_str_eq(r->spike.section.caller, "irqentry_enter+0x1/0x2");
+	ck_assert_uint_eq(lh_spike_permille(r->spike.section.overlap_ns, r->spike.latency_ns), 980);
+	lh_record_free(r);
+}
+END_TEST
+
+START_TEST(section_none_or_not_measured)
+{
+	/* nothing watched: nothing said */
+	irqsoff_cycle(1, E);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_int_eq(got[0].section.state, LH_SPIKE_SECTION_NOT_MEASURED);
+	ck_assert_uint_eq(got[0].section.watched, 0);
+	/* watched, and none overlapped: said as none */
+	lh_noise_watch_sections(n, 1u << LH_TRACER_PREEMPTOFF, 25 * US);
+	blocked_cycle(2, E + 10 * MS);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 2);
+	ck_assert_int_eq(got[1].section.state, LH_SPIKE_SECTION_NONE);
+	ck_assert_uint_eq(got[1].section.watched, 1u << LH_TRACER_PREEMPTOFF);
+	/* an irqs-off section is not looked for when only preempt-off ones are watched */
+	irqsoff_cycle(3, E + 20 * MS);
+	lh_noise_flush(n);
+	ck_assert_int_eq(got[2].section.state, LH_SPIKE_SECTION_NONE);
+	/* after a loss the CPU's sections are unknown until its events come again */
+	lh_noise_lost(n, 1);
+	lh_noise_section(n, 1, E + 30 * MS + 100 * US, LH_TRACER_PREEMPTOFF, 30 * US, "x");
+	blocked_cycle(4, E + 30 * MS);
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 4);
+	ck_assert_int_eq(got[3].section.state, LH_SPIKE_SECTION_NOT_MEASURED);
+	ck_assert_uint_eq(got[3].section.watched, 1u << LH_TRACER_PREEMPTOFF);
+	/* and known again for the next window */
+	blocked_cycle(5, E + 40 * MS);
+	lh_noise_flush(n);
+	ck_assert_int_eq(got[4].section.state, LH_SPIKE_SECTION_NONE);
+}
+END_TEST
+
+START_TEST(section_ring_wrapped)
+{
+	int i;
+
+	lh_noise_watch_sections(n, BOTH, 25 * US);
+	noise(1, LH_NOISE_IRQ, E + 4 * US, 3 * US, 236, "local_timer");
+	lh_noise_timerlat(n, 1, E + 5 * US, 1, false, 5 * US, 4242);
+	/* the section behind the spike, then more after the window than the ring keeps */
+	lh_noise_section(n, 1, E + 2100 * US, LH_TRACER_PREEMPTOFF, 2100 * US, "behind");
+	lh_noise_timerlat(n, 1, E + 2200 * US, 1, true, 2200 * US, 77);
+	for (i = 0; i < LH_NOISE_SECTIONS; i++)
+		lh_noise_section(n, 1, E + (2300 + 40 * (uint64_t)i) * US, LH_TRACER_PREEMPTOFF,
+				 30 * US, "after");
+	lh_noise_flush(n);
+	ck_assert_uint_eq(nr_got, 1);
+	/* it was pushed out: finding none among those kept proves nothing */
+	ck_assert_int_eq(got[0].section.state, LH_SPIKE_SECTION_NOT_MEASURED);
+	ck_assert_uint_eq(got[0].section.watched, BOTH);
+}
+END_TEST
+
 START_TEST(spike_as_record)
 {
 	static const char *const frames[] = { "spin\x1b[31m", "do_spin" };
@@ -657,6 +758,9 @@ static Suite *noise_suite(void)
 	tcase_add_test(tc, hwlat_sample);
 	tcase_add_test(tc, stack_after_irq_work);
 	tcase_add_test(tc, nested_irq_durations_left_out);
+	tcase_add_test(tc, section_behind_spike);
+	tcase_add_test(tc, section_none_or_not_measured);
+	tcase_add_test(tc, section_ring_wrapped);
 	tcase_add_test(tc, spike_as_record);
 	tcase_add_test(tc, unknown_task_record);
 	tcase_add_test(tc, shipped_noise_rules);
