@@ -100,10 +100,13 @@ int lh_cmd_reset(int argc, char **argv)
 		ret = lh_session_recover_locked(lock, &st, &d);
 		/* The killed run's own instance (irq statistics) goes too; a live run's stays. */
 		removed = ret < 0 ? 0 : lh_irqtrace_remove_stale(&d);
+		/*
+		 * And its timerlat/osnoise instance, whose tracer runs on without it; first: the
+		 * histograms' synthetic events cannot go while it has them enabled (EBUSY).
+		 */
+		noise = ret < 0 ? 0 : lh_noisetrace_remove_stale(&d);
 		/* And its histograms: instance, triggers, synthetic events. */
 		hists = ret < 0 ? 0 : lh_hist_remove_stale(&d);
-		/* And its timerlat/osnoise instance, whose tracer runs on without it. */
-		noise = ret < 0 ? 0 : lh_noisetrace_remove_stale(&d);
 		lh_session_unlock(lock);
 	}
 	for (i = 0; i < d.nr; i++) {

@@ -733,6 +733,17 @@ unsigned int lh_hist_kinds(const struct lh_hist *h)
 	return h ? h->kinds : 0;
 }
 
+const char *lh_hist_synth(const struct lh_hist *h, enum lh_hist_kind k)
+{
+	return h && (unsigned int)k < LH_HIST_NR && (h->kinds & (1u << k)) && h->synth_made[k] ?
+		       h->synth[k] : NULL;
+}
+
+const struct lh_ksyms *lh_hist_ksyms(const struct lh_hist *h)
+{
+	return h ? h->ksyms : NULL;
+}
+
 /* Writes a trigger into the instance and remembers it for removal. Return: 0, or -1. */
 static int add_trigger(struct lh_hist *h, const char *sys, const char *ev, char *text,
 		       struct lh_diag *diag)

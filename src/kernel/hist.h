@@ -215,6 +215,13 @@ int lh_hist_create(struct lh_hist **h, const struct lh_hist_opts *o, struct lh_d
 
 /* Return: the kinds actually counted by h. */
 unsigned int lh_hist_kinds(const struct lh_hist *h);
+/*
+ * Return: the synthetic event that counts kind k (one event per section, its length in
+ * "lat", its start site in "caller" as an offset from _stext), NULL when h does not count k.
+ */
+const char *lh_hist_synth(const struct lh_hist *h, enum lh_hist_kind k);
+/* Return: the symbols that name h's start sites (borrowed, h's life), NULL when unread. */
+const struct lh_ksyms *lh_hist_ksyms(const struct lh_hist *h);
 
 /*
  * Reads kind k's histograms into d (released first), with its LH_HIST_TOP_CALLERS callers

@@ -59,6 +59,18 @@ struct evinfo {
 	struct tep_format_field	*f[F_NR];
 };
 
+/* A watched section histogram's synthetic event (lh_noisetrace_watch()). */
+struct watch {
+	enum lh_tracer		tracer;
+	char			synth[64];
+	int			id;
+	struct tep_format_field	*lat;
+	struct tep_format_field	*caller;
+};
+
+/* The shortest section watched: none shorter, a spike's quarter otherwise. */
+#define SECTION_FLOOR_NS	(20 * 1000ULL)
+
 struct lh_noisetrace {
 	char			name[48];
 	struct tracefs_instance	*inst;
@@ -72,6 +84,10 @@ struct lh_noisetrace {
 	struct lh_noisetrace_opts o;
 	enum lh_tracer		armed;
 	uint64_t		print_stack_us;	/* as last written */
+	struct watch		watch[2];
+	size_t			nr_watch;
+	const struct lh_ksyms	*ksyms;
+	uint64_t		section_min_ns;	/* as last written to the watches' filters */
 	uint64_t		missed;
 	uint64_t		implausible_said;	/* noise events said left out */
 };
@@ -238,6 +254,78 @@ static int read_cpus(struct lh_noisetrace *t, struct lh_diag *diag)
 		ret = lh_diag_fail(diag, "'osnoise/cpus' reads '%.64s', not a CPU list", cpus);
 	free(cpus);
 	return ret;
+}
+
+/*
+ * The watched sections' filter: a quarter of what a spike must exceed (the threshold, or the
+ * running maximum), SECTION_FLOOR_NS at least, so that the kernel emits the sections that
+ * can explain one and few others.
+ */
+static void update_watch(struct lh_noisetrace *t)
+{
+	uint64_t ns = (t->o.threshold_ns ? t->o.threshold_ns : lh_noise_max(t->noise)) / 4;
+	unsigned int watched = 0;
+	char filter[48];
+	size_t i;
+
+	if (!t->nr_watch)
+		return;
+	if (ns < SECTION_FLOOR_NS)
+		ns = SECTION_FLOOR_NS;
+	if (ns == t->section_min_ns)
+		return;
+	snprintf(filter, sizeof(filter), "lat >= %" PRIu64, ns);
+	for (i = 0; i < t->nr_watch; i++) {
+		/* a filter the kernel refused keeps the last one: the minimum said stays true */
+		if (tracefs_event_file_write(t->inst, "synthetic", t->watch[i].synth, "filter",
+					     filter) < 0)
+			return;
+		watched |= 1u << t->watch[i].tracer;
+	}
+	t->section_min_ns = ns;
+	lh_noise_watch_sections(t->noise, watched, ns);
+}
+
+int lh_noisetrace_watch(struct lh_noisetrace *t, enum lh_tracer tracer, const char *synth,
+			const struct lh_ksyms *ks, struct lh_diag *diag)
+{
+	struct watch *w = &t->watch[t->nr_watch];
+	struct tep_event *e;
+	char *buf;
+	int size;
+
+	if (t->nr_watch == LH_ARRAY_SIZE(t->watch) ||
+	    (tracer != LH_TRACER_IRQSOFF && tracer != LH_TRACER_PREEMPTOFF)) {
+		errno = EINVAL;
+		return lh_diag_fail(diag, "cannot watch the sections of '%s'", lh_tracer_name(tracer));
+	}
+	snprintf(w->synth, sizeof(w->synth), "%s", synth);
+	w->tracer = tracer;
+	buf = tracefs_event_file_read(NULL, "synthetic", synth, "format", &size);
+	if (!buf || tep_parse_event(t->tep, buf, (unsigned long)size, "synthetic")) {
+		free(buf);
+		return lh_diag_fail(diag, "cannot read the format of synthetic event '%s'", synth);
+	}
+	free(buf);
+	e = tep_find_event_by_name(t->tep, "synthetic", synth);
+	w->lat = e ? tep_find_field(e, "lat") : NULL;
+	w->caller = e ? tep_find_field(e, "caller") : NULL;
+	if (!w->lat)
+		return lh_diag_fail(diag, "synthetic event '%s' has no field 'lat'", synth);
+	w->id = e->id;
+	t->ksyms = ks;
+	t->nr_watch++;
+	/* the filter first: enabled without it, every section would come */
+	t->section_min_ns = 0;
+	update_watch(t);
+	if (!t->section_min_ns ||
+	    tracefs_event_enable(t->inst, "synthetic", synth)) {
+		t->nr_watch--;
+		lh_noise_watch_sections(t->noise, 0, 0);
+		return lh_diag_fail(diag, "cannot enable synthetic event '%s' in instance '%s': %s",
+				    synth, t->name, strerror(errno));
+	}
+	return 0;
 }
 
 /*
@@ -441,6 +529,25 @@ static void decode_stack(struct lh_noisetrace *t, const struct evinfo *e, int cp
 	lh_noise_stack(t->noise, cpu, names, i);
 }
 
+/* A watched section's synthetic event, if type is one: its length and start site. */
+static void decode_section(struct lh_noisetrace *t, int type, int cpu, const void *data,
+			   int size, uint64_t ts)
+{
+	unsigned long long lat, offs;
+	char *caller = NULL;
+	size_t i;
+
+	for (i = 0; i < t->nr_watch && t->watch[i].id != type; i++)
+		;
+	if (i == t->nr_watch || tep_read_number_field(t->watch[i].lat, data, &lat))
+		return;
+	(void)size;
+	if (t->watch[i].caller && !tep_read_number_field(t->watch[i].caller, data, &offs))
+		caller = lh_ksyms_name(t->ksyms, (int32_t)offs);
+	lh_noise_section(t->noise, cpu, ts, t->watch[i].tracer, lat, caller);
+	free(caller);
+}
+
 static void decode(void *arg, int cpu, void *data, int size, uint64_t ts)
 {
 	struct lh_noisetrace *t = arg;
@@ -455,8 +562,10 @@ static void decode(void *arg, int cpu, void *data, int size, uint64_t ts)
 	for (i = 0; i < EV_NR; i++)
 		if (t->ev[i].id >= 0 && t->ev[i].id == type)
 			break;
-	if (i == EV_NR)
+	if (i == EV_NR) {
+		decode_section(t, type, cpu, data, size, ts);
 		return;
+	}
 	e = &t->ev[i];
 	switch (i) {
 	case EV_TIMERLAT:
@@ -526,6 +635,7 @@ long lh_noisetrace_read(struct lh_noisetrace *t, bool final, struct lh_diag *dia
 		t->implausible_said = bad;
 	}
 	update_print_stack(t);
+	update_watch(t);
 	return events;
 }
 

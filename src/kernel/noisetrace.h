@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hist.h"
 #include "trace/noise.h"
 #include "trace/record.h"
 #include "util/util.h"
@@ -72,6 +73,16 @@ int lh_noisetrace_disarm(struct lh_noisetrace *t, struct lh_diag *diag);
  * Return: events decoded, or -1 with the reason in diag.
  */
 long lh_noisetrace_read(struct lh_noisetrace *t, bool final, struct lh_diag *diag);
+
+/*
+ * Watches the sections of tracer (LH_TRACER_IRQSOFF or PREEMPTOFF) that the histograms'
+ * synthetic event synth emits (hist.h): enabled in this instance, filtered to those of a
+ * quarter of the spike threshold (or running maximum) and longer, their start sites named
+ * with ks (may be NULL). Each timerlat spike then says the section that overlapped it most.
+ * Call before the first lh_noisetrace_arm(). Return: 0, or -1 with the reason in diag.
+ */
+int lh_noisetrace_watch(struct lh_noisetrace *t, enum lh_tracer tracer, const char *synth,
+			const struct lh_ksyms *ks, struct lh_diag *diag);
 
 /* Return: the breakdown (histograms, counters; borrowed). */
 const struct lh_noise *lh_noisetrace_noise(const struct lh_noisetrace *t);

@@ -361,14 +361,45 @@ static int hist_create(struct lh_recorder_tracefs *t, const struct lh_recorder_t
 static int noise_create(struct lh_recorder_tracefs *t, const struct lh_recorder_tracefs_opts *o,
 			struct lh_diag *diag)
 {
-	/* A run killed with SIGKILL left its instance, its tracer still running. */
-	if (lh_noisetrace_remove_stale(diag) > 0)
-		lh_diag_add(diag, LH_DIAG_WARNING,
-			    "removed the timerlat/osnoise instance of a lathound that was killed");
+	static const struct {
+		enum lh_hist_kind	kind;
+		enum lh_tracer		tracer;
+	} sections[] = {
+		{ LH_HIST_IRQSOFF, LH_TRACER_IRQSOFF }, { LH_HIST_PREEMPTOFF, LH_TRACER_PREEMPTOFF },
+	};
+	size_t i;
+
 	if (!(lh_session_tracers(t->session) & lh_tracer_sampling_mask()))
 		return 0;
 	t->spike = lh_record_alloc();
-	return lh_noisetrace_create(&t->noise, &o->noise, tfs_on_spike, t, diag);
+	if (lh_noisetrace_create(&t->noise, &o->noise, tfs_on_spike, t, diag))
+		return -1;
+	/* The sections the histograms count: a spike says the one behind it. */
+	for (i = 0; i < LH_ARRAY_SIZE(sections); i++) {
+		const char *synth = lh_hist_synth(t->hist, sections[i].kind);
+		struct lh_diag d = { 0 };
+
+		if (synth && lh_noisetrace_watch(t->noise, sections[i].tracer, synth,
+						 lh_hist_ksyms(t->hist), &d))
+			lh_diag_add(diag, LH_DIAG_WARNING,
+				    "%s; spikes do not say which %s section overlapped them",
+				    d.nr ? d.msgs[0].text : "cannot watch the sections",
+				    lh_tracer_name(sections[i].tracer));
+		lh_diag_release(&d);
+	}
+	return 0;
+}
+
+/*
+ * A run killed with SIGKILL left its timerlat/osnoise instance, its tracer still running,
+ * and in it the histograms' section events enabled: it goes before the histograms do.
+ */
+static int noise_remove_stale(struct lh_diag *diag)
+{
+	if (lh_noisetrace_remove_stale(diag) > 0)
+		lh_diag_add(diag, LH_DIAG_WARNING,
+			    "removed the timerlat/osnoise instance of a lathound that was killed");
+	return 0;
 }
 
 int lh_recorder_tracefs_create(struct lh_recorder_tracefs **tp,
@@ -388,7 +419,8 @@ int lh_recorder_tracefs_create(struct lh_recorder_tracefs **tp,
 		free(t);
 		return -1;
 	}
-	if (irqtrace_create(t, o, diag) || hist_create(t, o, diag) || noise_create(t, o, diag) ||
+	if (irqtrace_create(t, o, diag) || noise_remove_stale(diag) || hist_create(t, o, diag) ||
+	    noise_create(t, o, diag) ||
 	    (!o->session.no_tracer && capture_open(t, o, diag))) {
 		lh_recorder_tracefs_destroy(t, diag);
 		return -1;
