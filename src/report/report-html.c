@@ -697,6 +697,7 @@ static void spike_task_row(FILE *out, const char *what, const struct lh_task *t,
 /* A sampling tracer's spike: latencies, its tasks, each part with its share. */
 static void spike_rows(FILE *out, const struct lh_spike *sp)
 {
+	char section[LH_REPORT_SECTION_TEXT];
 	size_t k;
 
 	fputs("<tr><th>spike</th><td>", out);
@@ -716,6 +717,11 @@ static void spike_rows(FILE *out, const struct lh_spike *sp)
 		spike_task_row(out, "blocking", &sp->blocking, sp->blocking_ns, sp->latency_ns);
 	spike_task_row(out, "culprit", &sp->culprit, sp->culprit_ns, sp->latency_ns);
 	fputs("</table>", out);
+	if (*lh_report_section_text(sp, section, sizeof(section))) {
+		fputs("<p class=\"section\">section: ", out);
+		esc(out, section);
+		fputs("</p>", out);
+	}
 	if (sp->nr_parts)
 		fputs("<table class=\"spike\"><tr><th>kind</th><th>name</th><th>vector</th>"
 		      "<th>offset</th><th>duration</th><th>overlap</th><th>share</th></tr>", out);

@@ -501,6 +501,45 @@ static void spike_task_json(struct jw *w, const char *key, const struct lh_spike
 	jw_end(w);
 }
 
+/* What overlapped a spike's window: its offset, duration, overlap and share of latency_ns. */
+static void overlap_json(struct jw *w, int64_t offset_ns, uint64_t duration_ns,
+			 uint64_t overlap_ns, uint64_t latency_ns)
+{
+	jw_sus(w, "offset_us", offset_ns);
+	jw_us(w, "duration_us", duration_ns);
+	jw_us(w, "overlap_us", overlap_ns);
+	jw_uint(w, "share_permille", lh_spike_permille(overlap_ns, latency_ns));
+}
+
+/*
+ * The section behind a timerlat spike, when the run watched one (absent otherwise):
+ * {state, watched, min_us[, tracer, caller, offset_us, duration_us, overlap_us,
+ * share_permille]}.
+ */
+static void spike_section_json(struct jw *w, const struct lh_spike *sp)
+{
+	const struct lh_spike_section *x = &sp->section;
+	static const enum lh_tracer watchable[] = { LH_TRACER_IRQSOFF, LH_TRACER_PREEMPTOFF };
+	size_t i;
+
+	if (!x->watched)
+		return;
+	jw_obj(w, "section");
+	jw_str(w, "state", lh_spike_section_state_name(x->state));
+	jw_arr(w, "watched");
+	for (i = 0; i < LH_ARRAY_SIZE(watchable); i++)
+		if (x->watched & (1u << watchable[i]))
+			jw_str(w, NULL, lh_tracer_name(watchable[i]));
+	jw_end(w);
+	jw_us(w, "min_us", x->min_ns);
+	if (x->state == LH_SPIKE_SECTION_FOUND) {
+		jw_str(w, "tracer", lh_tracer_name(x->tracer));
+		jw_str_or_null(w, "caller", x->caller);
+		overlap_json(w, x->offset_ns, x->duration_ns, x->overlap_ns, sp->latency_ns);
+	}
+	jw_end(w);
+}
+
 /* A sampling tracer's spike broken into its parts (null for the other tracers). */
 static void spike_json(struct jw *w, const struct lh_spike *sp)
 {
@@ -527,10 +566,7 @@ static void spike_json(struct jw *w, const struct lh_spike *sp)
 		jw_str(w, "name", p->name);
 		jw_known(w, "vector", p->vector);
 		jw_known(w, "pid", p->pid);
-		jw_sus(w, "offset_us", p->offset_ns);
-		jw_us(w, "duration_us", p->duration_ns);
-		jw_us(w, "overlap_us", p->overlap_ns);
-		jw_uint(w, "share_permille", lh_spike_permille(p->overlap_ns, sp->latency_ns));
+		overlap_json(w, p->offset_ns, p->duration_ns, p->overlap_ns, sp->latency_ns);
 		jw_end(w);
 	}
 	jw_end(w);
@@ -538,6 +574,7 @@ static void spike_json(struct jw *w, const struct lh_spike *sp)
 	jw_us(w, "more_us", sp->more_ns);
 	jw_us(w, "explained_us", sp->explained_ns);
 	jw_uint(w, "explained_permille", lh_spike_permille(sp->explained_ns, sp->latency_ns));
+	spike_section_json(w, sp);
 	jw_end(w);
 }
 

@@ -1088,6 +1088,81 @@ static void spike_part(struct ctx *c, json_object *x, struct lh_record *r,
 	spike_share(c, x, "share_permille", q->overlap_ns, r->spike.latency_ns);
 }
 
+/* A tracer whose sections a spike can watch, by name: LH_TRACER_UNKNOWN for any other. */
+static enum lh_tracer section_tracer(const char *name)
+{
+	enum lh_tracer t = name ? lh_tracer_from_name(name, strlen(name)) : LH_TRACER_UNKNOWN;
+
+	return t == LH_TRACER_IRQSOFF || t == LH_TRACER_PREEMPTOFF ? t : LH_TRACER_UNKNOWN;
+}
+
+/*
+ * The section behind a timerlat spike (its "section", absent when none was watched): a
+ * found one of a watched tracer, no shorter than the minimum watched, overlapping the
+ * window by no more than its own length or the window's, its share recomputed.
+ */
+static void spike_section(struct ctx *c, json_object *v, struct lh_record *r,
+			  uint64_t window_ns)
+{
+	struct lh_spike_section *x = &r->spike.section;
+	const char *state;
+	json_object *o, *a;
+	size_t i, n, p;
+
+	if (!json_object_object_get_ex(v, "section", NULL))
+		return;
+	o = member(c, v, "section", json_type_object, false);
+	if (!o)
+		return;
+	p = push(c, "section", 0);
+	if (r->tracer != LH_TRACER_TIMERLAT) {
+		bad(c, NULL, "a spike of %s watches no section", lh_tracer_name(r->tracer));
+		goto out;
+	}
+	state = get_str(c, o, "state", false, &r->arena);
+	if (state && lh_spike_section_state_parse(state, &x->state))
+		bad(c, "state", "'%s' is not a section's state (found, none, not_measured)", state);
+	a = array(c, o, "watched", &n);
+	for (i = 0; i < n && !c->failed; i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		enum lh_tracer t = section_tracer(json_object_is_type(e, json_type_string) ?
+						  json_object_get_string(e) : NULL);
+
+		if (t == LH_TRACER_UNKNOWN)
+			bad(c, "watched", "'%s' is not a tracer whose sections are watched (irqsoff, preemptoff)",
+			    json_object_get_string(e));
+		else
+			x->watched |= 1u << t;
+	}
+	if (!c->failed && !x->watched)
+		bad(c, "watched", "empty: a section written is a section watched");
+	x->min_ns = spike_ns(c, o, "min_us", false, NULL);
+	if (c->failed || x->state != LH_SPIKE_SECTION_FOUND)
+		goto out;
+	x->tracer = section_tracer(get_str(c, o, "tracer", false, &r->arena));
+	x->caller = get_str(c, o, "caller", true, &r->arena);
+	x->offset_ns = spike_offset_ns(c, o, "offset_us");
+	x->duration_ns = spike_ns(c, o, "duration_us", false, NULL);
+	x->overlap_ns = spike_ns(c, o, "overlap_us", false, NULL);
+	if (c->failed)
+		goto out;
+	if (x->caller && strlen(x->caller) >= LH_REPORT_SECTION_CALLER)
+		bad(c, "caller", "%zu bytes, longer than a kernel symbol's name and offset",
+		    strlen(x->caller));
+	else if (!(x->watched & (1u << x->tracer)))
+		bad(c, "tracer", "not one of the tracers watched");
+	else if (x->duration_ns < x->min_ns)
+		bad(c, "duration_us", "%llu ns, shorter than the minimum watched of %llu ns",
+		    (unsigned long long)x->duration_ns, (unsigned long long)x->min_ns);
+	else if (!x->overlap_ns || x->overlap_ns > x->duration_ns || x->overlap_ns > window_ns)
+		bad(c, "overlap_us", "%llu ns, not within the section's %llu ns and the window's %llu ns",
+		    (unsigned long long)x->overlap_ns, (unsigned long long)x->duration_ns,
+		    (unsigned long long)window_ns);
+	spike_share(c, o, "share_permille", x->overlap_ns, r->spike.latency_ns);
+out:
+	pop(c, p);
+}
+
 /*
  * A sampling tracer's spike (the record's "spike", absent in reports written before it): every
  * duration bounded, every share and the total explained recomputed from the parts, the
@@ -1187,6 +1262,7 @@ static void load_spike(struct ctx *c, json_object *e, struct lh_record *r)
 		bad(c, "explained_us", "%llu ns, but its parts explain %llu ns",
 		    (unsigned long long)sp->explained_ns, (unsigned long long)explained);
 	spike_share(c, v, "explained_permille", sp->explained_ns, sp->latency_ns);
+	spike_section(c, v, r, window);
 out:
 	pop(c, p);
 }

@@ -320,6 +320,14 @@ static inline uint64_t lh_report_us_to_ns(uint64_t us)
 /* "2002us", "1.500us": µs from ns, exact, for people. Return: buf. */
 char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len);
 /*
+ * The section behind a timerlat spike in words, for the text and HTML writers ("irqsoff
+ * 2000.101us from X, began 3.2us before the expiry, covers 99.1 % of the spike").
+ * Return: buf, "" when the run watched no section.
+ */
+char *lh_report_section_text(const struct lh_spike *sp, char *buf, size_t len);
+#define LH_REPORT_SECTION_CALLER 256	/* the longest start site a report may name */
+#define LH_REPORT_SECTION_TEXT	(LH_REPORT_SECTION_CALLER + 192)
+/*
  * "2002", "1.5": µs from ns, exact, as every JSON document writes them (report, merge,
  * diff): an integer when whole, else its decimals without trailing zeros. Return: buf.
  */

@@ -458,7 +458,7 @@ static char *share(uint64_t ns, uint64_t latency_ns, char *buf, size_t len)
 /* A sampling tracer's spike: its latencies, its tasks and each part with its share. */
 static void print_spike(const struct lh_spike *sp, FILE *out)
 {
-	char task[64], pct[16], name[64];
+	char task[64], pct[16], name[64], section[LH_REPORT_SECTION_TEXT];
 	size_t i;
 
 	fprintf(out, "  %-12s %.3f us", "spike:", (double)sp->latency_ns / 1e3);
@@ -481,6 +481,8 @@ static void print_spike(const struct lh_spike *sp, FILE *out)
 			task_name(sp->culprit.comm, sp->culprit.pid, task, sizeof(task)),
 			(double)sp->culprit_ns / 1e3,
 			share(sp->culprit_ns, sp->latency_ns, pct, sizeof(pct)));
+	if (*lh_report_section_text(sp, section, sizeof(section)))
+		fprintf(out, "  %-12s %s\n", "section:", section);
 	if (!sp->nr_parts)
 		return;
 	fprintf(out, "  noise (longest first):\n    %-7s  %-24s  %6s  %12s  %12s  %12s  %7s\n",

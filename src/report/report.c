@@ -44,6 +44,33 @@ char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+char *lh_report_section_text(const struct lh_spike *sp, char *buf, size_t len)
+{
+	const struct lh_spike_section *x = &sp->section;
+	char min[32], dur[32], off[32], watched[32];
+	unsigned int pm = lh_spike_permille(x->overlap_ns, sp->latency_ns);
+
+	snprintf(watched, sizeof(watched), "%s%s%s",
+		 x->watched & (1u << LH_TRACER_IRQSOFF) ? "irqsoff" : "",
+		 x->watched == ((1u << LH_TRACER_IRQSOFF) | (1u << LH_TRACER_PREEMPTOFF)) ? " or " : "",
+		 x->watched & (1u << LH_TRACER_PREEMPTOFF) ? "preemptoff" : "");
+	lh_report_fmt_us(x->min_ns, min, sizeof(min));
+	if (!x->watched)
+		buf[0] = '\0';
+	else if (x->state == LH_SPIKE_SECTION_NONE)
+		snprintf(buf, len, "no %s section of %s or more overlapped it", watched, min);
+	else if (x->state != LH_SPIKE_SECTION_FOUND)
+		snprintf(buf, len, "not measured: the %s sections of this CPU were lost", watched);
+	else
+		snprintf(buf, len, "%s %s from %s, began %s %s the expiry, covers %u.%u %% of the spike",
+			 lh_tracer_name(x->tracer), lh_report_fmt_us(x->duration_ns, dur, sizeof(dur)),
+			 x->caller ? x->caller : "an unknown site",
+			 lh_report_fmt_us(x->offset_ns < 0 ? (uint64_t)-x->offset_ns
+							   : (uint64_t)x->offset_ns, off, sizeof(off)),
+			 x->offset_ns < 0 ? "before" : "after", pm / 10, pm % 10);
+	return buf;
+}
+
 char *lh_report_json_us(uint64_t ns, char *buf, size_t len)
 {
 	size_t n;

@@ -321,6 +321,10 @@ static char *spike_sample(void)
 	struct lh_report *rep = lh_report_alloc(rules, NULL);
 	struct lh_noise *n = lh_noise_alloc(2, 100 * US, feed_spike, rep);
 
+	lh_noise_watch_sections(n, (1u << LH_TRACER_IRQSOFF) | (1u << LH_TRACER_PREEMPTOFF),
+				25 * US);
+	lh_noise_section(n, 1, E + 2150 * US, LH_TRACER_PREEMPTOFF, 2250 * US + 7,
+			 "spin_lock+0x10/0x20");
 	noise_ev(n, LH_NOISE_IRQ, E + 4 * US, 3 * US, 236, "local_timer");
 	lh_noise_timerlat(n, 1, E + 5 * US, 7, false, 5 * US, 4242);
 	noise_ev(n, LH_NOISE_SOFTIRQ, E + 10 * US + 1, 20 * US + 500, 1, "");
@@ -360,6 +364,12 @@ START_TEST(spike_read_back_same)
 	ck_assert_uint_eq(sp->parts[1].duration_ns, 20 * US + 500);
 	ck_assert_int_eq(sp->parts[0].offset_ns, -2 * (int64_t)MS);
 	ck_assert_uint_eq(sp->explained_ns, 2100 * US + 3 * US + 20 * US + 500);
+	ck_assert_int_eq(sp->section.state, LH_SPIKE_SECTION_FOUND);
+	ck_assert_int_eq(sp->section.tracer, LH_TRACER_PREEMPTOFF);
+	ck_assert_str_eq(sp->section.caller, "spin_lock+0x10/0x20");
+	ck_assert_int_eq(sp->section.offset_ns, -100 * (int64_t)US - 7);
+	ck_assert_uint_eq(sp->section.duration_ns, 2250 * US + 7);
+	ck_assert_uint_eq(sp->section.overlap_ns, 2150 * US);
 	again = json_of(rep, NULL);
 	ck_assert_str_eq(again, buf);
 	ck_assert_ptr_nonnull(strstr(buf, "\"offset_us\": -2000,"));
@@ -426,6 +436,29 @@ START_TEST(spike_refused)
 			     "records[1].spike: a record of irqsoff has no spike");
 	assert_spike_refused(OS "parts", json_object_new_int(5),
 			     OSM "parts: expected an array, got an integer");
+	/* the section behind the timer's spike */
+	assert_spike_refused(TL "section.share_permille", json_object_new_int(900),
+			     TLM "section.share_permille: 900, but its duration makes it 977");
+	assert_spike_refused(TL "section.state", json_object_new_string("maybe"),
+			     TLM "section.state: 'maybe' is not a section's state");
+	assert_spike_refused(TL "section.watched", json_object_new_array(),
+			     TLM "section.watched: empty");
+	assert_spike_refused(TL "section.watched.1", json_object_new_string("wakeup"),
+			     TLM "section.watched: 'wakeup' is not a tracer whose sections");
+	assert_spike_refused(TL "section.tracer", json_object_new_string("hwlat"),
+			     TLM "section.tracer: not one of the tracers watched");
+	assert_spike_refused(TL "section.min_us", json_object_new_int(3000),
+			     TLM "section.duration_us: 2250007 ns, shorter than the minimum");
+	assert_spike_refused(TL "section.overlap_us", json_object_new_int(2300),
+			     TLM "section.overlap_us: 2300000 ns, not within");
+	assert_spike_refused(TL "section.caller", json_object_new_string(
+				     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+				     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+				     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+				     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+			     TLM "section.caller: 256 bytes, longer than a kernel symbol's");
+	assert_spike_refused(OS "section", json_object_new_object(),
+			     OSM "section: a spike of osnoise watches no section");
 }
 END_TEST
 
