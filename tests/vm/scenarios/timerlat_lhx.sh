@@ -9,10 +9,10 @@
 user_state
 knobs knobs-before.txt
 
-rec tlx record -t timerlat -T 1000us --keep 100 -o "$OUT/tlx" -r "$RULES" -- \
+rec tlx record -t timerlat -T 1000us --hist all --keep 100 -o "$OUT/tlx" -r "$RULES" -- \
 	lhx-inject fakeraid 2000 10 103000
 knobs knobs-tlx.txt
 
-rec tlp record -t timerlat -T 1000us --keep 100 -o "$OUT/tlp" -r "$RULES" -- \
+rec tlp record -t timerlat -T 1000us --hist all --keep 100 -o "$OUT/tlp" -r "$RULES" -- \
 	lhx-inject preempt 2000 10 103000
 knobs knobs-tlp.txt
