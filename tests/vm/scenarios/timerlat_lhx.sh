@@ -16,3 +16,23 @@ knobs knobs-tlx.txt
 rec tlp record -t timerlat -T 1000us --hist all --keep 100 -o "$OUT/tlp" -r "$RULES" -- \
 	lhx-inject preempt 2000 10 103000
 knobs knobs-tlp.txt
+
+# SIGKILL while timerlat runs with the histograms' sections enabled in its instance: the
+# kernel refuses to remove a synthetic event an instance has enabled (EBUSY), so reset must
+# remove the killed run's instance before its histograms.
+"$LH" record -t timerlat -T 1000us --hist all -o "$OUT/tlk" -r "$RULES" \
+	>"$OUT/tlk.out" 2>"$OUT/tlk.err" &
+pid=$!
+i=0
+while ! grep -qx timerlat $T/instances/lathound-noise-*/current_tracer 2>/dev/null &&
+	[ $i -lt 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+fact tlk.watched "$(cat $T/instances/lathound-noise-*/events/synthetic/*/enable 2>/dev/null |
+	grep -c 1)"
+kill -KILL $pid
+wait $pid
+knobs knobs-tlk-killed.txt
+rec tlkreset reset
+knobs knobs-tlk-reset.txt
