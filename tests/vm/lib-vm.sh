@@ -91,7 +91,7 @@ vm_cross_lathound() {
 	mkdir -p "$b"
 	# The sources only: the checkout may hold the build machine's objects.
 	cp "$TOP/Makefile" "$TOP/config.mk" "$b/"
-	(cd "$TOP" && cp --parents src/*.[ch] src/*/*.[ch] "$b/")
+	(cd "$TOP" && shopt -s nullglob && cp --parents src/*.[ch] src/*/*.[ch] "$b/")
 	if ! PKG_CONFIG_SYSROOT_DIR=$ARM64_ROOT \
 	     PKG_CONFIG_LIBDIR=$ARM64_ROOT/usr/lib/aarch64-linux-gnu/pkgconfig:$ARM64_ROOT/usr/share/pkgconfig \
 	     make -C "$b" -j"$(nproc)" CC="aarch64-linux-gnu-gcc --sysroot=$ARM64_ROOT" \
