@@ -1,14 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # timerlat and osnoise on Debian's own PREEMPT_RT kernel (tests/vm/rt/run, 2 CPUs, plain
-# TCG): the culprit is lhspin, a SCHED_FIFO 99 task pinned to CPU 1 spinning SPIN ms every
+# TCG): the culprit is lhspin, a SCHED_FIFO 99 task pinned to CPU 1 spinning a few ms every
 # PERIOD ms, above timerlat's threads. The host asserts on the reports: the spinner named as
 # the blocking task of its spikes and as the top noise of CPU 1, a rule on it fired, the
 # osnoise knobs given back after a normal end, SIGTERM, SIGKILL + reset; a tracer another
 # user holds refused with EBUSY.
 # lhvm-program: lhspin
 
-SPIN=8
 PERIOD=100
+# timerlat's spins are two of its 10 ms periods long: each covers one expiry at least 10 ms
+# before its end, so every spin makes one spike well over -T whatever the host's load does to
+# the guest's clock (at 8 ms, 3 in 8 of the spins that cover an expiry fall under 3 ms, and a
+# stalled vCPU turns more of them into spikes that begin before the spin). osnoise's are 8 ms:
+# its availability check asks for the spinner's share.
+TL_SPIN=20
+OS_SPIN=8
 
 # step NAME: progress on the console (the kernel log, as the protocol: tests/vm/guest/init),
 # with the guest's uptime: a hang shows where.
@@ -50,13 +56,13 @@ rec doctor doctor
 # spin at most) and CPU 0 left to lathound keep the guest responsive.
 step timerlat
 rec tl record -t timerlat -T 3ms --timerlat-period 10000 --noise-cpus 1 --keep 1000 -o "$OUT/tl" \
-	-r "$RULES" -r "$OUT/spin.rules" -- /usr/bin/lhspin 1 $SPIN $PERIOD 120
+	-r "$RULES" -r "$OUT/spin.rules" -- /usr/bin/lhspin 1 $TL_SPIN $PERIOD 120
 knobs knobs-tl.txt
 
 # osnoise on CPU 1: its noise by source, the spinner running all along (osnoise's periods
 # are 1 s: the record lasts 4 of them).
 step osnoise
-/usr/bin/lhspin 1 $SPIN $PERIOD 70 >"$OUT/spin-os.out" 2>&1 &
+/usr/bin/lhspin 1 $OS_SPIN $PERIOD 70 >"$OUT/spin-os.out" 2>&1 &
 spin=$!
 rec os record -t osnoise --noise-cpus 1 -d 5s -o "$OUT/os" --metrics "$OUT/os.prom" \
 	-r "$RULES" -r "$OUT/spin.rules"
