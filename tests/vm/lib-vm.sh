@@ -22,9 +22,9 @@ LATHOUND_BIN=${LATHOUND_BIN:-$TOP/lathound}
 # serial and print 'jobserver unavailable', which the driver's warning-free check then fails.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-# vm_prereqs: prints why the VM suite cannot run here (nothing when it can).
-vm_prereqs() {
-	local t
+# vm_boot_prereqs: prints why no guest can boot here (nothing when one can): QEMU, the guest's
+# busybox (an arm64 guest's comes with Debian's arm64 packages), jq for the reports.
+vm_boot_prereqs() {
 	[ "$VM_ARCH" = arm64 ] || [ -x "$LATHOUND_BIN" ] || { echo "no $LATHOUND_BIN (run make)"; return; }
 	command -v "$QEMU" >/dev/null ||
 		{ echo "no $QEMU (apt-get install qemu-system-x86 qemu-system-arm)"; return; }
@@ -34,11 +34,21 @@ vm_prereqs() {
 		grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)" ||
 			{ echo "arm64 is no dpkg architecture here (tests/deps.sh adds it)"; return; }
 	fi
-	[ -r "$LH_LINUX_SOURCE" ] ||
-		{ echo "no kernel source $LH_LINUX_SOURCE (apt-get install linux-source-6.1)"; return; }
 	[ "$VM_ARCH" = arm64 ] || [ -x "$BUSYBOX" ] ||
 		{ echo "no $BUSYBOX (apt-get install busybox-static)"; return; }
-	for t in make gcc flex bison bc cpio gzip xz base64 jq flock timeout readelf; do
+	command -v jq >/dev/null || echo "no jq"
+}
+
+# vm_prereqs: prints why the VM suite cannot run here (nothing when it can): a guest boots,
+# and the test kernel and its driver build.
+vm_prereqs() {
+	local t why
+
+	why=$(vm_boot_prereqs)
+	[ -z "$why" ] || { echo "$why"; return; }
+	[ -r "$LH_LINUX_SOURCE" ] ||
+		{ echo "no kernel source $LH_LINUX_SOURCE (apt-get install linux-source-6.1)"; return; }
+	for t in make gcc flex bison bc cpio gzip xz base64 flock timeout readelf; do
 		command -v $t >/dev/null || { echo "no '$t' to build the kernel and guest"; return; }
 	done
 	[ -e /usr/include/libelf.h ] || { echo "no libelf headers (apt-get install libelf-dev)"; return; }
