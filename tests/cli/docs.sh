@@ -45,4 +45,16 @@ done
 grep -q '^src/main\.c ' <<<"$layout" || missing+=" src/main.c"
 check "README's Layout names every module in its folder ($n)${missing:+, not:$missing}" \
 	test -z "$missing" -a "$n" -ge 40
+# lathound-rules(1) names every file of the shipped library, and no other; its example of
+# 'rules check' on the library is what the binary prints there.
+man=$TOP/doc/lathound-rules.1
+said=$(awk '/^\.S[HS] / { in_lib = ($0 == ".SS The shipped library") } in_lib' "$man" |
+       sed -n 's/^\.RI ( \([a-z0-9-]*\.rules\) ).*/\1/p' | sort | paste -sd' ')
+tree=$(cd "$TOP/rules" && printf '%s\n' *.rules | sort | paste -sd' ')
+[ "$said" = "$tree" ] && said=
+check "lathound-rules(1) names the shipped rule files ($tree)${said:+, not: $said}" test -z "$said"
+example=$(sed -n '/^\$ lathound rules check rules$/,/^\.fi$/p' "$man" | sed '1d;$d')
+real=$(cd "$TOP" && "${LATHOUND_RUN[@]}" rules check rules 2>&1)
+check "lathound-rules(1)'s 'rules check rules' is the binary's output (${real##*$'\n'})" \
+	test "$example" = "$real"
 finish
