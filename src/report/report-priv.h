@@ -2,8 +2,9 @@
 /*
  * The report's insides, shared by the modules of src/report/ that make, write and read a
  * report: report.c (aggregation), its writers (report-text.c, report-json.c, report-junit.c,
- * report-html.c, and metrics.c for Prometheus), its reader (report-load.c), and the fold
- * (report-fold.c), through which report-load.c, diff.c and merge.c add reports read back.
+ * report-html.c, and metrics.c for Prometheus), its reader (report-load.c over report-read.c,
+ * report-read-sections.c and report-read-records.c), and the fold (report-fold.c), through
+ * which the reader, diff.c and merge.c add reports read back.
  * Not for modules outside src/report/.
  */
 #ifndef LH_REPORT_PRIV_H
@@ -182,7 +183,7 @@ struct lh_report {
 	size_t				alloc_hists;
 	struct lh_htab			hist_ids;	/* hists by source, kind, CPU (report-fold.c) */
 
-	/* a report read back from files (report-load.c) */
+	/* a report read back from files (report-load.c, report-read*.c) */
 	struct lh_rules			*own_rules;	/* its rules, by description; freed with it */
 	struct lh_htab			own_rule_ids;	/* own_rules by id (report-fold.c) */
 	struct lh_irqstat		*own_irqstat;	/* its IRQ statistics; freed with it */
