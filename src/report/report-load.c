@@ -41,7 +41,7 @@ static bool same_budgets(const struct lh_gate *a, const struct lh_gate *b)
 }
 
 /* The report's board and run, and whether they fit those read before. */
-static void check_input(struct lh_rd *c, const struct lh_run_info *run, const char *board)
+static void check_input(struct lh_report_read *c, const struct lh_run_info *run, const char *board)
 {
 	struct lh_report_loader *l = c->l;
 	const char *kernel = run->kernel ? run->kernel : lh_report_kernel(l->rep);
@@ -57,23 +57,24 @@ static void check_input(struct lh_rd *c, const struct lh_run_info *run, const ch
 	in->kernel = kernel ? lh_xstrdup(kernel) : NULL;
 	in->run_id = run->run_id ? lh_xstrdup(run->run_id) : NULL;
 	if (lh_report_run_seen(&l->runs, in->run_id, (uint32_t)(l->nr_inputs - 1), &first)) {
-		lh_rd_bad(c, NULL, "the same run (run_id %s) as '%s': merging would count it twice",
-			  in->run_id, l->inputs[first].name);
+		lh_report_read_bad(c, NULL,
+				   "the same run (run_id %s) as '%s': merging would count it twice",
+				   in->run_id, l->inputs[first].name);
 		return;
 	}
 	for (i = 0; i + 1 < l->nr_inputs; i++) {
 		const struct lh_report_loader_input *o = &l->inputs[i];
 
 		if (!in->board != !o->board || (in->board && strcmp(in->board, o->board)))
-			lh_rd_bad(c, NULL, "board '%s', but '%s' is of board '%s': only reports of one board merge here",
-				  in->board ? in->board : "(none)", o->name,
-				  o->board ? o->board : "(none)");
+			lh_report_read_bad(c, NULL, "board '%s', but '%s' is of board '%s': only reports of one board merge here",
+					   in->board ? in->board : "(none)", o->name,
+					   o->board ? o->board : "(none)");
 		else if (in->host && o->host && strcmp(in->host, o->host))
-			lh_rd_bad(c, NULL, "host '%s', but '%s' is of host '%s': only reports of one board merge here",
-				  in->host, o->name, o->host);
+			lh_report_read_bad(c, NULL, "host '%s', but '%s' is of host '%s': only reports of one board merge here",
+					   in->host, o->name, o->host);
 		else if (in->kernel && o->kernel && strcmp(in->kernel, o->kernel))
-			lh_rd_bad(c, NULL, "kernel '%s', but '%s' is of kernel '%s': only reports of one board merge here",
-				  in->kernel, o->name, o->kernel);
+			lh_report_read_bad(c, NULL, "kernel '%s', but '%s' is of kernel '%s': only reports of one board merge here",
+					   in->kernel, o->name, o->kernel);
 		else
 			continue;
 		break;
@@ -91,7 +92,7 @@ static void add_merged(struct lh_report_loader *l, const char *name)
  * own gate g derives from its rules' counts (a claim checked against the data, as the
  * verdict is, never told by its words), else LH_VERDICT_RUN.
  */
-static enum lh_verdict_kind error_kind_of(struct lh_rd *c, const struct lh_gate *g,
+static enum lh_verdict_kind error_kind_of(struct lh_report_read *c, const struct lh_gate *g,
 					  const char *err)
 {
 	enum lh_verdict_kind kind = LH_VERDICT_RUN;
@@ -108,9 +109,9 @@ static enum lh_verdict_kind error_kind_of(struct lh_rd *c, const struct lh_gate 
 	return kind;
 }
 
-static int load(struct lh_rd *c, json_object *root)
+static int load(struct lh_report_read *c, json_object *root)
 {
-	const struct lh_report_fold_ops ops = LH_RD_OPS(c, 0);
+	const struct lh_report_fold_ops ops = LH_REPORT_READ_OPS(c, 0);
 	struct lh_report_loader *l = c->l;
 	struct lh_report *rep = c->rep;
 	struct lh_run_info run;
@@ -123,63 +124,66 @@ static int load(struct lh_rd *c, json_object *root)
 
 	if (!json_object_is_type(root, json_type_object) ||
 	    !json_object_object_get_ex(root, "lathound", NULL)) {
-		lh_rd_bad(c, NULL, "not a lathound report");
+		lh_report_read_bad(c, NULL, "not a lathound report");
 		return -1;
 	}
 	if (!json_object_object_get_ex(root, "report_version", &v) ||
 	    !json_object_is_type(v, json_type_int)) {
-		lh_rd_bad(c, NULL,
-			  "no report_version: written by a lathound older than this reader knows");
+		lh_report_read_bad(c, NULL,
+				   "no report_version: written by a lathound older than this reader knows");
 		return -1;
 	}
 	version = json_object_get_int64(v);
 	if (version != LH_REPORT_VERSION) {
 		v = json_object_object_get(root, "lathound");
-		lh_rd_bad(c, NULL, "report_version %lld (written by lathound %s), but this lathound (%s) reads version %d%s",
-			  (long long)version, json_object_is_type(v, json_type_string) ?
-			  lh_rd_inert(&rep->arena, json_object_get_string(v),
-				      (size_t)json_object_get_string_len(v)) : "?",
-		    LH_VERSION, LH_REPORT_VERSION,
-		    version > LH_REPORT_VERSION ? ": a newer lathound wrote it" : "");
+		lh_report_read_bad(c, NULL,
+				   "report_version %lld (written by lathound %s), but this lathound (%s) reads version %d%s",
+				   (long long)version,
+				   json_object_is_type(v, json_type_string) ?
+				   lh_report_read_inert(&rep->arena, json_object_get_string(v),
+							(size_t)json_object_get_string_len(v)) : "?",
+				   LH_VERSION, LH_REPORT_VERSION,
+				   version > LH_REPORT_VERSION ? ": a newer lathound wrote it" : "");
 		return -1;
 	}
-	mode = lh_rd_str(c, root, "mode", false, &rep->arena);
+	mode = lh_report_read_str(c, root, "mode", false, &rep->arena);
 	if (mode && strcmp(mode, "analyze") && strcmp(mode, "record"))
-		lh_rd_bad(c, "mode", "'%s' is neither analyze nor record", mode);
-	verdict = lh_rd_str(c, root, "verdict", false, &rep->arena);
+		lh_report_read_bad(c, "mode", "'%s' is neither analyze nor record", mode);
+	verdict = lh_report_read_str(c, root, "verdict", false, &rep->arena);
 	if (verdict && strcmp(verdict, "pass") && strcmp(verdict, "fail") &&
 	    strcmp(verdict, "error"))
-		lh_rd_bad(c, "verdict", "'%s' is not pass, fail or error", verdict);
-	error = lh_rd_str(c, root, "error", true, &rep->arena);
+		lh_report_read_bad(c, "verdict", "'%s' is not pass, fail or error", verdict);
+	error = lh_report_read_str(c, root, "error", true, &rep->arena);
 	if (!c->failed && (error != NULL) != !strcmp(verdict, "error"))
-		lh_rd_bad(c, "error", "%s with the verdict '%s'", error ? "set" : "null", verdict);
+		lh_report_read_bad(c, "error", "%s with the verdict '%s'", error ? "set" : "null",
+				   verdict);
 	/* "board" came with --board: a report written before says none */
 	if (json_object_object_get_ex(root, "board", NULL))
-		board = lh_rd_str(c, root, "board", true, &rep->arena);
-	lh_rd_load_gate(c, root, &gate);
-	if (lh_rd_load_run(c, root, mode, &run, &duration_ns)) {
+		board = lh_report_read_str(c, root, "board", true, &rep->arena);
+	lh_report_read_gate(c, root, &gate);
+	if (lh_report_read_run(c, root, mode, &run, &duration_ns)) {
 		if (mode && strcmp(mode, "record"))
-			lh_rd_bad(c, "run", "present in a report of mode '%s'", mode);
+			lh_report_read_bad(c, "run", "present in a report of mode '%s'", mode);
 		lh_report_fold_run(rep, &run, duration_ns, &ops);
 	}
 	if (c->failed)
 		return -1;
-	lh_rd_load_rules(c, root);
-	lh_rd_load_tracers(c, root);
-	lh_rd_load_offenders(c, root);
-	lh_rd_load_records(c, root);
-	lh_rd_load_input(c, root);
-	lh_rd_load_irq_stats(c, root);
-	lh_rd_load_hists(c, root);
-	a = lh_rd_array(c, root, "merged_from", &n);
+	lh_report_read_rules(c, root);
+	lh_report_read_tracers(c, root);
+	lh_report_read_offenders(c, root);
+	lh_report_read_records(c, root);
+	lh_report_read_input(c, root);
+	lh_report_read_irq_stats(c, root);
+	lh_report_read_hists(c, root);
+	a = lh_report_read_array(c, root, "merged_from", &n);
 	for (i = 0; i < n; i++) {
 		v = json_object_array_get_idx(a, i);
 		if (!json_object_is_type(v, json_type_string)) {
-			lh_rd_bad(c, "merged_from", "expected report names");
+			lh_report_read_bad(c, "merged_from", "expected report names");
 			break;
 		}
-		add_merged(l, lh_rd_inert(&rep->arena, json_object_get_string(v),
-					  (size_t)json_object_get_string_len(v)));
+		add_merged(l, lh_report_read_inert(&rep->arena, json_object_get_string(v),
+						   (size_t)json_object_get_string_len(v)));
 	}
 	if (!n)
 		add_merged(l, c->name);
@@ -288,7 +292,7 @@ int lh_report_loader_add(struct lh_report_loader *l, const char *name, const cha
 			 size_t len, struct lh_diag *diag)
 {
 	char *shown = lh_record_escape_dup(name);
-	struct lh_rd c = { .l = l, .rep = l->rep, .name = shown, .diag = diag };
+	struct lh_report_read c = { .l = l, .rep = l->rep, .name = shown, .diag = diag };
 	struct json_tokener *tok;
 	json_object *root;
 	int ret;

@@ -14,7 +14,7 @@
 #include "report-read.h"
 #include "trace/record.h"
 
-void lh_rd_bad(struct lh_rd *c, const char *key, const char *fmt, ...)
+void lh_report_read_bad(struct lh_report_read *c, const char *key, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -27,7 +27,7 @@ void lh_rd_bad(struct lh_rd *c, const char *key, const char *fmt, ...)
 		    c->len && key ? "." : "", key ? key : "", c->len || key ? ": " : "", msg);
 }
 
-size_t lh_rd_push(struct lh_rd *c, const char *seg, size_t i)
+size_t lh_report_read_push(struct lh_report_read *c, const char *seg, size_t i)
 {
 	size_t old = c->len;
 	int n;
@@ -43,7 +43,7 @@ size_t lh_rd_push(struct lh_rd *c, const char *seg, size_t i)
 	return old;
 }
 
-void lh_rd_pop(struct lh_rd *c, size_t len)
+void lh_report_read_pop(struct lh_report_read *c, size_t len)
 {
 	c->len = len;
 	c->path[len] = '\0';
@@ -70,8 +70,8 @@ static const char *type_name(json_type t)
 	return "something else";
 }
 
-json_object *lh_rd_member(struct lh_rd *c, json_object *o, const char *key, json_type want,
-			  bool nullable)
+json_object *lh_report_read_member(struct lh_report_read *c, json_object *o, const char *key,
+				   json_type want, bool nullable)
 {
 	json_object *v;
 	json_type t;
@@ -79,7 +79,7 @@ json_object *lh_rd_member(struct lh_rd *c, json_object *o, const char *key, json
 	if (!o)
 		return NULL;
 	if (!json_object_object_get_ex(o, key, &v)) {
-		lh_rd_bad(c, key, "missing");
+		lh_report_read_bad(c, key, "missing");
 		return NULL;
 	}
 	t = json_object_get_type(v);
@@ -87,49 +87,50 @@ json_object *lh_rd_member(struct lh_rd *c, json_object *o, const char *key, json
 		return v;
 	if (t == json_type_null && nullable)
 		return NULL;
-	lh_rd_bad(c, key, "expected %s%s, got %s", type_name(want), nullable ? " or null" : "",
-		  type_name(t));
+	lh_report_read_bad(c, key, "expected %s%s, got %s", type_name(want),
+			   nullable ? " or null" : "", type_name(t));
 	return NULL;
 }
 
-uint64_t lh_rd_u64(struct lh_rd *c, json_object *o, const char *key)
+uint64_t lh_report_read_u64(struct lh_report_read *c, json_object *o, const char *key)
 {
-	json_object *v = lh_rd_member(c, o, key, json_type_int, false);
+	json_object *v = lh_report_read_member(c, o, key, json_type_int, false);
 	int64_t n;
 
 	if (!v)
 		return 0;
 	n = json_object_get_int64(v);
 	if (n < 0) {
-		lh_rd_bad(c, key, "negative count %lld", (long long)n);
+		lh_report_read_bad(c, key, "negative count %lld", (long long)n);
 		return 0;
 	}
 	return (uint64_t)n;
 }
 
-int lh_rd_int(struct lh_rd *c, json_object *o, const char *key, bool nullable)
+int lh_report_read_int(struct lh_report_read *c, json_object *o, const char *key, bool nullable)
 {
-	json_object *v = lh_rd_member(c, o, key, json_type_int, nullable);
+	json_object *v = lh_report_read_member(c, o, key, json_type_int, nullable);
 	int64_t n;
 
 	if (!v)
 		return -1;
 	n = json_object_get_int64(v);
 	if (n < (nullable ? 0 : INT_MIN) || n > INT_MAX) {
-		lh_rd_bad(c, key, "%lld is out of range", (long long)n);
+		lh_report_read_bad(c, key, "%lld is out of range", (long long)n);
 		return -1;
 	}
 	return (int)n;
 }
 
-bool lh_rd_bool(struct lh_rd *c, json_object *o, const char *key)
+bool lh_report_read_bool(struct lh_report_read *c, json_object *o, const char *key)
 {
-	json_object *v = lh_rd_member(c, o, key, json_type_boolean, false);
+	json_object *v = lh_report_read_member(c, o, key, json_type_boolean, false);
 
 	return v && json_object_get_boolean(v);
 }
 
-uint64_t lh_rd_number_ns(struct lh_rd *c, json_object *v, const char *key, double unit)
+uint64_t lh_report_read_number_ns(struct lh_report_read *c, json_object *v, const char *key,
+				  double unit)
 {
 	double d;
 
@@ -145,18 +146,18 @@ uint64_t lh_rd_number_ns(struct lh_rd *c, json_object *v, const char *key, doubl
 		if (isfinite(d) && d >= 0 && d < 1.8e19)
 			return (uint64_t)llround(d);
 	}
-	lh_rd_bad(c, key, "%s is not a duration", json_object_get_string(v));
+	lh_report_read_bad(c, key, "%s is not a duration", json_object_get_string(v));
 	return 0;
 }
 
-uint64_t lh_rd_ns(struct lh_rd *c, json_object *o, const char *key, double unit)
+uint64_t lh_report_read_ns(struct lh_report_read *c, json_object *o, const char *key, double unit)
 {
-	json_object *v = lh_rd_member(c, o, key, json_type_double, false);
+	json_object *v = lh_report_read_member(c, o, key, json_type_double, false);
 
-	return v ? lh_rd_number_ns(c, v, key, unit) : 0;
+	return v ? lh_report_read_number_ns(c, v, key, unit) : 0;
 }
 
-char *lh_rd_inert(struct lh_arena *a, const char *s, size_t len)
+char *lh_report_read_inert(struct lh_arena *a, const char *s, size_t len)
 {
 	char *out = lh_arena_alloc(a, lh_record_escape_len(len));
 
@@ -164,19 +165,20 @@ char *lh_rd_inert(struct lh_arena *a, const char *s, size_t len)
 	return out;
 }
 
-const char *lh_rd_str(struct lh_rd *c, json_object *o, const char *key, bool nullable,
-		      struct lh_arena *a)
+const char *lh_report_read_str(struct lh_report_read *c, json_object *o, const char *key,
+			       bool nullable, struct lh_arena *a)
 {
-	json_object *v = lh_rd_member(c, o, key, json_type_string, nullable);
+	json_object *v = lh_report_read_member(c, o, key, json_type_string, nullable);
 
 	if (!v)
 		return NULL;
-	return lh_rd_inert(a, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+	return lh_report_read_inert(a, json_object_get_string(v),
+				    (size_t)json_object_get_string_len(v));
 }
 
-uint64_t lh_rd_time(struct lh_rd *c, json_object *o, const char *key)
+uint64_t lh_report_read_time(struct lh_report_read *c, json_object *o, const char *key)
 {
-	json_object *v = lh_rd_member(c, o, key, json_type_string, true);
+	json_object *v = lh_report_read_member(c, o, key, json_type_string, true);
 	const char *s;
 	struct tm tm = { 0 };
 	char back[32];
@@ -195,16 +197,16 @@ uint64_t lh_rd_time(struct lh_rd *c, json_object *o, const char *key)
 		    !strcmp(back, s))
 			return (uint64_t)t * 1000000000ULL;
 	}
-	lh_rd_bad(c, key, "'%s' is not a time as YYYY-MM-DDTHH:MM:SSZ",
-		  lh_rd_inert(&c->rep->arena, s,
+	lh_report_read_bad(c, key, "'%s' is not a time as YYYY-MM-DDTHH:MM:SSZ",
+			   lh_report_read_inert(&c->rep->arena, s,
 										    strlen(s)));
 	return 0;
 }
 
-void lh_rd_source(struct lh_rd *c, json_object *o, const char *key, struct lh_arena *a,
-		  const char **file, unsigned long *line)
+void lh_report_read_source(struct lh_report_read *c, json_object *o, const char *key,
+			   struct lh_arena *a, const char **file, unsigned long *line)
 {
-	const char *s = lh_rd_str(c, o, key, true, a), *colon;
+	const char *s = lh_report_read_str(c, o, key, true, a), *colon;
 	char *end;
 
 	*file = s;
@@ -223,35 +225,36 @@ void lh_rd_source(struct lh_rd *c, json_object *o, const char *key, struct lh_ar
 	*file = lh_arena_strndup(a, s, (size_t)(colon - s));
 }
 
-void lh_rd_same_count(struct lh_rd *c, const char *key, uint64_t count, const char *what,
-		      uint64_t counted)
+void lh_report_read_same_count(struct lh_report_read *c, const char *key, uint64_t count,
+			       const char *what, uint64_t counted)
 {
 	if (!c->failed && count != counted)
-		lh_rd_bad(c, key, "%llu, but %s %llu", (unsigned long long)count, what,
-			  (unsigned long long)counted);
+		lh_report_read_bad(c, key, "%llu, but %s %llu", (unsigned long long)count, what,
+				   (unsigned long long)counted);
 }
 
-void lh_rd_overflowed(struct lh_rd *c, const char *key)
+void lh_report_read_overflowed(struct lh_report_read *c, const char *key)
 {
-	lh_rd_bad(c, key, "the reports' counts add up past 2^64");
+	lh_report_read_bad(c, key, "the reports' counts add up past 2^64");
 }
 
-void lh_rd_misfitted(struct lh_rd *c, const char *key)
+void lh_report_read_misfitted(struct lh_report_read *c, const char *key)
 {
-	lh_rd_bad(c, key, "its buckets do not fit those of the same histogram read before");
+	lh_report_read_bad(c, key,
+			   "its buckets do not fit those of the same histogram read before");
 }
 
-void lh_rd_fold_overflow(void *arg, const struct lh_report_fold_at *at)
+void lh_report_read_fold_overflow(void *arg, const struct lh_report_fold_at *at)
 {
-	lh_rd_overflowed(arg, at->field);
+	lh_report_read_overflowed(arg, at->field);
 }
 
-void lh_rd_fold_misfit(void *arg, const struct lh_report_fold_at *at)
+void lh_report_read_fold_misfit(void *arg, const struct lh_report_fold_at *at)
 {
-	lh_rd_misfitted(arg, at->field);
+	lh_report_read_misfitted(arg, at->field);
 }
 
-enum lh_tracer lh_rd_tracer_of(const char *name, bool *known)
+enum lh_tracer lh_report_read_tracer_of(const char *name, bool *known)
 {
 	enum lh_tracer t = lh_tracer_from_name(name, strlen(name));
 
@@ -259,25 +262,27 @@ enum lh_tracer lh_rd_tracer_of(const char *name, bool *known)
 	return t;
 }
 
-json_object *lh_rd_array(struct lh_rd *c, json_object *o, const char *key, size_t *n)
+json_object *lh_report_read_array(struct lh_report_read *c, json_object *o, const char *key,
+				  size_t *n)
 {
-	json_object *a = lh_rd_member(c, o, key, json_type_array, false);
+	json_object *a = lh_report_read_member(c, o, key, json_type_array, false);
 
 	*n = a ? json_object_array_length(a) : 0;
 	return a;
 }
 
-json_object *lh_rd_element(struct lh_rd *c, json_object *a, size_t i)
+json_object *lh_report_read_element(struct lh_report_read *c, json_object *a, size_t i)
 {
 	json_object *e = json_object_array_get_idx(a, i);
 
 	if (json_object_is_type(e, json_type_object))
 		return e;
-	lh_rd_bad(c, NULL, "expected an object, got %s", type_name(json_object_get_type(e)));
+	lh_report_read_bad(c, NULL, "expected an object, got %s",
+			   type_name(json_object_get_type(e)));
 	return NULL;
 }
 
-struct lh_rd_rule *lh_rd_own_rule(struct lh_rd *c, size_t idx)
+struct lh_report_read_own_rule *lh_report_read_own_rule(struct lh_report_read *c, size_t idx)
 {
 	if (idx >= c->nr_rule) {
 		LH_GROW(c->rule, idx + 1, c->alloc_rule);
