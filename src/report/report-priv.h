@@ -244,6 +244,11 @@ struct lh_report_offender *lh_report_offender(struct lh_report *rep,
 void lh_report_tracer_release(struct lh_report_tracer *tr);
 /* Return: the per-CPU slot of cpu in tr (grown as needed), or NULL when cpu is not tracked. */
 struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu);
+/*
+ * A CPU as a writer names it: prefix and its number ("CPU3"), or unknown when cpu < 0 (a
+ * record without one). Return: buf.
+ */
+char *lh_report_cpu_name(int cpu, const char *prefix, const char *unknown, char *buf, size_t len);
 /* Return: the CPU of slot i of a tracer's cpus (-1: unknown). */
 static inline int lh_report_slot_cpu(size_t slot)
 {

@@ -12,18 +12,33 @@
 #include "rules/rules.h"
 #include "trace/record.h"
 
+/*
+ * Task key of o, a record's or a spike's: its comm and pid into *t. Return: the task's object,
+ * its path pushed (pop to *p), or NULL when it is not there.
+ */
+static json_object *task_open(struct lh_report_read *c, json_object *o, const char *key,
+			      struct lh_record *r, struct lh_task *t, size_t *p)
+{
+	json_object *v = lh_report_read_member(c, o, key, json_type_object, false);
+
+	if (!v)
+		return NULL;
+	*p = lh_report_read_push(c, key, 0);
+	t->comm = lh_report_read_str(c, v, "comm", true, &r->arena);
+	t->pid = lh_report_read_int(c, v, "pid", true);
+	return v;
+}
+
 static void load_task(struct lh_report_read *c, json_object *o, const char *key,
 		      struct lh_record *r, struct lh_task *t, bool wake)
 {
-	json_object *v = lh_report_read_member(c, o, key, json_type_object, false);
+	json_object *v;
 	const char *state;
 	size_t p;
 
+	v = task_open(c, o, key, r, t, &p);
 	if (!v)
 		return;
-	p = lh_report_read_push(c, key, 0);
-	t->comm = lh_report_read_str(c, v, "comm", true, &r->arena);
-	t->pid = lh_report_read_int(c, v, "pid", true);
 	if (wake) {
 		t->prio = lh_report_read_int(c, v, "prio", true);
 		state = lh_report_read_str(c, v, "state", true, &r->arena);
@@ -173,14 +188,12 @@ static void spike_share(struct lh_report_read *c, json_object *o, const char *ke
 static void spike_task(struct lh_report_read *c, json_object *o, const char *key,
 		       struct lh_record *r, struct lh_task *t, uint64_t *ns, uint64_t window_ns)
 {
-	json_object *v = lh_report_read_member(c, o, key, json_type_object, false);
+	json_object *v;
 	size_t p;
 
+	v = task_open(c, o, key, r, t, &p);
 	if (!v)
 		return;
-	p = lh_report_read_push(c, key, 0);
-	t->comm = lh_report_read_str(c, v, "comm", true, &r->arena);
-	t->pid = lh_report_read_int(c, v, "pid", true);
 	*ns = spike_ns(c, v, "us", false, NULL);
 	if (!c->failed && *ns > window_ns)
 		lh_report_read_bad(c, "us", "%llu ns, longer than the spike's window of %llu ns",
