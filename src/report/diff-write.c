@@ -99,10 +99,8 @@ static int write_text(const struct lh_diff *d, FILE *out)
 
 		if (r->cpu == LH_DIFF_ALL_CPUS)
 			strcpy(cpu, "all");
-		else if (r->cpu < 0)
-			strcpy(cpu, "?");
 		else
-			snprintf(cpu, sizeof(cpu), "%d", r->cpu);
+			lh_report_cpu_name(r->cpu, "", "?", cpu, sizeof(cpu));
 		fprintf(out, "%-15s %-4s %-6s %12s %12s  %s%s%s%s\n", lh_tracer_name(r->tracer),
 			cpu, lh_diff_basis_name(r->basis),
 			fmt_side(&r->base, r->base_ns, a, sizeof(a)),

@@ -226,18 +226,15 @@ static void write_text_hists(const struct lh_merge *m, FILE *out)
 		for (slot = 0; slot < ft->nr_cpus; slot++) {
 			if (!ft->cpus[slot].dist.count)
 				continue;
-			snprintf(cpu, sizeof(cpu), "%d", lh_report_slot_cpu(slot));
-			hist_row(out, "", slot ? cpu : "?", &ft->cpus[slot].dist);
+			lh_report_cpu_name(lh_report_slot_cpu(slot), "", "?", cpu, sizeof(cpu));
+			hist_row(out, "", cpu, &ft->cpus[slot].dist);
 		}
 	}
 	for (i = 0; i < m->fleet->nr_hists; i++) {
 		const struct lh_report_histogram *k = &m->fleet->hists[i];
 
 		snprintf(what, sizeof(what), "%s %s", k->source, k->kind);
-		if (k->cpu < 0)
-			strcpy(cpu, "all");
-		else
-			snprintf(cpu, sizeof(cpu), "%d", k->cpu);
+		lh_report_cpu_name(k->cpu, "", "all", cpu, sizeof(cpu));
 		hist_row(out, what, cpu, &k->h);
 	}
 }

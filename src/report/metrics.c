@@ -273,15 +273,14 @@ static void each_cpu(struct writer *w, void (*fn)(struct writer *w, const struct
 		const struct lh_report_tracer *tr = &w->rep->tracers[t];
 
 		for (s = 0; s < tr->nr_cpus; s++) {
-			char cpu[24] = "unknown";
+			char cpu[24];
 			struct lh_metrics_label l[] = {
 				{ "tracer", lh_tracer_name(t) }, { "cpu", cpu },
 			};
 
 			if (!tr->cpus[s].count)
 				continue;
-			if (s)
-				snprintf(cpu, sizeof(cpu), "%zu", s - 1);
+			lh_report_cpu_name(lh_report_slot_cpu(s), "", "unknown", cpu, sizeof(cpu));
 			fn(w, &tr->cpus[s], l);
 		}
 	}
@@ -326,7 +325,7 @@ static void write_sections(struct writer *w)
 			  "Always 1: where each tracer's worst section was (CPU, task, start and end sites).");
 	for (t = 1; t < LH_TRACER_NR; t++) {
 		const struct lh_report_where *wh = &w->rep->tracers[t].worst;
-		char cpu[16] = "unknown";
+		char cpu[16];
 		struct lh_metrics_label l[] = {
 			{ "tracer", lh_tracer_name(t) }, { "cpu", cpu }, { "comm", wh->comm },
 			{ "pid", pid }, { "started", wh->started }, { "ended", wh->ended },
@@ -334,8 +333,7 @@ static void write_sections(struct writer *w)
 
 		if (!wh->set)
 			continue;
-		if (wh->cpu >= 0)
-			snprintf(cpu, sizeof(cpu), "%d", wh->cpu);
+		lh_report_cpu_name(wh->cpu, "", "unknown", cpu, sizeof(cpu));
 		snprintf(pid, sizeof(pid), "%d", wh->pid >= 0 ? wh->pid : 0);
 		if (wh->pid < 0)
 			pid[0] = '\0';

@@ -88,14 +88,10 @@ static const char *verdict_class(const struct lh_report *rep)
 	return rep->verdict.error ? "error" : rep->passed ? "pass" : "fail";
 }
 
-/* "CPU3", "CPU?" */
+/* "CPU3", or "CPU?" for an unknown CPU. Return: buf. */
 static char *cpu_name(int cpu, char *buf, size_t len)
 {
-	if (cpu < 0)
-		snprintf(buf, len, "CPU?");
-	else
-		snprintf(buf, len, "CPU%d", cpu);
-	return buf;
+	return lh_report_cpu_name(cpu, "CPU", "CPU?", buf, len);
 }
 
 static void td_task(FILE *out, const char *comm, int pid)
@@ -451,10 +447,8 @@ static void write_kernel_hists(const struct lh_report *rep, FILE *out)
 			if (strcmp(rep->hists[k].kind, kh->kind) ||
 			    strcmp(rep->hists[k].source, kh->source))
 				continue;
-			if (rep->hists[k].cpu < 0)
-				snprintf(names[n], sizeof(names[n]), "all CPUs");
-			else
-				cpu_name(rep->hists[k].cpu, names[n], sizeof(names[n]));
+			lh_report_cpu_name(rep->hists[k].cpu, "CPU", "all CPUs", names[n],
+					   sizeof(names[n]));
 			s[n].name = names[n];
 			s[n++].h = &rep->hists[k].h;
 		}

@@ -2,8 +2,9 @@
 /*
  * The report's insides, shared by the modules of src/report/ that make, write and read a
  * report: report.c (aggregation), its writers (report-text.c, report-json.c, report-junit.c,
- * report-html.c, and metrics.c for Prometheus), its reader (report-load.c), and the fold
- * (report-fold.c), through which report-load.c, diff.c and merge.c add reports read back.
+ * report-html.c, and metrics.c for Prometheus), its reader (report-load.c over report-read.c,
+ * report-read-sections.c and report-read-records.c), and the fold (report-fold.c), through
+ * which the reader, diff.c and merge.c add reports read back.
  * Not for modules outside src/report/.
  */
 #ifndef LH_REPORT_PRIV_H
@@ -182,7 +183,7 @@ struct lh_report {
 	size_t				alloc_hists;
 	struct lh_htab			hist_ids;	/* hists by source, kind, CPU (report-fold.c) */
 
-	/* a report read back from files (report-load.c) */
+	/* a report read back from files (report-load.c, report-read*.c) */
 	struct lh_rules			*own_rules;	/* its rules, by description; freed with it */
 	struct lh_htab			own_rule_ids;	/* own_rules by id (report-fold.c) */
 	struct lh_irqstat		*own_irqstat;	/* its IRQ statistics; freed with it */
@@ -243,6 +244,11 @@ struct lh_report_offender *lh_report_offender(struct lh_report *rep,
 void lh_report_tracer_release(struct lh_report_tracer *tr);
 /* Return: the per-CPU slot of cpu in tr (grown as needed), or NULL when cpu is not tracked. */
 struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu);
+/*
+ * A CPU as a writer names it: prefix and its number ("CPU3"), or unknown when cpu < 0 (a
+ * record without one). Return: buf.
+ */
+char *lh_report_cpu_name(int cpu, const char *prefix, const char *unknown, char *buf, size_t len);
 /* Return: the CPU of slot i of a tracer's cpus (-1: unknown). */
 static inline int lh_report_slot_cpu(size_t slot)
 {

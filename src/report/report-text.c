@@ -39,11 +39,7 @@ static char *task_name(const char *comm, int pid, char *buf, size_t len)
 /* "0", or "-" for an unknown CPU. Return: buf. */
 static char *cpu_name(int cpu, char *buf, size_t len)
 {
-	if (cpu >= 0)
-		snprintf(buf, len, "%d", cpu);
-	else
-		snprintf(buf, len, "-");
-	return buf;
+	return lh_report_cpu_name(cpu, "", "-", buf, len);
 }
 
 #define TOP_CPUS	16	/* CPUs whose progression is shown per tracer */

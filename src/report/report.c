@@ -350,6 +350,15 @@ struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu)
 	return &tr->cpus[slot];
 }
 
+char *lh_report_cpu_name(int cpu, const char *prefix, const char *unknown, char *buf, size_t len)
+{
+	if (cpu < 0)
+		snprintf(buf, len, "%s", unknown);
+	else
+		snprintf(buf, len, "%s%d", prefix, cpu);
+	return buf;
+}
+
 /* Counts r in its (tracer, CPU) histograms. */
 static void add_hist(struct lh_report_cpu *c, const struct lh_record *r)
 {
