@@ -90,8 +90,14 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	write_names(&d->new, "New:", out);
 	fprintf(out, "A worst case is one sample: 'by' p99.9 when both sides' histograms count >= %d sections\n"
 		"(the kernel's of record --hist, else the sections captured), worst otherwise;\n"
-		"--max-growth judges 'by'. p99 and worst are shown beside p99.9.\n\n",
+		"--max-growth judges 'by'. p99 and worst are shown beside p99.9.\n",
 		LH_DIFF_MIN_DIST);
+	for (i = 0; i < d->nr_rows && !d->rows[i].kind; i++)
+		;
+	if (i < d->nr_rows)
+		fprintf(out, "timerlat_irq and timerlat_thread rows: every timerlat sample, by p99.9 from %d samples.\n",
+			LH_DIFF_MIN_DIST);
+	fputc('\n', out);
 	fprintf(out, "%-15s %-4s %-6s %12s %12s  %s\n", "Tracer", "CPU", "by", "base", "new",
 		"change");
 	for (i = 0; i < d->nr_rows; i++) {
@@ -103,7 +109,7 @@ static int write_text(const struct lh_diff *d, FILE *out)
 			strcpy(cpu, "?");
 		else
 			snprintf(cpu, sizeof(cpu), "%d", r->cpu);
-		fprintf(out, "%-15s %-4s %-6s %12s %12s  %s%s%s%s\n", lh_tracer_name(r->tracer),
+		fprintf(out, "%-15s %-4s %-6s %12s %12s  %s%s%s%s\n", lh_diff_row_name(r),
 			cpu, lh_diff_basis_name(r->basis),
 			fmt_side(&r->base, r->base_ns, a, sizeof(a)),
 			fmt_side(&r->new, r->new_ns, b, sizeof(b)), fmt_change(r, c, sizeof(c)),
@@ -176,14 +182,15 @@ static json_object *jns_us(uint64_t ns)
 	return lh_report_json_us_object(ns, false);
 }
 
-static json_object *jside(const struct lh_diff_value *v)
+/* One side of row r: "sections" of its records, or "samples" of its kind. */
+static json_object *jside(const struct lh_diff_row *r, const struct lh_diff_value *v)
 {
 	json_object *o;
 
 	if (!v->present)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "sections", json_object_new_uint64(v->count));
+	json_object_object_add(o, r->kind ? "samples" : "sections", json_object_new_uint64(v->count));
 	json_object_object_add(o, "worst_us", jns_us(v->worst_ns));
 	json_object_object_add(o, "p99_us", v->dist ? jns_us(v->p99_ns) : NULL);
 	json_object_object_add(o, "p99_9_us", v->dist ? jns_us(v->p999_ns) : NULL);
@@ -209,13 +216,14 @@ static json_object *jrow(const struct lh_diff_row *r)
 	bool both = r->base.present && r->new.present;
 
 	json_object_object_add(o, "tracer", json_object_new_string(lh_tracer_name(r->tracer)));
+	json_object_object_add(o, "samples", r->kind ? json_object_new_string(r->kind) : NULL);
 	json_object_object_add(o, "cpu", r->cpu == LH_DIFF_ALL_CPUS ?
 				json_object_new_string("all") : json_object_new_int(r->cpu));
 	json_object_object_add(o, "by", json_object_new_string(lh_diff_basis_name(r->basis)));
 	json_object_object_add(o, "from", r->dist == LH_DIFF_DIST_NONE ? NULL :
 			       json_object_new_string(lh_diff_dist_name(r->dist)));
-	json_object_object_add(o, "base", jside(&r->base));
-	json_object_object_add(o, "new", jside(&r->new));
+	json_object_object_add(o, "base", jside(r, &r->base));
+	json_object_object_add(o, "new", jside(r, &r->new));
 	json_object_object_add(o, "change_us", !both ? NULL :
 			       lh_report_json_us_object(r->new_ns > r->base_ns ?
 							r->new_ns - r->base_ns :
@@ -345,7 +353,7 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 		if (d->rows[i].cpu != LH_DIFF_ALL_CPUS)
 			continue;
 		cases++;
-		f = violations_of(d, lh_tracer_name(d->rows[i].tracer));
+		f = violations_of(d, lh_diff_row_name(&d->rows[i]));
 		failures += f != NULL;
 		free(f);
 	}
@@ -364,13 +372,13 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 
 		if (r->cpu != LH_DIFF_ALL_CPUS)
 			continue;
-		snprintf(name, sizeof(name), "%s %s growth", lh_tracer_name(r->tracer),
+		snprintf(name, sizeof(name), "%s %s growth", lh_diff_row_name(r),
 			 lh_diff_basis_name(r->basis));
 		s = lh_xasprintf("%s: %s -> %s, %s%s", lh_diff_basis_name(r->basis),
 				 fmt_side(&r->base, r->base_ns, a, sizeof(a)),
 				 fmt_side(&r->new, r->new_ns, b, sizeof(b)),
 				 fmt_change(r, c, sizeof(c)), r->gated ? "" : " (not gated)");
-		f = violations_of(d, lh_tracer_name(r->tracer));
+		f = violations_of(d, lh_diff_row_name(r));
 		ret |= lh_junit_case(out, &(struct lh_junit_case){
 			.classname = "lathound.diff", .name = name, .failure = f, .out = s,
 		});

@@ -18,6 +18,12 @@
  * rows measured on both sides; --max-irq-growth the IRQ handlers, on p99 of their durations
  * when both sides have LH_DIFF_MIN_DIST runs of the handler, on their longest run otherwise.
  *
+ * A tracer that samples has rows of its samples too, beside those of its records: timerlat
+ * the histograms of every sample of its IRQ and thread contexts ("timerlat_irq",
+ * "timerlat_thread"), over all CPUs and per CPU, compared by p99.9 when both sides count
+ * LH_DIFF_MIN_DIST samples, by their largest otherwise, and judged by --max-growth timerlat
+ * as its records are.
+ *
  * Each side's reports are folded into one (lh_report_fold(), as 'lathound report' and 'merge'
  * fold theirs); then the two are compared.
  *
@@ -75,8 +81,8 @@ struct lh_diff_pct {
 
 /* One side of a row. */
 struct lh_diff_value {
-	bool		present;	/* sections were seen */
-	uint64_t	count;		/* sections */
+	bool		present;	/* sections (samples) were seen */
+	uint64_t	count;		/* sections (samples) */
 	uint64_t	worst_ns;
 	bool		dist;		/* a distribution of >= LH_DIFF_MIN_DIST sections */
 	uint64_t	p999_ns;	/* upper bound of p99.9 (valid when dist) */
@@ -86,6 +92,8 @@ struct lh_diff_value {
 
 struct lh_diff_row {
 	enum lh_tracer		tracer;
+	const char		*kind;		/* samples of the kernel's histogram kind
+						 * ("timerlat_irq"); NULL: the tracer's records */
 	int			cpu;		/* LH_DIFF_ALL_CPUS, or a CPU (-1 unknown) */
 	struct lh_diff_value	base, new;
 	enum lh_diff_basis	basis;
@@ -165,6 +173,8 @@ void lh_diff_free(struct lh_diff *d);
 /* Return: "error", "fail" or "pass" (static). */
 const char *lh_diff_verdict(const struct lh_diff *d);
 
+/* Return: what row r is of: its kind of samples, else its tracer's name (static or r's). */
+const char *lh_diff_row_name(const struct lh_diff_row *r);
 /* Return: the change from a to b in percent: INFINITY from 0, 0 when equal. */
 double lh_diff_change_pct(uint64_t a, uint64_t b);
 /* Return: "worst", "p99" or "p99.9": what a row compares (static). */

@@ -183,4 +183,56 @@ expect_rc "a base whose sections add up past 2^64 is an error" 1
 expect_in "... naming the report and the count" "$out" \
 	"base report '$TMP/two.json': tracers.irqsoff.count: the reports' counts add up past 2^64"
 
+# timerlat's samples: the fixture of a record -t timerlat,osnoise,hwlat run, with the
+# histograms of every sample the recorder writes (2000 samples of N us per context, CPU 0 and
+# over all CPUs), each side another run.
+SPIKES=$DATA/reports/spikes.json
+samples() {
+	local out=$1 id=$2 irq=$3 thread=$4
+	jq --arg id "$id" --argjson irq "$irq" --argjson thread "$thread" '
+	def h(k; c; lo): {"source": "kernel", "kind": k, "cpu": c, "unit": "us", "count": 2000,
+		"min": lo, "max": (lo + 0.5), "mean": (lo + 0.25),
+		"buckets": [{"lo": lo, "hi": (lo + 1), "count": 2000}], "dropped": 0};
+	.run.run_id = $id | .histograms = [h("timerlat_irq"; null; $irq), h("timerlat_irq"; 0; $irq),
+		h("timerlat_thread"; null; $thread), h("timerlat_thread"; 0; $thread)]' \
+		"$SPIKES" >"$TMP/$out"
+}
+samples tl-base.json 11111111111111111111111111111111 5 10
+samples tl-same.json 22222222222222222222222222222222 5 10
+samples tl-slow.json 33333333333333333333333333333333 5 40
+run diff --max-growth timerlat=10 "$TMP/tl-base.json" "$TMP/tl-same.json"
+expect_rc "timerlat: the same samples pass --max-growth timerlat=10" 0
+expect_in "timerlat: the IRQ context's row, p99.9 from the kernel's histogram" "$out" \
+	"timerlat_irq    all  p99.9       5.500us      5.500us  =  from kernel"
+expect_in "timerlat: the thread context's row of CPU 0" "$out" \
+	"timerlat_thread 0    p99.9      10.500us     10.500us  =  from kernel"
+expect_in "timerlat: the spike records' row beside them" "$out" \
+	"timerlat        all  worst        6301us       6301us  ="
+run diff --max-growth timerlat=10 "$TMP/tl-base.json" "$TMP/tl-slow.json"
+expect_rc "timerlat: thread latencies 10us -> 40us fail --max-growth timerlat=10" 2
+expect_in "timerlat: the violation names the context" "$out" \
+	"timerlat_thread: p99.9 grew +285.7% (10.500us -> 40.500us), over --max-growth timerlat=10%"
+expect_in "timerlat: ... and the CPU" "$out" \
+	"timerlat_thread on CPU 0: p99.9 grew +285.7% (10.500us -> 40.500us), over --max-growth timerlat=10%"
+expect_not_in "timerlat: the IRQ context passed" "$out" "timerlat_irq: p99.9 grew"
+run diff --max-growth all=300 "$TMP/tl-base.json" "$TMP/tl-slow.json"
+expect_rc "timerlat: within --max-growth all=300" 0
+run diff -f json --max-growth timerlat=10 "$TMP/tl-base.json" "$TMP/tl-slow.json"
+echo "$out" >"$TMP/tl.json"
+expect_jq "timerlat JSON: the thread's row, its samples, failed" "$TMP/tl.json" \
+	'any(.rows[]; .tracer == "timerlat" and .samples == "timerlat_thread" and .cpu == "all" and
+	     .by == "p99.9" and .base.samples == 2000 and .new.kernel_p99_9_us == 40.5 and .failed)'
+run diff -f junit --max-growth timerlat=10 "$TMP/tl-base.json" "$TMP/tl-slow.json"
+expect_in "timerlat JUnit: a testcase per context" "$out" 'name="timerlat_thread p99.9 growth"'
+expect_in "timerlat JUnit: the thread's fails" "$out" \
+	'<failure message="timerlat_thread: p99.9 grew +285.7%'
+jq '.histograms |= map(select(.kind != "timerlat_thread"))' "$TMP/tl-slow.json" >"$TMP/tl-nothread.json"
+run diff --max-growth timerlat=10 "$TMP/tl-base.json" "$TMP/tl-nothread.json"
+expect_rc "timerlat: the new run lacks the thread's samples: an error" 1
+expect_in "timerlat: ... saying so" "$err" \
+	"timerlat is gated by --max-growth but only the base reports counted its timerlat_thread samples"
+run diff "$TMP/tl-base.json" "$TMP/tl-nothread.json"
+expect_rc "timerlat: not gated, the same is shown" 0
+expect_in "timerlat: ... as gone" "$out" "timerlat_thread all  worst      10.500us            -  gone"
+
 exit $T_FAILED
