@@ -45,6 +45,7 @@ static char *fmt_side(const struct lh_diff_value *v, uint64_t ns, char *buf, siz
 static void write_gates_text(const struct lh_diff *d, FILE *out)
 {
 	const char *sep = "";
+	char pts[16];
 	int t;
 
 	fputs("Gates:", out);
@@ -67,6 +68,11 @@ static void write_gates_text(const struct lh_diff *d, FILE *out)
 		fprintf(out, "%s --fail-on-new %s", sep, lh_severity_name(d->gate.fail_on_new));
 		sep = ",";
 	}
+	if (d->gate.has_available_drop) {
+		fprintf(out, "%s --max-available-drop osnoise=%s", sep,
+			lh_gate_fmt_available(d->gate.available_drop_milli, pts, sizeof(pts)));
+		sep = ",";
+	}
 	fputs(*sep ? "\n" : " none\n", out);
 }
 
@@ -78,6 +84,48 @@ static void write_names(const struct lh_diff_side *s, const char *label, FILE *o
 	for (i = 0; i < s->nr; i++)
 		fprintf(out, " %s", s->names[i]);
 	fputc('\n', out);
+}
+
+/* "-4.198", "+0.500", "=": a change of % CPU available in points. Return: buf. */
+static char *fmt_points(int64_t milli, char *buf, size_t len)
+{
+	char p[16];
+
+	if (!milli)
+		return strcpy(buf, "=");
+	lh_gate_fmt_available((uint32_t)(milli < 0 ? -milli : milli), p, sizeof(p));
+	snprintf(buf, len, "%c%s", milli < 0 ? '-' : '+', p);
+	return buf;
+}
+
+/* "99.198", "-" (not listed), "none" (no period): one side's % CPU available. */
+static char *fmt_noise(const struct lh_diff_noise *v, char *buf, size_t len)
+{
+	if (!v->listed)
+		return strcpy(buf, "-");
+	if (!v->measured)
+		return strcpy(buf, "no period");
+	return lh_gate_fmt_available(v->milli, buf, len);
+}
+
+static void write_available_text(const struct lh_diff *d, FILE *out)
+{
+	char a[16], b[16], c[32];
+	size_t i;
+
+	if (!d->nr_available)
+		return;
+	fprintf(out, "\nosnoise: %% CPU available\n%-4s %12s %12s  %s\n", "CPU", "base", "new",
+		"change (points)");
+	for (i = 0; i < d->nr_available; i++) {
+		const struct lh_diff_available *x = &d->available[i];
+
+		fprintf(out, "%-4d %12s %12s  %s%s\n", x->cpu, fmt_noise(&x->base, a, sizeof(a)),
+			fmt_noise(&x->new, b, sizeof(b)),
+			x->base.measured && x->new.measured ?
+			fmt_points(x->change_milli, c, sizeof(c)) : "-",
+			x->failed ? "  FAIL" : "");
+	}
 }
 
 static int write_text(const struct lh_diff *d, FILE *out)
@@ -138,6 +186,7 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	}
 	if (!d->nr_rows)
 		fputs("(no sections on either side)\n", out);
+	write_available_text(d, out);
 	fprintf(out, "\nOffenders: %zu new, %zu changed in all\n", d->nr_new_offenders,
 		d->nr_offenders);
 	for (i = 0; i < d->nr_offenders; i++) {
@@ -238,6 +287,48 @@ static json_object *jrow(const struct lh_diff_row *r)
 	return o;
 }
 
+/* One side of a CPU's availability: its figures as a report writes them, or null. */
+static json_object *jnoise(const struct lh_diff_noise *v)
+{
+	json_object *o;
+
+	if (!v->listed)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "periods", json_object_new_uint64(v->n.periods));
+	json_object_object_add(o, "runtime_us", jns_us(v->n.runtime_ns));
+	json_object_object_add(o, "noise_us", jns_us(v->n.noise_ns));
+	json_object_object_add(o, "available_percent", v->measured ?
+			       json_object_new_double((double)v->milli / 1000.0) : NULL);
+	return o;
+}
+
+static json_object *javailable(const struct lh_diff *d)
+{
+	json_object *a = json_object_new_array(), *o;
+	size_t i;
+
+	for (i = 0; i < d->nr_available; i++) {
+		const struct lh_diff_available *x = &d->available[i];
+		bool both = x->base.measured && x->new.measured;
+
+		o = json_object_new_object();
+		json_object_object_add(o, "cpu", json_object_new_int(x->cpu));
+		json_object_object_add(o, "base", jnoise(&x->base));
+		json_object_object_add(o, "new", jnoise(&x->new));
+		json_object_object_add(o, "change_points", both ?
+				       json_object_new_double((double)x->change_milli / 1000.0) :
+				       NULL);
+		json_object_object_add(o, "gated", json_object_new_boolean(x->gated));
+		if (x->gated)
+			json_object_object_add(o, "max_drop_points",
+					       json_object_new_double((double)d->gate.available_drop_milli / 1000.0));
+		json_object_object_add(o, "failed", json_object_new_boolean(x->failed));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static int write_json(const struct lh_diff *d, FILE *out)
 {
 	json_object *root = json_object_new_object(), *a;
@@ -307,6 +398,7 @@ static int write_json(const struct lh_diff *d, FILE *out)
 		json_object_array_add(a, j);
 	}
 	json_object_object_add(root, "irq_handlers", a);
+	json_object_object_add(root, "available", javailable(d));
 
 	return lh_escape_json_write(root, out);
 }
@@ -336,7 +428,9 @@ static char *violations_of(const struct lh_diff *d, const char *what)
  */
 static int write_junit(const struct lh_diff *d, FILE *out)
 {
-	size_t i, failures = 0, cases = 4;
+	bool avail = d->nr_available || d->gate.has_available_drop;
+	char *avail_fail = violations_of(d, "osnoise's ");
+	size_t i, failures = 0, cases = 4 + avail;
 	bool new_fail = d->gate.has_max_new && d->nr_new_offenders > d->gate.max_new_offenders;
 	char *rules = NULL, *irqs = violations_of(d, "irq "), *s, *f;
 	int ret = 0;
@@ -357,7 +451,7 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 		failures += f != NULL;
 		free(f);
 	}
-	failures += new_fail + (rules != NULL) + (irqs != NULL);
+	failures += new_fail + (rules != NULL) + (irqs != NULL) + (avail_fail != NULL);
 	lh_junit_begin(out, &(struct lh_junit_suite){
 		.name = "lathound diff", .tests = cases, .failures = failures,
 		.errors = d->verdict.error ? 1 : 0,
@@ -405,6 +499,17 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 		.out = s,
 	});
 	free(s);
+	if (avail) {
+		s = lh_xasprintf("%zu CPU%s of osnoise%s", d->nr_available,
+				 d->nr_available == 1 ? "" : "s",
+				 d->gate.has_available_drop ? "" : " (not gated)");
+		ret |= lh_junit_case(out, &(struct lh_junit_case){
+			.classname = "lathound.diff", .name = "osnoise available drop",
+			.failure = avail_fail, .out = s,
+		});
+		free(s);
+	}
+	free(avail_fail);
 	free(rules);
 	free(irqs);
 	lh_junit_end(out);

@@ -64,6 +64,13 @@ static const struct sample_kind {
 	{ LH_TRACER_TIMERLAT, "timerlat_thread" },
 };
 
+int lh_diff_gate_parse_available_drop(struct lh_diff_gate *g, const char *arg, const char **err)
+{
+	return lh_gate_parse_osnoise_pct(arg, "expected osnoise=PCT, e.g. osnoise=5",
+					 "a drop for osnoise was already given",
+					 &g->has_available_drop, &g->available_drop_milli, err);
+}
+
 /*
  * One side's reports folded into one (lh_report_fold()), and what the fold does not say:
  * which sections only a report of each new maximum counted, which report gave a rule first
@@ -718,6 +725,104 @@ static void compare_irqs(struct lh_diff *d)
 	}
 }
 
+/* CPU cpu's osnoise figures on side s, listed or not. */
+static struct lh_diff_noise side_noise(const struct lh_diff_sum *s, int cpu)
+{
+	struct lh_diff_noise v = { 0 };
+	size_t i;
+
+	for (i = 0; i < s->rep->nr_noise; i++) {
+		if (s->rep->noise[i].cpu != cpu)
+			continue;
+		v.listed = true;
+		v.n = s->rep->noise[i];
+		v.measured = !lh_gate_available(v.n.runtime_ns, v.n.noise_ns, &v.milli);
+	}
+	return v;
+}
+
+/* Return: why --max-available-drop cannot judge CPU a (or the sides), or NULL (free it). */
+static char *available_unjudged(const struct lh_diff_available *a)
+{
+	static const char *const gate = "osnoise is gated by --max-available-drop but";
+	const struct lh_diff_noise *b = &a->base, *n = &a->new;
+
+	if (!b->listed || !n->listed)
+		return lh_xasprintf("%s CPU%d is listed in the %s reports only: its availability cannot be compared",
+				    gate, a->cpu, b->listed ? "base" : "new");
+	if (!b->measured || !n->measured)
+		return lh_xasprintf("%s CPU%d measured no period in the %s reports: its availability cannot be compared",
+				    gate, a->cpu, !b->measured ? "base" : "new");
+	return NULL;
+}
+
+/*
+ * osnoise's % CPU available per CPU of either side; --max-available-drop on each. Gated, a
+ * side without osnoise's figures, with a report that could not measure osnoise, or a CPU
+ * that cannot be compared (available_unjudged()) is an error.
+ */
+static void compare_available(struct lh_diff *d)
+{
+	const struct lh_report *br = d->base_sum->rep, *nr = d->new_sum->rep;
+	const uint32_t limit = d->gate.available_drop_milli;
+	const char *side = "base", *why;
+	char a[16], b[16], c[16], l[16], *err;
+	size_t i = 0, j = 0;
+
+	d->available = lh_xcalloc(br->nr_noise + nr->nr_noise + 1, sizeof(*d->available));
+	while (i < br->nr_noise || j < nr->nr_noise) {
+		struct lh_diff_available *x = &d->available[d->nr_available++];
+
+		bool from_base = j == nr->nr_noise ||
+				 (i < br->nr_noise && br->noise[i].cpu <= nr->noise[j].cpu);
+
+		/* both lists ascend by CPU (lh_report_noise_slot()): a merge of the two */
+		x->cpu = from_base ? br->noise[i].cpu : nr->noise[j].cpu;
+		i += i < br->nr_noise && br->noise[i].cpu == x->cpu;
+		j += j < nr->nr_noise && nr->noise[j].cpu == x->cpu;
+		x->base = side_noise(d->base_sum, x->cpu);
+		x->new = side_noise(d->new_sum, x->cpu);
+		if (x->base.measured && x->new.measured)
+			x->change_milli = (int64_t)x->new.milli - (int64_t)x->base.milli;
+	}
+	if (!d->gate.has_available_drop)
+		return;
+	why = not_measured(&d->base, LH_TRACER_OSNOISE);
+	if (!why) {
+		why = not_measured(&d->new, LH_TRACER_OSNOISE);
+		side = "new";
+	}
+	if (why) {
+		set_error(d, lh_xasprintf("osnoise is gated by --max-available-drop but a %s report did not measure it: %s",
+					  side, why));
+		return;
+	}
+	if (!br->nr_noise || !nr->nr_noise) {
+		set_error(d, lh_xasprintf("osnoise is gated by --max-available-drop but %s measured no period",
+					  br->nr_noise ? "the new reports" : nr->nr_noise ?
+					  "the base reports" : "neither side"));
+		return;
+	}
+	for (i = 0; i < d->nr_available; i++) {
+		struct lh_diff_available *x = &d->available[i];
+
+		err = available_unjudged(x);
+		if (err) {
+			set_error(d, err);
+			continue;
+		}
+		x->gated = true;
+		x->failed = -x->change_milli > (int64_t)limit;
+		if (x->failed)
+			violation(d, lh_xasprintf("osnoise's CPU%d: %s %% available, %s points down from %s, over --max-available-drop osnoise=%s",
+						  x->cpu, lh_gate_fmt_available(x->new.milli, b, sizeof(b)),
+						  lh_gate_fmt_available((uint32_t)-x->change_milli, c,
+									sizeof(c)),
+						  lh_gate_fmt_available(x->base.milli, a, sizeof(a)),
+						  lh_gate_fmt_available(limit, l, sizeof(l))));
+	}
+}
+
 /* Reports whose own verdict is error are not compared unless accepted. */
 static void check_reports(struct lh_diff *d, const struct lh_diff_side *s, const char *side)
 {
@@ -900,6 +1005,7 @@ struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh
 	compare_offenders(d);
 	compare_rules(d);
 	compare_irqs(d);
+	compare_available(d);
 	return d;
 }
 
@@ -914,6 +1020,7 @@ void lh_diff_free(struct lh_diff *d)
 	free(d->offenders);
 	free(d->rules);
 	free(d->irqs);
+	free(d->available);
 	free(d);
 }
 

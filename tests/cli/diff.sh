@@ -235,4 +235,65 @@ run diff "$TMP/tl-base.json" "$TMP/tl-nothread.json"
 expect_rc "timerlat: not gated, the same is shown" 0
 expect_in "timerlat: ... as gone" "$out" "timerlat_thread all  worst      10.500us            -  gone"
 
+# osnoise's % CPU available per CPU (the fixture: CPU0 99.998 %, CPU1 99.198 %), and
+# --max-available-drop in points.
+noisy='.tracers.osnoise.noise_cpus[1] |= (.noise_us = $n | .available_percent = $a)'
+jq --argjson n 100000 --argjson a 95 "$noisy" "$TMP/tl-same.json" >"$TMP/av-95.json"
+run diff --max-available-drop osnoise=5 "$TMP/tl-base.json" "$TMP/av-95.json"
+expect_rc "osnoise: CPU1 99.198 % -> 95 % is within --max-available-drop osnoise=5" 0
+expect_in "osnoise: the rows, base and new" "$out" "osnoise: % CPU available
+CPU          base          new  change (points)
+0          99.998       99.998  =
+1          99.198       95.000  -4.198"
+run diff --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-95.json"
+expect_rc "osnoise: 4.198 points down fails --max-available-drop osnoise=1" 2
+expect_in "osnoise: the CPU's row fails" "$out" "1          99.198       95.000  -4.198  FAIL"
+expect_in "osnoise: the violation" "$out" \
+	"osnoise's CPU1: 95.000 % available, 4.198 points down from 99.198, over --max-available-drop osnoise=1.000"
+expect_in "osnoise: the gate listed" "$out" "Gates: --max-available-drop osnoise=1.000"
+run diff --max-available-drop osnoise=1 "$TMP/av-95.json" "$TMP/tl-base.json"
+expect_rc "osnoise: more available passes" 0
+expect_in "osnoise: ... shown as a rise" "$out" "1          95.000       99.198  +4.198"
+run diff -f json --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-95.json"
+echo "$out" >"$TMP/av.json"
+expect_jq "osnoise JSON: each side's figures, the change in points, failed" "$TMP/av.json" \
+	'.verdict == "fail" and .available[1].cpu == 1 and .available[1].base.available_percent == 99.198 and
+	 .available[1].new.noise_us == 100000 and .available[1].change_points == -4.198 and
+	 .available[1].max_drop_points == 1 and .available[1].failed and (.available[0].failed | not)'
+run diff -f junit --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-95.json"
+expect_in "osnoise JUnit: its testcase fails" "$out" \
+	'<testcase classname="lathound.diff" name="osnoise available drop">
+      <failure message="osnoise&#39;s CPU1: 95.000 % available'
+# A forged availability is refused, never judged: the report's sums decide.
+jq '.tracers.osnoise.noise_cpus[1].available_percent = 99.198' "$TMP/av-95.json" >"$TMP/av-forged.json"
+run diff --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-forged.json"
+expect_rc "osnoise: an availability its sums do not give is an error, not a pass" 1
+expect_in "osnoise: ... naming the field" "$err" "available_percent"
+jq '.tracers.osnoise.noise_cpus[1].available_percent = 95' "$TMP/tl-same.json" >"$TMP/av-forged2.json"
+run diff --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-forged2.json"
+expect_rc "osnoise: ... nor a fail" 1
+# Fail closed: a CPU without a period, a CPU on one side only, a side without osnoise.
+jq '.tracers.osnoise.noise_cpus[0] |= (.periods = 0 | .runtime_us = 0 | .noise_us = 0 |
+	.available_percent = null)' "$TMP/tl-same.json" >"$TMP/av-none.json"
+run diff --max-available-drop osnoise=5 "$TMP/tl-base.json" "$TMP/av-none.json"
+expect_rc "osnoise: a CPU that measured no period cannot be compared" 1
+expect_in "osnoise: ... saying which" "$err" \
+	"osnoise is gated by --max-available-drop but CPU0 measured no period in the new reports"
+run diff "$TMP/tl-base.json" "$TMP/av-none.json"
+expect_rc "osnoise: not gated, it is shown" 0
+expect_in "osnoise: ... as no period" "$out" "0          99.998    no period  -"
+jq '.tracers.osnoise.noise_cpus |= .[:1]' "$TMP/tl-same.json" >"$TMP/av-one.json"
+run diff --max-available-drop osnoise=5 "$TMP/tl-base.json" "$TMP/av-one.json"
+expect_rc "osnoise: a CPU of the base only" 1
+expect_in "osnoise: ... saying which" "$err" \
+	"osnoise is gated by --max-available-drop but CPU1 is listed in the base reports only"
+run diff --max-available-drop osnoise=5 "$TMP/tl-base.json" "$TMP/small.json"
+expect_rc "osnoise: a new report without osnoise" 1
+expect_in "osnoise: ... saying so" "$err" \
+	"osnoise is gated by --max-available-drop but the new reports measured no period"
+run diff --max-available-drop osnoise=lots "$TMP/tl-base.json" "$TMP/av-95.json"
+expect_rc "osnoise: a drop that is not a percentage" 1
+run diff --max-available-drop timerlat=5 "$TMP/tl-base.json" "$TMP/av-95.json"
+expect_rc "osnoise: another tracer than osnoise" 1
+
 exit $T_FAILED

@@ -498,6 +498,137 @@ START_TEST(timerlat_samples_misfit)
 }
 END_TEST
 
+/* osnoise on cpu: two periods of 1 s and noise_us of noise in them (0, 0: none measured). */
+static void noise(struct lh_report *rep, int cpu, uint64_t periods, uint64_t noise_us)
+{
+	lh_report_set_noise(rep, &(struct lh_report_noise){
+		cpu, periods, periods * 1000000000, noise_us * 1000,
+	});
+}
+
+static struct lh_diff_gate drop_gate(const char *arg)
+{
+	struct lh_diff_gate g;
+	const char *err;
+
+	lh_diff_gate_init(&g);
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, arg, &err), 0);
+	return g;
+}
+
+START_TEST(parse_available_drop)
+{
+	struct lh_diff_gate g = drop_gate("osnoise=0.5%");
+	const char *err;
+
+	ck_assert(g.has_available_drop);
+	ck_assert_uint_eq(g.available_drop_milli, 500);
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, "osnoise=1", &err), -1);
+	ck_assert_str_eq(err, "a drop for osnoise was already given");
+	lh_diff_gate_init(&g);
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, "timerlat=1", &err), -1);
+	ck_assert_str_eq(err, "only osnoise measures the CPU available (use osnoise=PCT)");
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, "osnoise=101", &err), -1);
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, "osnoise=-1", &err), -1);
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, "5", &err), -1);
+	ck_assert_str_eq(err, "expected osnoise=PCT, e.g. osnoise=5");
+	ck_assert(!g.has_available_drop);
+}
+END_TEST
+
+/*
+ * osnoise's % CPU available per CPU, base and new, and --max-available-drop in points; a CPU
+ * it cannot compare is an error under the gate, only shown without it.
+ */
+START_TEST(available_drop_gated)
+{
+	struct lh_diff_gate g = drop_gate("osnoise=1");
+	const struct lh_diff_available *x;
+	struct lh_diff *d;
+	char *s;
+
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	noise(base_rep, 0, 2, 40);		/* 99.998 % */
+	noise(base_rep, 1, 2, 16040);		/* 99.198 % */
+	noise(new_rep, 0, 2, 40);
+	noise(new_rep, 1, 2, 30000);		/* 98.500 %: 0.698 points down */
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	ck_assert_uint_eq(d->nr_available, 2);
+	x = &d->available[1];
+	ck_assert_int_eq(x->cpu, 1);
+	ck_assert_uint_eq(x->base.milli, 99198);
+	ck_assert_uint_eq(x->new.milli, 98500);
+	ck_assert_int_eq(x->change_milli, -698);
+	ck_assert(x->gated && !x->failed);
+	lh_diff_free(d);
+
+	/* 95 %: 4.198 points down, over 1 */
+	noise(new_rep, 1, 2, 100000);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_uint_eq(d->verdict.nr_violations, 1);
+	ck_assert_str_eq(d->verdict.violations[0],
+			 "osnoise's CPU1: 95.000 % available, 4.198 points down from 99.198, over --max-available-drop osnoise=1.000");
+	s = render(d, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(s, "1          99.198       95.000  -4.198  FAIL\n"));
+	ck_assert_ptr_nonnull(strstr(s, "Gates: --max-available-drop osnoise=1.000\n"));
+	free(s);
+	s = render(d, LH_FORMAT_JUNIT);
+	ck_assert_ptr_nonnull(strstr(s, "<testcase classname=\"lathound.diff\" name=\"osnoise available drop\">\n      <failure message=\"osnoise&#39;s CPU1: 95.000 % available"));
+	free(s);
+	lh_diff_free(d);
+
+	/* A CPU in the new reports only, and one without a period in the base. */
+	noise(new_rep, 1, 2, 16040);
+	noise(new_rep, 2, 2, 0);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "error");
+	ck_assert_str_eq(d->verdict.error,
+			 "osnoise is gated by --max-available-drop but CPU2 is listed in the new reports only: its availability cannot be compared");
+	lh_diff_free(d);
+	noise(base_rep, 2, 0, 0);
+	d = compare(&g);
+	ck_assert_str_eq(d->verdict.error,
+			 "osnoise is gated by --max-available-drop but CPU2 measured no period in the base reports: its availability cannot be compared");
+	ck_assert(!d->available[2].base.measured && d->available[2].base.listed);
+	lh_diff_free(d);
+
+	/* Not gated: the same is shown, and passes. */
+	lh_diff_gate_init(&g);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	s = render(d, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(s, "2       no period      100.000  -\n"));
+	free(s);
+	both_free(d);
+
+	/* A side without osnoise, or whose run could not measure it. */
+	g = drop_gate("osnoise=1");
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	noise(base_rep, 0, 2, 40);
+	add(new_rep, LH_TRACER_IRQSOFF, 50, 0, "a", 1);
+	d = compare(&g);
+	ck_assert_str_eq(d->verdict.error,
+			 "osnoise is gated by --max-available-drop but the new reports measured no period");
+	lh_diff_free(d);
+	{
+		struct lh_run_info run = { .mode = "record", .command_status = -1 };
+
+		noise(new_rep, 0, 2, 40);
+		run.not_measured[LH_TRACER_OSNOISE] = "osnoise is not in available_tracers";
+		lh_report_set_run(new_rep, &run);
+		d = compare(&g);
+		ck_assert_str_eq(d->verdict.error,
+				 "osnoise is gated by --max-available-drop but a new report did not measure it: osnoise is not in available_tracers");
+		lh_diff_free(d);
+	}
+	both_free(NULL);
+}
+END_TEST
+
 /* n runs of handler (irq 24, "fakeraid") of us each on CPU 0, then one of top us. */
 static struct lh_irqstat *irq_runs(uint64_t us, unsigned int n, uint64_t top)
 {
@@ -802,6 +933,8 @@ static Suite *diff_suite(void)
 	tcase_add_test(tc, kernel_histograms_compare_percentiles);
 	tcase_add_test(tc, timerlat_samples_compared);
 	tcase_add_test(tc, timerlat_samples_misfit);
+	tcase_add_test(tc, parse_available_drop);
+	tcase_add_test(tc, available_drop_gated);
 	tcase_add_test(tc, irq_handlers_gated);
 	tcase_add_test(tc, offenders_new_gone_grown);
 	tcase_add_test(tc, new_rule_hits_by_severity);
