@@ -359,8 +359,8 @@ static int fold_khists(struct lh_report *dst, const struct lh_report *src,
  * fold is the one of every period counted; a CPU listed with no period stays listed (one
  * that was to be measured and was not: --min-available fails closed on it).
  */
-static int fold_noise(struct lh_report *dst, const struct lh_report *src,
-		      const struct lh_report_fold_ops *ops)
+int lh_report_fold_noise(struct lh_report *dst, const struct lh_report *src,
+			 const struct lh_report_fold_ops *ops)
 {
 	const int t = LH_TRACER_OSNOISE;
 	struct lh_report_noise *n;
@@ -421,7 +421,7 @@ int lh_report_fold(struct lh_report *dst, const struct lh_report *src,
 		ret |= lh_report_fold_offender(dst, &src->offenders[i], ops);
 	ret |= fold_rules(dst, src, ops);
 	ret |= fold_khists(dst, src, ops);
-	ret |= fold_noise(dst, src, ops);
+	ret |= lh_report_fold_noise(dst, src, ops);
 	if ((ops->parts & LH_REPORT_FOLD_IRQSTAT) && st)
 		ret |= fold_irqstat(dst, st, ops);
 	return ret;
