@@ -115,7 +115,7 @@ struct lh_diff_row {
 	uint64_t		base_ns, new_ns;	/* of the basis */
 	uint64_t		base_p99_ns, new_p99_ns;	/* of dist, when not NONE */
 	double			change_pct;	/* INFINITY from 0; 0 when a side is absent */
-	bool			gated;		/* a --max-growth applies (tracer rows only) */
+	bool			gated;		/* --max-growth judged it: measured on both sides */
 	double			limit_pct;
 	bool			failed;
 };
