@@ -29,15 +29,19 @@ static const char diff_epilogue[] =
 	"at least 1000 sections: the kernel's (record --hist), else those of the sections\n"
 	"captured when every section was (analyze, or record with -T). Each row says which it\n"
 	"used ('by', 'from'); p99 and the worst are shown beside p99.9. --max-growth judges\n"
-	"the tracer rows and the per-CPU rows of both sides.\n"
+	"the tracer rows and the per-CPU rows of both sides. timerlat has rows of its samples\n"
+	"too (timerlat_irq, timerlat_thread: p99.9 from 1000 samples, else the largest).\n"
+	"osnoise's % CPU available per CPU, base and new; --max-available-drop judges it.\n"
 	"\nexit status:\n"
 	"    0  every gate passed\n"
 	"    1  error: a report unreadable or invalid, a report whose own verdict is error\n"
-	"       (unless --accept-error), a gated tracer measured on one side only, offenders or\n"
-	"       rules a gate needs that could not be counted\n"
+	"       (unless --accept-error), a gated tracer (or its samples) measured on one side\n"
+	"       only, offenders or rules a gate needs that could not be counted, a CPU\n"
+	"       --max-available-drop cannot compare (on one side only, or without a period)\n"
 	"    2  a gate failed\n"
 	"\nexamples:\n"
 	"    lathound diff --max-growth all=10 release/report.json candidate/report.json\n"
+	"    lathound diff --max-available-drop osnoise=0.5 release/report.json candidate/report.json\n"
 	"    lathound diff -f junit --max-new-offenders 0 --fail-on-new warning \\\n"
 	"        --base v6.6/board1.json --base v6.6/board2.json \\\n"
 	"        --new v6.12/board1.json --new v6.12/board2.json\n";
@@ -71,6 +75,15 @@ static int opt_irq_growth(const struct lh_option *opt, const char *arg)
 	if (lh_diff_parse_pct(arg, &g->irq_growth_pct, &err))
 		return lh_error("invalid --max-irq-growth '%s': %s", arg, err);
 	g->has_irq_growth = true;
+	return 0;
+}
+
+static int opt_available_drop(const struct lh_option *opt, const char *arg)
+{
+	const char *err;
+
+	if (lh_diff_gate_parse_available_drop(opt->value, arg, &err))
+		return lh_error("invalid --max-available-drop '%s': %s", arg, err);
 	return 0;
 }
 
@@ -150,6 +163,9 @@ int lh_cmd_diff(int argc, char **argv)
 		LH_OPT_CALLBACK(0, "fail-on-new", &a.gate, "SEVERITY",
 				"fail when a rule of SEVERITY or above hits and did not in the base: info, warning, critical, none (default)",
 				opt_fail_on_new),
+		LH_OPT_CALLBACK(0, "max-available-drop", &a.gate, "osnoise=PCT",
+				"fail when a CPU's % CPU available (osnoise) fell by more than PCT points",
+				opt_available_drop),
 		LH_OPT_END(),
 	};
 	struct lh_report **base = NULL, **new = NULL;

@@ -27,13 +27,15 @@ static const char merge_epilogue[] =
 	"--format json' wrote, of any boards, kernels, runs and nights. Per host (the --board id\n"
 	"the report was written with, its hostname and kernel) the worst per tracer; offender\n"
 	"signatures across hosts; the fleet's worst per tracer and its host; histograms summed\n"
-	"(their bucket layouts must agree); rule hits across hosts. Reports are read one at a\n"
-	"time: memory grows with hosts and signatures, not with reports.\n"
+	"(their bucket layouts must agree); rule hits across hosts; osnoise's % CPU available\n"
+	"per host and CPU. Reports are read one at a time: memory grows with hosts and\n"
+	"signatures, not with reports.\n"
 	"\nexit status:\n"
 	"    0  every gate passed\n"
 	"    1  error: a report unreadable or inconsistent (unless --allow-unreadable), a report\n"
 	"       whose own verdict is error (unless --accept-error), the same run twice,\n"
-	"       histograms that do not add up, a gated tracer not measured\n"
+	"       histograms that do not add up, a gated tracer not measured, a host\n"
+	"       --min-available cannot judge (no osnoise period, a CPU without one)\n"
 	"    2  a gate failed\n"
 	"\nexamples:\n"
 	"    lathound merge --max all=100us board*/report.json\n"
@@ -145,6 +147,7 @@ int lh_cmd_merge(int argc, char **argv)
 		LH_OPT_CALLBACK(0, "fail-on", &a.o.gate, "SEVERITY",
 				"fail on rule hits of SEVERITY or above in any report: info, warning, critical (default), none",
 				lh_opt_fail_on),
+		LH_OPT_MIN_AVAILABLE(&a.o.gate, " on any host (over every period of its reports)"),
 		LH_OPT_END(),
 	};
 	struct lh_merge *m = NULL;

@@ -45,6 +45,7 @@ static char *fmt_side(const struct lh_diff_value *v, uint64_t ns, char *buf, siz
 static void write_gates_text(const struct lh_diff *d, FILE *out)
 {
 	const char *sep = "";
+	char pts[16];
 	int t;
 
 	fputs("Gates:", out);
@@ -67,6 +68,11 @@ static void write_gates_text(const struct lh_diff *d, FILE *out)
 		fprintf(out, "%s --fail-on-new %s", sep, lh_severity_name(d->gate.fail_on_new));
 		sep = ",";
 	}
+	if (d->gate.has_available_drop) {
+		fprintf(out, "%s --max-available-drop osnoise=%s", sep,
+			lh_gate_fmt_available(d->gate.available_drop_milli, pts, sizeof(pts)));
+		sep = ",";
+	}
 	fputs(*sep ? "\n" : " none\n", out);
 }
 
@@ -80,6 +86,48 @@ static void write_names(const struct lh_diff_side *s, const char *label, FILE *o
 	fputc('\n', out);
 }
 
+/* "-4.198", "+0.500", "=": a change of % CPU available in points. Return: buf. */
+static char *fmt_points(int64_t milli, char *buf, size_t len)
+{
+	char p[16];
+
+	if (!milli)
+		return strcpy(buf, "=");
+	lh_gate_fmt_available((uint32_t)(milli < 0 ? -milli : milli), p, sizeof(p));
+	snprintf(buf, len, "%c%s", milli < 0 ? '-' : '+', p);
+	return buf;
+}
+
+/* "99.198", "-" (not listed), "none" (no period): one side's % CPU available. */
+static char *fmt_noise(const struct lh_diff_noise *v, char *buf, size_t len)
+{
+	if (!v->listed)
+		return strcpy(buf, "-");
+	if (!v->measured)
+		return strcpy(buf, "no period");
+	return lh_gate_fmt_available(v->milli, buf, len);
+}
+
+static void write_available_text(const struct lh_diff *d, FILE *out)
+{
+	char a[16], b[16], c[32];
+	size_t i;
+
+	if (!d->nr_available)
+		return;
+	fprintf(out, "\nosnoise: %% CPU available\n%-4s %12s %12s  %s\n", "CPU", "base", "new",
+		"change (points)");
+	for (i = 0; i < d->nr_available; i++) {
+		const struct lh_diff_available *x = &d->available[i];
+
+		fprintf(out, "%-4d %12s %12s  %s%s\n", x->cpu, fmt_noise(&x->base, a, sizeof(a)),
+			fmt_noise(&x->new, b, sizeof(b)),
+			x->base.measured && x->new.measured ?
+			fmt_points(x->change_milli, c, sizeof(c)) : "-",
+			x->failed ? "  FAIL" : "");
+	}
+}
+
 static int write_text(const struct lh_diff *d, FILE *out)
 {
 	char a[32], b[32], c[64], cpu[16];
@@ -90,8 +138,14 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	write_names(&d->new, "New:", out);
 	fprintf(out, "A worst case is one sample: 'by' p99.9 when both sides' histograms count >= %d sections\n"
 		"(the kernel's of record --hist, else the sections captured), worst otherwise;\n"
-		"--max-growth judges 'by'. p99 and worst are shown beside p99.9.\n\n",
+		"--max-growth judges 'by'. p99 and worst are shown beside p99.9.\n",
 		LH_DIFF_MIN_DIST);
+	for (i = 0; i < d->nr_rows && !d->rows[i].kind; i++)
+		;
+	if (i < d->nr_rows)
+		fprintf(out, "timerlat_irq and timerlat_thread rows: every timerlat sample, by p99.9 from %d samples.\n",
+			LH_DIFF_MIN_DIST);
+	fputc('\n', out);
 	fprintf(out, "%-15s %-4s %-6s %12s %12s  %s\n", "Tracer", "CPU", "by", "base", "new",
 		"change");
 	for (i = 0; i < d->nr_rows; i++) {
@@ -101,7 +155,7 @@ static int write_text(const struct lh_diff *d, FILE *out)
 			strcpy(cpu, "all");
 		else
 			lh_report_cpu_name(r->cpu, "", "?", cpu, sizeof(cpu));
-		fprintf(out, "%-15s %-4s %-6s %12s %12s  %s%s%s%s\n", lh_tracer_name(r->tracer),
+		fprintf(out, "%-15s %-4s %-6s %12s %12s  %s%s%s%s\n", lh_diff_row_name(r),
 			cpu, lh_diff_basis_name(r->basis),
 			fmt_side(&r->base, r->base_ns, a, sizeof(a)),
 			fmt_side(&r->new, r->new_ns, b, sizeof(b)), fmt_change(r, c, sizeof(c)),
@@ -130,6 +184,7 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	}
 	if (!d->nr_rows)
 		fputs("(no sections on either side)\n", out);
+	write_available_text(d, out);
 	fprintf(out, "\nOffenders: %zu new, %zu changed in all\n", d->nr_new_offenders,
 		d->nr_offenders);
 	for (i = 0; i < d->nr_offenders; i++) {
@@ -174,14 +229,15 @@ static json_object *jns_us(uint64_t ns)
 	return lh_report_json_us_object(ns, false);
 }
 
-static json_object *jside(const struct lh_diff_value *v)
+/* One side of row r: "sections" of its records, or "samples" of its kind. */
+static json_object *jside(const struct lh_diff_row *r, const struct lh_diff_value *v)
 {
 	json_object *o;
 
 	if (!v->present)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "sections", json_object_new_uint64(v->count));
+	json_object_object_add(o, r->kind ? "samples" : "sections", json_object_new_uint64(v->count));
 	json_object_object_add(o, "worst_us", jns_us(v->worst_ns));
 	json_object_object_add(o, "p99_us", v->dist ? jns_us(v->p99_ns) : NULL);
 	json_object_object_add(o, "p99_9_us", v->dist ? jns_us(v->p999_ns) : NULL);
@@ -207,13 +263,14 @@ static json_object *jrow(const struct lh_diff_row *r)
 	bool both = r->base.present && r->new.present;
 
 	json_object_object_add(o, "tracer", json_object_new_string(lh_tracer_name(r->tracer)));
+	json_object_object_add(o, "samples", r->kind ? json_object_new_string(r->kind) : NULL);
 	json_object_object_add(o, "cpu", r->cpu == LH_DIFF_ALL_CPUS ?
 				json_object_new_string("all") : json_object_new_int(r->cpu));
 	json_object_object_add(o, "by", json_object_new_string(lh_diff_basis_name(r->basis)));
 	json_object_object_add(o, "from", r->dist == LH_DIFF_DIST_NONE ? NULL :
 			       json_object_new_string(lh_diff_dist_name(r->dist)));
-	json_object_object_add(o, "base", jside(&r->base));
-	json_object_object_add(o, "new", jside(&r->new));
+	json_object_object_add(o, "base", jside(r, &r->base));
+	json_object_object_add(o, "new", jside(r, &r->new));
 	json_object_object_add(o, "change_us", !both ? NULL :
 			       lh_report_json_us_object(r->new_ns > r->base_ns ?
 							r->new_ns - r->base_ns :
@@ -226,6 +283,48 @@ static json_object *jrow(const struct lh_diff_row *r)
 		json_object_object_add(o, "max_growth_pct", json_object_new_double(r->limit_pct));
 	json_object_object_add(o, "failed", json_object_new_boolean(r->failed));
 	return o;
+}
+
+/* One side of a CPU's availability: its figures as a report writes them, or null. */
+static json_object *jnoise(const struct lh_diff_noise *v)
+{
+	json_object *o;
+
+	if (!v->listed)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "periods", json_object_new_uint64(v->n.periods));
+	json_object_object_add(o, "runtime_us", jns_us(v->n.runtime_ns));
+	json_object_object_add(o, "noise_us", jns_us(v->n.noise_ns));
+	json_object_object_add(o, "available_percent", v->measured ?
+			       json_object_new_double((double)v->milli / 1000.0) : NULL);
+	return o;
+}
+
+static json_object *javailable(const struct lh_diff *d)
+{
+	json_object *a = json_object_new_array(), *o;
+	size_t i;
+
+	for (i = 0; i < d->nr_available; i++) {
+		const struct lh_diff_available *x = &d->available[i];
+		bool both = x->base.measured && x->new.measured;
+
+		o = json_object_new_object();
+		json_object_object_add(o, "cpu", json_object_new_int(x->cpu));
+		json_object_object_add(o, "base", jnoise(&x->base));
+		json_object_object_add(o, "new", jnoise(&x->new));
+		json_object_object_add(o, "change_points", both ?
+				       json_object_new_double((double)x->change_milli / 1000.0) :
+				       NULL);
+		json_object_object_add(o, "gated", json_object_new_boolean(x->gated));
+		if (x->gated)
+			json_object_object_add(o, "max_drop_points",
+					       json_object_new_double((double)d->gate.available_drop_milli / 1000.0));
+		json_object_object_add(o, "failed", json_object_new_boolean(x->failed));
+		json_object_array_add(a, o);
+	}
+	return a;
 }
 
 static int write_json(const struct lh_diff *d, FILE *out)
@@ -297,6 +396,7 @@ static int write_json(const struct lh_diff *d, FILE *out)
 		json_object_array_add(a, j);
 	}
 	json_object_object_add(root, "irq_handlers", a);
+	json_object_object_add(root, "available", javailable(d));
 
 	return lh_escape_json_write(root, out);
 }
@@ -326,7 +426,9 @@ static char *violations_of(const struct lh_diff *d, const char *what)
  */
 static int write_junit(const struct lh_diff *d, FILE *out)
 {
-	size_t i, failures = 0, cases = 4;
+	bool avail = d->nr_available || d->gate.has_available_drop;
+	char *avail_fail = violations_of(d, "osnoise's ");
+	size_t i, failures = 0, cases = 4 + avail;
 	bool new_fail = d->gate.has_max_new && d->nr_new_offenders > d->gate.max_new_offenders;
 	char *rules = NULL, *irqs = violations_of(d, "irq "), *s, *f;
 	int ret = 0;
@@ -343,11 +445,11 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 		if (d->rows[i].cpu != LH_DIFF_ALL_CPUS)
 			continue;
 		cases++;
-		f = violations_of(d, lh_tracer_name(d->rows[i].tracer));
+		f = violations_of(d, lh_diff_row_name(&d->rows[i]));
 		failures += f != NULL;
 		free(f);
 	}
-	failures += new_fail + (rules != NULL) + (irqs != NULL);
+	failures += new_fail + (rules != NULL) + (irqs != NULL) + (avail_fail != NULL);
 	lh_junit_begin(out, &(struct lh_junit_suite){
 		.name = "lathound diff", .tests = cases, .failures = failures,
 		.errors = d->verdict.error ? 1 : 0,
@@ -362,13 +464,13 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 
 		if (r->cpu != LH_DIFF_ALL_CPUS)
 			continue;
-		snprintf(name, sizeof(name), "%s %s growth", lh_tracer_name(r->tracer),
+		snprintf(name, sizeof(name), "%s %s growth", lh_diff_row_name(r),
 			 lh_diff_basis_name(r->basis));
 		s = lh_xasprintf("%s: %s -> %s, %s%s", lh_diff_basis_name(r->basis),
 				 fmt_side(&r->base, r->base_ns, a, sizeof(a)),
 				 fmt_side(&r->new, r->new_ns, b, sizeof(b)),
 				 fmt_change(r, c, sizeof(c)), r->gated ? "" : " (not gated)");
-		f = violations_of(d, lh_tracer_name(r->tracer));
+		f = violations_of(d, lh_diff_row_name(r));
 		ret |= lh_junit_case(out, &(struct lh_junit_case){
 			.classname = "lathound.diff", .name = name, .failure = f, .out = s,
 		});
@@ -395,6 +497,17 @@ static int write_junit(const struct lh_diff *d, FILE *out)
 		.out = s,
 	});
 	free(s);
+	if (avail) {
+		s = lh_xasprintf("%zu CPU%s of osnoise%s", d->nr_available,
+				 d->nr_available == 1 ? "" : "s",
+				 d->gate.has_available_drop ? "" : " (not gated)");
+		ret |= lh_junit_case(out, &(struct lh_junit_case){
+			.classname = "lathound.diff", .name = "osnoise available drop",
+			.failure = avail_fail, .out = s,
+		});
+		free(s);
+	}
+	free(avail_fail);
 	free(rules);
 	free(irqs);
 	lh_junit_end(out);

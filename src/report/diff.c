@@ -55,6 +55,22 @@ int lh_diff_gate_parse_growth(struct lh_diff_gate *g, const char *arg, const cha
 	return 0;
 }
 
+/* The kernel's histograms of a tracer's samples, compared beside its records (diff.h). */
+static const struct sample_kind {
+	enum lh_tracer	tracer;
+	const char	*kind;
+} sample_kinds[] = {
+	{ LH_TRACER_TIMERLAT, "timerlat_irq" },
+	{ LH_TRACER_TIMERLAT, "timerlat_thread" },
+};
+
+int lh_diff_gate_parse_available_drop(struct lh_diff_gate *g, const char *arg, const char **err)
+{
+	return lh_gate_parse_osnoise_pct(arg, "expected osnoise=PCT, e.g. osnoise=5",
+					 "a drop for osnoise was already given",
+					 &g->has_available_drop, &g->available_drop_milli, err);
+}
+
 /*
  * One side's reports folded into one (lh_report_fold()), and what the fold does not say:
  * which sections only a report of each new maximum counted, which report gave a rule first
@@ -76,6 +92,8 @@ struct lh_diff_sum {
 	}			*rules;
 	size_t			alloc_rules;
 	bool			irq_misfit;	/* a handler's runs did not fit those before */
+	/* by sample_kinds[] index: a histogram of the kind did not fit those before */
+	bool			sample_misfit[LH_ARRAY_SIZE(sample_kinds)];
 };
 
 /* A report of a side being folded, for the fold's problems (lh_report_fold_ops). */
@@ -159,6 +177,32 @@ static struct lh_diff_value side_value(const struct lh_diff_sum *s, enum lh_trac
 	return v;
 }
 
+/* The samples of kind on cpu (-1: all CPUs) over the reports of s: their largest, percentiles. */
+static struct lh_diff_value sample_value(const struct lh_diff_sum *s, const char *kind, int cpu)
+{
+	const struct lh_report_histogram *k = lh_report_khist_find(s->rep, "kernel", kind, cpu);
+	struct lh_diff_value v = { 0 };
+
+	if (!k || !k->h.count)
+		return v;
+	v.present = true;
+	v.count = k->h.count;
+	v.worst_ns = k->h.max_ns;
+	v.kernel = pct_of(&k->h);
+	return v;
+}
+
+/* Return: whether side s counted samples of tracer t (sample_kinds[]). */
+static bool has_samples(const struct lh_diff_sum *s, enum lh_tracer t)
+{
+	size_t i;
+
+	for (i = 0; i < LH_ARRAY_SIZE(sample_kinds); i++)
+		if (sample_kinds[i].tracer == t && sample_value(s, sample_kinds[i].kind, -1).present)
+			return true;
+	return false;
+}
+
 /* Return: why tracer t was not measured on side s (borrowed), or NULL. */
 static const char *not_measured(const struct lh_diff_side *s, enum lh_tracer t)
 {
@@ -240,6 +284,11 @@ const char *lh_diff_dist_name(enum lh_diff_dist s)
 	return s == LH_DIFF_DIST_KERNEL ? "kernel" : "sections";
 }
 
+const char *lh_diff_row_name(const struct lh_diff_row *r)
+{
+	return r->kind ? r->kind : lh_tracer_name(r->tracer);
+}
+
 /* --max-growth on row r (limit_pct): a violation when it failed, named what (a tracer, CPU). */
 static void gate_row(struct lh_diff *d, struct lh_diff_row *r, const char *what,
 		     const char *limit_name)
@@ -256,9 +305,119 @@ static void gate_row(struct lh_diff *d, struct lh_diff_row *r, const char *what,
 				  r->limit_pct));
 }
 
-/* Per tracer, then per CPU; the --max-growth gate on the tracer rows. */
+/* The --max-growth that judges a tracer's rows: its own, else 'all'. */
+struct growth {
+	bool		judged;		/* measured on both sides and gated: rows of both are judged */
+	double		pct;
+	const char	*name;		/* of the limit: the tracer's, or "all" */
+};
+
+/* Adds the row of tracer t's kind (NULL: records) on cpu with sides bv and nv, judged by g. */
+static void add_row(struct lh_diff *d, enum lh_tracer t, const char *kind, int cpu,
+		    const struct lh_diff_value *bv, const struct lh_diff_value *nv,
+		    const struct growth *g)
+{
+	struct lh_diff_row *r = new_row(d);
+	char *what;
+
+	r->tracer = t;
+	r->kind = kind;
+	r->cpu = cpu;
+	r->base = *bv;
+	r->new = *nv;
+	fill_row(r);
+	if (!g->judged || !bv->present || !nv->present)
+		return;
+	if (cpu == LH_DIFF_ALL_CPUS)
+		what = lh_xstrdup(lh_diff_row_name(r));
+	else if (cpu < 0)
+		what = lh_xasprintf("%s on an unknown CPU", lh_diff_row_name(r));
+	else
+		what = lh_xasprintf("%s on CPU %d", lh_diff_row_name(r), cpu);
+	r->gated = true;
+	r->limit_pct = g->pct;
+	gate_row(d, r, what, g->name);
+	free(what);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Return: the CPUs (>= 0) with a histogram of kind on either side, ascending, *n of them (free it). */
+static int *sample_cpus(const struct lh_diff *d, const char *kind, size_t *n)
+{
+	const struct lh_report *reps[] = { d->base_sum->rep, d->new_sum->rep };
+	int *v = lh_xcalloc(reps[0]->nr_hists + reps[1]->nr_hists + 1, sizeof(*v));
+	size_t i, j, k = 0;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < reps[i]->nr_hists; j++)
+			if (reps[i]->hists[j].cpu >= 0 && !strcmp(reps[i]->hists[j].source, "kernel") &&
+			    !strcmp(reps[i]->hists[j].kind, kind))
+				v[k++] = reps[i]->hists[j].cpu;
+	qsort(v, k, sizeof(*v), cmp_int);
+	for (i = j = 0; i < k; i++)
+		if (!j || v[j - 1] != v[i])
+			v[j++] = v[i];
+	*n = j;
+	return v;
+}
+
+/*
+ * The samples of tracer t (sample_kinds[]): each kind over all CPUs, then per CPU. Under the
+ * gate, a kind that one side counted and the other did not, or whose histograms did not add
+ * up, cannot be judged: an error.
+ */
+static void compare_samples(struct lh_diff *d, enum lh_tracer t, const struct growth *g)
+{
+	const char *name = lh_tracer_name(t);
+	struct lh_diff_value bv, nv;
+	size_t k, i, n;
+	int *cpus;
+
+	for (k = 0; k < LH_ARRAY_SIZE(sample_kinds); k++) {
+		const char *kind = sample_kinds[k].kind;
+
+		if (sample_kinds[k].tracer != t)
+			continue;
+		if (d->base_sum->sample_misfit[k] || d->new_sum->sample_misfit[k]) {
+			if (g->judged)
+				set_error(d, lh_xasprintf("%s is gated by --max-growth but the %s reports' %s histograms do not add up (their buckets differ): they cannot be compared",
+							  name, d->base_sum->sample_misfit[k] ?
+							  "base" : "new", kind));
+			continue;
+		}
+		bv = sample_value(d->base_sum, kind, -1);
+		nv = sample_value(d->new_sum, kind, -1);
+		if (!bv.present && !nv.present)
+			continue;
+		if (g->judged && !bv.present != !nv.present)
+			set_error(d, lh_xasprintf("%s is gated by --max-growth but only the %s reports counted its %s samples",
+						  name, bv.present ? "base" : "new", kind));
+		add_row(d, t, kind, LH_DIFF_ALL_CPUS, &bv, &nv, g);
+		cpus = sample_cpus(d, kind, &n);
+		for (i = 0; i < n; i++) {
+			bv = sample_value(d->base_sum, kind, cpus[i]);
+			nv = sample_value(d->new_sum, kind, cpus[i]);
+			if (bv.present || nv.present)
+				add_row(d, t, kind, cpus[i], &bv, &nv, g);
+		}
+		free(cpus);
+	}
+}
+
+/*
+ * Per tracer its records over all CPUs, then per CPU, then its samples; the --max-growth
+ * gate. A tracer is measured on a side that has its records or its samples: gated, it must be
+ * measured on both, and no report may say it could not measure it.
+ */
 static void compare_tracers(struct lh_diff *d)
 {
+	struct lh_diff_value bv, nv;
 	size_t slot, n;
 	int t;
 
@@ -266,25 +425,26 @@ static void compare_tracers(struct lh_diff *d)
 		const char *name = lh_tracer_name(t), *why;
 		bool own = d->gate.has_growth[t] && t != LH_TRACER_UNKNOWN;
 		bool gated = own || d->gate.has_growth[LH_TRACER_UNKNOWN];
-		struct lh_diff_row *r;
+		struct growth g = {
+			.pct = d->gate.growth_pct[own ? t : LH_TRACER_UNKNOWN],
+			.name = own ? name : "all",
+		};
+		bool in_base, in_new;
 
-		r = new_row(d);
-		r->tracer = t;
-		r->cpu = LH_DIFF_ALL_CPUS;
-		r->base = side_value(d->base_sum, t, LH_DIFF_ALL_CPUS);
-		r->new = side_value(d->new_sum, t, LH_DIFF_ALL_CPUS);
-		if (!r->base.present && !r->new.present) {
-			d->nr_rows--;
+		bv = side_value(d->base_sum, t, LH_DIFF_ALL_CPUS);
+		nv = side_value(d->new_sum, t, LH_DIFF_ALL_CPUS);
+		in_base = bv.present || has_samples(d->base_sum, t);
+		in_new = nv.present || has_samples(d->new_sum, t);
+		if (!in_base && !in_new) {
 			if (own)
 				set_error(d, lh_xasprintf("%s is gated by --max-growth but neither side measured it",
 							  name));
 			continue;
 		}
-		fill_row(r);
-		if (gated && !r->base.present != !r->new.present) {
-			why = not_measured(r->base.present ? &d->new : &d->base, t);
+		if (gated && in_base != in_new) {
+			why = not_measured(in_base ? &d->new : &d->base, t);
 			set_error(d, lh_xasprintf("%s is gated by --max-growth but only the %s reports measured it%s%s",
-						  name, r->base.present ? "base" : "new",
+						  name, in_base ? "base" : "new",
 						  why ? ": " : "", why ? why : ""));
 		} else if (gated && (why = not_measured(&d->base, t))) {
 			set_error(d, lh_xasprintf("%s is gated by --max-growth but a base report did not measure it: %s",
@@ -292,38 +452,20 @@ static void compare_tracers(struct lh_diff *d)
 		} else if (gated && (why = not_measured(&d->new, t))) {
 			set_error(d, lh_xasprintf("%s is gated by --max-growth but a new report did not measure it: %s",
 						  name, why));
-		} else if (gated) {
-			r->gated = true;
-			r->limit_pct = d->gate.growth_pct[own ? t : LH_TRACER_UNKNOWN];
-			gate_row(d, r, name, own ? name : "all");
+		} else {
+			g.judged = gated;
 		}
+		if (bv.present || nv.present)
+			add_row(d, t, NULL, LH_DIFF_ALL_CPUS, &bv, &nv, &g);
 		/* the CPUs are judged when the tracer is: a CPU of both sides, by the same limit */
-		gated = r->gated;
 		n = max_slots(d, t);
 		for (slot = 0; slot < n; slot++) {
-			struct lh_diff_value bv, nv;
-
 			bv = side_value(d->base_sum, t, lh_report_slot_cpu(slot));
 			nv = side_value(d->new_sum, t, lh_report_slot_cpu(slot));
-			if (!bv.present && !nv.present)
-				continue;
-			r = new_row(d);
-			r->tracer = t;
-			r->cpu = lh_report_slot_cpu(slot);
-			r->base = bv;
-			r->new = nv;
-			fill_row(r);
-			if (gated && bv.present && nv.present) {
-				char *what = r->cpu < 0 ?
-					lh_xasprintf("%s on an unknown CPU", name) :
-					lh_xasprintf("%s on CPU %d", name, r->cpu);
-
-				r->gated = true;
-				r->limit_pct = d->gate.growth_pct[own ? t : LH_TRACER_UNKNOWN];
-				gate_row(d, r, what, own ? name : "all");
-				free(what);
-			}
+			if (bv.present || nv.present)
+				add_row(d, t, NULL, lh_report_slot_cpu(slot), &bv, &nv, &g);
 		}
+		compare_samples(d, t, &g);
 	}
 }
 
@@ -583,6 +725,104 @@ static void compare_irqs(struct lh_diff *d)
 	}
 }
 
+/* CPU cpu's osnoise figures on side s, listed or not. */
+static struct lh_diff_noise side_noise(const struct lh_diff_sum *s, int cpu)
+{
+	struct lh_diff_noise v = { 0 };
+	size_t i;
+
+	for (i = 0; i < s->rep->nr_noise; i++) {
+		if (s->rep->noise[i].cpu != cpu)
+			continue;
+		v.listed = true;
+		v.n = s->rep->noise[i];
+		v.measured = !lh_gate_available(v.n.runtime_ns, v.n.noise_ns, &v.milli);
+	}
+	return v;
+}
+
+/* Return: why --max-available-drop cannot judge CPU a (or the sides), or NULL (free it). */
+static char *available_unjudged(const struct lh_diff_available *a)
+{
+	static const char *const gate = "osnoise is gated by --max-available-drop but";
+	const struct lh_diff_noise *b = &a->base, *n = &a->new;
+
+	if (!b->listed || !n->listed)
+		return lh_xasprintf("%s CPU%d is listed in the %s reports only: its availability cannot be compared",
+				    gate, a->cpu, b->listed ? "base" : "new");
+	if (!b->measured || !n->measured)
+		return lh_xasprintf("%s CPU%d measured no period in the %s reports: its availability cannot be compared",
+				    gate, a->cpu, !b->measured ? "base" : "new");
+	return NULL;
+}
+
+/*
+ * osnoise's % CPU available per CPU of either side; --max-available-drop on each. Gated, a
+ * side without osnoise's figures, with a report that could not measure osnoise, or a CPU
+ * that cannot be compared (available_unjudged()) is an error.
+ */
+static void compare_available(struct lh_diff *d)
+{
+	const struct lh_report *br = d->base_sum->rep, *nr = d->new_sum->rep;
+	const uint32_t limit = d->gate.available_drop_milli;
+	const char *side = "base", *why;
+	char a[16], b[16], c[16], l[16], *err;
+	size_t i = 0, j = 0;
+
+	d->available = lh_xcalloc(br->nr_noise + nr->nr_noise + 1, sizeof(*d->available));
+	while (i < br->nr_noise || j < nr->nr_noise) {
+		struct lh_diff_available *x = &d->available[d->nr_available++];
+
+		bool from_base = j == nr->nr_noise ||
+				 (i < br->nr_noise && br->noise[i].cpu <= nr->noise[j].cpu);
+
+		/* both lists ascend by CPU (lh_report_noise_slot()): a merge of the two */
+		x->cpu = from_base ? br->noise[i].cpu : nr->noise[j].cpu;
+		i += i < br->nr_noise && br->noise[i].cpu == x->cpu;
+		j += j < nr->nr_noise && nr->noise[j].cpu == x->cpu;
+		x->base = side_noise(d->base_sum, x->cpu);
+		x->new = side_noise(d->new_sum, x->cpu);
+		if (x->base.measured && x->new.measured)
+			x->change_milli = (int64_t)x->new.milli - (int64_t)x->base.milli;
+	}
+	if (!d->gate.has_available_drop)
+		return;
+	why = not_measured(&d->base, LH_TRACER_OSNOISE);
+	if (!why) {
+		why = not_measured(&d->new, LH_TRACER_OSNOISE);
+		side = "new";
+	}
+	if (why) {
+		set_error(d, lh_xasprintf("osnoise is gated by --max-available-drop but a %s report did not measure it: %s",
+					  side, why));
+		return;
+	}
+	if (!br->nr_noise || !nr->nr_noise) {
+		set_error(d, lh_xasprintf("osnoise is gated by --max-available-drop but %s measured no period",
+					  br->nr_noise ? "the new reports" : nr->nr_noise ?
+					  "the base reports" : "neither side"));
+		return;
+	}
+	for (i = 0; i < d->nr_available; i++) {
+		struct lh_diff_available *x = &d->available[i];
+
+		err = available_unjudged(x);
+		if (err) {
+			set_error(d, err);
+			continue;
+		}
+		x->gated = true;
+		x->failed = -x->change_milli > (int64_t)limit;
+		if (x->failed)
+			violation(d, lh_xasprintf("osnoise's CPU%d: %s %% available, %s points down from %s, over --max-available-drop osnoise=%s",
+						  x->cpu, lh_gate_fmt_available(x->new.milli, b, sizeof(b)),
+						  lh_gate_fmt_available((uint32_t)-x->change_milli, c,
+									sizeof(c)),
+						  lh_gate_fmt_available(x->base.milli, a, sizeof(a)),
+						  lh_gate_fmt_available(limit, l, sizeof(l))));
+	}
+}
+
 /* Reports whose own verdict is error are not compared unless accepted. */
 static void check_reports(struct lh_diff *d, const struct lh_diff_side *s, const char *side)
 {
@@ -654,14 +894,20 @@ static void sum_overflow(void *arg, const struct lh_report_fold_at *at)
 /*
  * Histograms that do not fit are not compared: a row then compares the worst (its sum counts
  * fewer sections than its rows; a kernel histogram fewer reports: value_of(), side_value());
- * a handler's runs their longest.
+ * a handler's runs their longest; a kind of samples none (compare_samples()).
  */
 static void sum_misfit(void *arg, const struct lh_report_fold_at *at)
 {
 	const struct fold_ctx *c = arg;
 
+	size_t k;
+
 	if (at->field && !strcmp(at->field, "irq_stats.handlers"))
 		c->sum->irq_misfit = true;
+	for (k = 0; at->field && !strcmp(at->field, "histograms") &&
+		    k < LH_ARRAY_SIZE(sample_kinds); k++)
+		if (at->what && !strcmp(at->what, sample_kinds[k].kind))
+			c->sum->sample_misfit[k] = true;
 }
 
 /* The first report to give a rule another severity than the report that first had it. */
@@ -759,6 +1005,7 @@ struct lh_diff *lh_diff_compute(const struct lh_diff_side *base, const struct lh
 	compare_offenders(d);
 	compare_rules(d);
 	compare_irqs(d);
+	compare_available(d);
 	return d;
 }
 
@@ -773,6 +1020,7 @@ void lh_diff_free(struct lh_diff *d)
 	free(d->offenders);
 	free(d->rules);
 	free(d->irqs);
+	free(d->available);
 	free(d);
 }
 

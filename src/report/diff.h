@@ -18,6 +18,17 @@
  * rows measured on both sides; --max-irq-growth the IRQ handlers, on p99 of their durations
  * when both sides have LH_DIFF_MIN_DIST runs of the handler, on their longest run otherwise.
  *
+ * A tracer that samples has rows of its samples too, beside those of its records: timerlat
+ * the histograms of every sample of its IRQ and thread contexts ("timerlat_irq",
+ * "timerlat_thread"), over all CPUs and per CPU, compared by p99.9 when both sides count
+ * LH_DIFF_MIN_DIST samples, by their largest otherwise, and judged by --max-growth timerlat
+ * as its records are.
+ *
+ * osnoise's % CPU available, per CPU: each side's periods, runtime and noise summed, the
+ * availability of both and its change in points; --max-available-drop osnoise=PCT fails a
+ * CPU whose availability fell by more than PCT points. Gated, a CPU that one side lists and
+ * the other does not, or that measured no period on a side, cannot be judged: an error.
+ *
  * Each side's reports are folded into one (lh_report_fold(), as 'lathound report' and 'merge'
  * fold theirs); then the two are compared.
  *
@@ -48,6 +59,8 @@ struct lh_diff_gate {
 	bool			has_max_new;
 	unsigned long		max_new_offenders;
 	enum lh_severity	fail_on_new;	/* LH_GATE_FAIL_NONE (default): no rule gate */
+	bool			has_available_drop;	/* --max-available-drop osnoise=PCT */
+	uint32_t		available_drop_milli;	/* in thousandths of a point */
 	bool			accept_error;	/* compare reports whose own verdict is error */
 };
 
@@ -60,6 +73,13 @@ int lh_diff_parse_pct(const char *arg, double *pct, const char **err);
  * static message (also when that tracer, or "all", already has one).
  */
 int lh_diff_gate_parse_growth(struct lh_diff_gate *g, const char *arg, const char **err);
+
+/*
+ * "osnoise=5", "osnoise=0.5%": the points of % CPU available a CPU may lose
+ * (lh_gate_parse_osnoise_pct()). Return: 0, or -1 with *err a static message (also when
+ * given before).
+ */
+int lh_diff_gate_parse_available_drop(struct lh_diff_gate *g, const char *arg, const char **err);
 
 enum lh_diff_basis { LH_DIFF_WORST, LH_DIFF_P999, LH_DIFF_P99 };
 
@@ -75,8 +95,8 @@ struct lh_diff_pct {
 
 /* One side of a row. */
 struct lh_diff_value {
-	bool		present;	/* sections were seen */
-	uint64_t	count;		/* sections */
+	bool		present;	/* sections (samples) were seen */
+	uint64_t	count;		/* sections (samples) */
 	uint64_t	worst_ns;
 	bool		dist;		/* a distribution of >= LH_DIFF_MIN_DIST sections */
 	uint64_t	p999_ns;	/* upper bound of p99.9 (valid when dist) */
@@ -86,6 +106,8 @@ struct lh_diff_value {
 
 struct lh_diff_row {
 	enum lh_tracer		tracer;
+	const char		*kind;		/* samples of the kernel's histogram kind
+						 * ("timerlat_irq"); NULL: the tracer's records */
 	int			cpu;		/* LH_DIFF_ALL_CPUS, or a CPU (-1 unknown) */
 	struct lh_diff_value	base, new;
 	enum lh_diff_basis	basis;
@@ -93,7 +115,7 @@ struct lh_diff_row {
 	uint64_t		base_ns, new_ns;	/* of the basis */
 	uint64_t		base_p99_ns, new_p99_ns;	/* of dist, when not NONE */
 	double			change_pct;	/* INFINITY from 0; 0 when a side is absent */
-	bool			gated;		/* a --max-growth applies (tracer rows only) */
+	bool			gated;		/* --max-growth judged it: measured on both sides */
 	double			limit_pct;
 	bool			failed;
 };
@@ -126,6 +148,23 @@ struct lh_diff_irq {
 	bool		failed;		/* over --max-irq-growth */
 };
 
+/* One side of a CPU's osnoise availability. */
+struct lh_diff_noise {
+	bool			listed;		/* the side's reports list the CPU */
+	bool			measured;	/* with a period: milli is set */
+	struct lh_report_noise	n;		/* its figures, summed over the side's reports */
+	uint32_t		milli;		/* % CPU available, in thousandths */
+};
+
+/* osnoise's % CPU available of one CPU, base and new. */
+struct lh_diff_available {
+	int			cpu;
+	struct lh_diff_noise	base, new;
+	int64_t			change_milli;	/* new - base, when both measured */
+	bool			gated;		/* --max-available-drop judged it */
+	bool			failed;
+};
+
 /* A set of reports, and their names (files) for the output. */
 struct lh_diff_side {
 	struct lh_report	*const *reps;	/* evaluated (lh_report_loader_finish()) */
@@ -150,6 +189,8 @@ struct lh_diff {
 	size_t			nr_rules, alloc_rules;
 	struct lh_diff_irq	*irqs;		/* handlers whose longest run or p99 grew */
 	size_t			nr_irqs, alloc_irqs;
+	struct lh_diff_available *available;	/* osnoise's CPUs of either side, ascending */
+	size_t			nr_available;
 	struct lh_verdict	verdict;
 };
 
@@ -165,6 +206,8 @@ void lh_diff_free(struct lh_diff *d);
 /* Return: "error", "fail" or "pass" (static). */
 const char *lh_diff_verdict(const struct lh_diff *d);
 
+/* Return: what row r is of: its kind of samples, else its tracer's name (static or r's). */
+const char *lh_diff_row_name(const struct lh_diff_row *r);
 /* Return: the change from a to b in percent: INFINITY from 0, 0 when equal. */
 double lh_diff_change_pct(uint64_t a, uint64_t b);
 /* Return: "worst", "p99" or "p99.9": what a row compares (static). */

@@ -64,20 +64,21 @@ int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err)
 	return 0;
 }
 
-int lh_gate_parse_min_available(struct lh_gate *g, const char *arg, const char **err)
+int lh_gate_parse_osnoise_pct(const char *arg, const char *expected, const char *twice,
+			      bool *has, uint32_t *milli, const char **err)
 {
 	const char *value, *p;
-	uint32_t milli = 0, digits = 0;
+	uint32_t m = 0, digits = 0;
 	enum lh_tracer t;
 
-	if (lh_gate_parse_key(arg, "expected osnoise=PCT, e.g. osnoise=99.5", &t, &value, err))
+	if (lh_gate_parse_key(arg, expected, &t, &value, err))
 		return -1;
 	if (t != LH_TRACER_OSNOISE) {
 		*err = "only osnoise measures the CPU available (use osnoise=PCT)";
 		return -1;
 	}
-	for (p = value; *p >= '0' && *p <= '9' && milli <= 100000; p++)
-		milli = milli * 10 + (uint32_t)(*p - '0') * 1000;
+	for (p = value; *p >= '0' && *p <= '9' && m <= 100000; p++)
+		m = m * 10 + (uint32_t)(*p - '0') * 1000;
 	if (p == value) {
 		*err = "expected a percentage, e.g. 99.5";
 		return -1;
@@ -88,7 +89,7 @@ int lh_gate_parse_min_available(struct lh_gate *g, const char *arg, const char *
 				*err = "at most 3 decimals";
 				return -1;
 			}
-			milli += (uint32_t)(*p - '0') * (digits == 1 ? 100 : digits == 2 ? 10 : 1);
+			m += (uint32_t)(*p - '0') * (digits == 1 ? 100 : digits == 2 ? 10 : 1);
 		}
 		if (!digits) {
 			*err = "expected a percentage, e.g. 99.5";
@@ -97,18 +98,26 @@ int lh_gate_parse_min_available(struct lh_gate *g, const char *arg, const char *
 	}
 	if (*p == '%')
 		p++;
-	if (*p || milli > 100000) {
+	if (*p || m > 100000) {
 		*err = *p && (*p < '0' || *p > '9') ? "expected a percentage, e.g. 99.5" :
 		       "a percentage is at most 100";
 		return -1;
 	}
-	if (g->has_min_available) {
-		*err = "a minimum for osnoise was already given";
+	/* two for one tracer is a typo in a CI script: keeping either would hide it */
+	if (*has) {
+		*err = twice;
 		return -1;
 	}
-	g->has_min_available = true;
-	g->min_available_milli = milli;
+	*has = true;
+	*milli = m;
 	return 0;
+}
+
+int lh_gate_parse_min_available(struct lh_gate *g, const char *arg, const char **err)
+{
+	return lh_gate_parse_osnoise_pct(arg, "expected osnoise=PCT, e.g. osnoise=99.5",
+					 "a minimum for osnoise was already given",
+					 &g->has_min_available, &g->min_available_milli, err);
 }
 
 int lh_gate_available(uint64_t runtime_ns, uint64_t noise_ns, uint32_t *milli)

@@ -41,4 +41,10 @@ char *lh_merge_fit(const char *s, size_t w, char *buf);
  */
 char *lh_merge_host_name(const struct lh_merge_host *h, char *buf, size_t len);
 
+/*
+ * Return: why --min-available cannot judge host h (lh_report_available_unmeasured() of its
+ * CPUs), or NULL when it can or m has no minimum (free it).
+ */
+char *lh_merge_host_unjudged(const struct lh_merge *m, const struct lh_merge_host *h);
+
 #endif /* LH_MERGE_PRIV_H */

@@ -153,6 +153,45 @@ static void write_text_hosts(const struct lh_merge *m, FILE *out)
 	free(v);
 }
 
+/* Return: whether a host lists osnoise's figures. */
+static bool any_noise(const struct lh_merge *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_hosts; i++)
+		if (m->hosts[i].noise)
+			return true;
+	return false;
+}
+
+static void write_text_available(const struct lh_merge *m, FILE *out)
+{
+	uint32_t *v;
+	char name[160], cut[64], pct[16];
+	uint32_t milli;
+	size_t i, j;
+
+	if (!any_noise(m))
+		return;
+	v = sorted(m, m->nr_hosts, cmp_host);
+	fputs("\nosnoise: % CPU available per host\n", out);
+	fprintf(out, "  %-22s %4s %10s %12s\n", "board (host)", "cpu", "periods", "available");
+	for (i = 0; i < m->nr_hosts; i++) {
+		const struct lh_merge_host *h = &m->hosts[v[i]];
+
+		for (j = 0; h->noise && j < h->noise->nr_noise; j++) {
+			const struct lh_report_noise *n = &h->noise->noise[j];
+
+			fprintf(out, "  %-22s %4d %10" PRIu64 " %12s\n", j ? "" :
+				lh_merge_fit(lh_merge_host_name(h, name, sizeof(name)), 22, cut),
+				n->cpu, n->periods,
+				lh_gate_available(n->runtime_ns, n->noise_ns, &milli) ? "no period" :
+				lh_gate_fmt_available(milli, pct, sizeof(pct)));
+		}
+	}
+	free(v);
+}
+
 static void write_text_sigs(const struct lh_merge *m, FILE *out)
 {
 	size_t i, n = m->fleet->nr_offenders;
@@ -252,6 +291,7 @@ static int write_text(const struct lh_merge *m, FILE *out)
 	fputs("\n\n", out);
 	write_text_tracers(m, out);
 	write_text_hosts(m, out);
+	write_text_available(m, out);
 	write_text_sigs(m, out);
 	write_text_rules(m, out);
 	write_text_hists(m, out);
@@ -275,6 +315,10 @@ static int write_text(const struct lh_merge *m, FILE *out)
 	if (m->o.gate.fail_on != LH_GATE_FAIL_NONE)
 		fprintf(out, "%s --fail-on %s", i++ ? "\n      " : "",
 			lh_gate_fail_on_name(&m->o.gate));
+	if (m->o.gate.has_min_available)
+		fprintf(out, "%s --min-available osnoise=%s (on each host's CPUs)",
+			i++ ? "\n      " : "",
+			lh_gate_fmt_available(m->o.gate.min_available_milli, b, sizeof(b)));
 	fputs(i ? "\n" : " none\n", out);
 	lh_report_verdict_text(&m->verdict, out);
 	return 0;
@@ -386,6 +430,28 @@ static json_object *jtracers(const struct lh_merge *m)
 	return o;
 }
 
+/* A host's osnoise figures per CPU, as a report's noise_cpus; [] when none. */
+static json_object *jnoise(const struct lh_merge_host *h)
+{
+	json_object *a = json_object_new_array(), *e;
+	uint32_t milli;
+	size_t i;
+
+	for (i = 0; h->noise && i < h->noise->nr_noise; i++) {
+		const struct lh_report_noise *n = &h->noise->noise[i];
+
+		e = json_object_new_object();
+		add(e, "cpu", json_object_new_int(n->cpu));
+		add(e, "periods", json_object_new_uint64(n->periods));
+		add(e, "runtime_us", jns(n->runtime_ns));
+		add(e, "noise_us", jns(n->noise_ns));
+		add(e, "available_percent", lh_gate_available(n->runtime_ns, n->noise_ns, &milli) ?
+		    NULL : json_object_new_double((double)milli / 1000.0));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
 /* The hosts in output order; pos[i]: where host i is in it. */
 static json_object *jhosts(const struct lh_merge *m, const uint32_t *v)
 {
@@ -410,6 +476,7 @@ static json_object *jhosts(const struct lh_merge *m, const uint32_t *v)
 			add(tr, lh_tracer_name(lh_tracer_at(t)), x);
 		}
 		add(e, "tracers", tr);
+		add(e, "noise_cpus", jnoise(h));
 		json_object_array_add(a, e);
 	}
 	return a;
@@ -496,6 +563,11 @@ static int write_json(const struct lh_merge *m, FILE *out)
 	a = json_object_new_object();
 	add(a, "max_us", o);
 	add(a, "fail_on", jstr(lh_gate_fail_on_name(&m->o.gate)));
+	o = json_object_new_object();
+	if (m->o.gate.has_min_available)
+		add(o, "osnoise", json_object_new_double((double)m->o.gate.min_available_milli /
+							 1000.0));
+	add(a, "min_available_percent", o);
 	add(root, "gate", a);
 	add(root, "reports", json_object_new_uint64(m->reports));
 	add(root, "reports_unreadable", json_object_new_uint64(m->unread));
@@ -558,15 +630,83 @@ static char *rule_violations(const struct lh_merge *m)
 	return all;
 }
 
+/* Return: host h's violations of --min-available, "; " between them, or NULL (free it). */
+static char *host_available_failures(const struct lh_merge *m, const struct lh_merge_host *h)
+{
+	char *all = NULL, *v, *s;
+	size_t i;
+
+	for (i = 0; h->noise && i < h->noise->nr_noise; i++) {
+		v = lh_report_available_violation(&m->o.gate, &h->noise->noise[i]);
+		if (!v)
+			continue;
+		s = all ? lh_xasprintf("%s; %s", all, v) : lh_xstrdup(v);
+		free(all);
+		free(v);
+		all = s;
+	}
+	return all;
+}
+
+/* How many hosts junit_available() fails (*failures) and cannot judge (*errors). */
+static void available_counts(const struct lh_merge *m, size_t *failures, size_t *errors)
+{
+	char *why, *f;
+	size_t i;
+
+	for (i = 0; i < m->nr_hosts && m->o.gate.has_min_available; i++) {
+		why = lh_merge_host_unjudged(m, &m->hosts[i]);
+		f = why ? NULL : host_available_failures(m, &m->hosts[i]);
+		*errors += why != NULL;
+		*failures += f != NULL;
+		free(why);
+		free(f);
+	}
+}
+
+/*
+ * Under --min-available, one testcase per host (in output order): an error when it cannot
+ * be judged, failed by its CPUs below the minimum. Return: what writing returned.
+ */
+static int junit_available(const struct lh_merge *m, FILE *out)
+{
+	uint32_t *v = sorted(m, m->nr_hosts, cmp_host);
+	char name[200], hn[160], *why, *fail, *s;
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; i < m->nr_hosts; i++) {
+		const struct lh_merge_host *h = &m->hosts[v[i]];
+		const struct lh_report *n = h->noise;
+
+		lh_merge_host_name(h, hn, sizeof(hn));
+		snprintf(name, sizeof(name), "%s min available", hn);
+		why = lh_merge_host_unjudged(m, h);
+		fail = why ? NULL : host_available_failures(m, h);
+		s = lh_xasprintf("%zu CPU%s of osnoise", n ? n->nr_noise : 0,
+				 n && n->nr_noise == 1 ? "" : "s");
+		ret |= lh_junit_case(out, &(struct lh_junit_case){
+			.classname = "lathound.merge.min_available", .name = name, .error = why,
+			.failure = fail, .out = s,
+		});
+		free(s);
+		free(fail);
+		free(why);
+	}
+	free(v);
+	return ret;
+}
+
 /*
  * One testcase for the merge itself (an error when it could not be judged), one per tracer,
- * one for the rules under --fail-on (every rule that failed it in its failure).
+ * one for the rules under --fail-on (every rule that failed it in its failure), one per host
+ * under --min-available.
  */
 static int write_junit(const struct lh_merge *m, FILE *out)
 {
 	bool rules = m->o.gate.fail_on != LH_GATE_FAIL_NONE;
 	char *rule_fail = rules ? rule_violations(m) : NULL;
-	size_t cases = 1, failures = !!rule_fail, i;
+	size_t cases = 1, failures = !!rule_fail, errors = m->verdict.error ? 1 : 0, i;
 	char name[64], a[32], hn[160];
 	int t, ret = 0;
 	char *s;
@@ -578,9 +718,13 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 		failures += tracer_violation(m, lh_tracer_name(t)) != NULL;
 	}
 	cases += rules;
+	if (m->o.gate.has_min_available) {
+		cases += m->nr_hosts;
+		available_counts(m, &failures, &errors);
+	}
 	lh_junit_begin(out, &(struct lh_junit_suite){
 		.name = "lathound merge", .tests = cases, .failures = failures,
-		.errors = m->verdict.error ? 1 : 0,
+		.errors = errors,
 	});
 	s = lh_xasprintf("%lu report%s folded, %zu host%s, %lu unreadable: %s", m->reports,
 			 m->reports == 1 ? "" : "s", m->nr_hosts, m->nr_hosts == 1 ? "" : "s",
@@ -621,6 +765,8 @@ static int write_junit(const struct lh_merge *m, FILE *out)
 		free(s);
 	}
 	free(rule_fail);
+	if (m->o.gate.has_min_available)
+		ret |= junit_available(m, out);
 	lh_junit_end(out);
 	return ret ? -1 : 0;
 }

@@ -41,6 +41,8 @@ void lh_merge_free(struct lh_merge *m)
 		free(m->hosts[i].board);
 		free(m->hosts[i].host);
 		free(m->hosts[i].kernel);
+		lh_report_free(m->hosts[i].noise);
+		free(m->hosts[i].osnoise_not_measured);
 	}
 	free(m->hosts);
 	lh_htab_release(&m->host_htab);
@@ -184,6 +186,8 @@ static char *fold_what(const struct lh_report_fold_at *at)
 		return lh_xstrdup("a rule's hits");
 	if (!strcmp(at->field, "unevaluated"))
 		return lh_xstrdup("the sections a rule could not be evaluated on");
+	if (!strncmp(at->field, "noise_cpus.", 11))
+		return lh_xasprintf("osnoise's %s of CPU %d", at->field + 11, at->cpu);
 	return NULL;
 }
 
@@ -255,6 +259,21 @@ static void note_tracer(struct lh_merge *m, const char *name, const struct lh_re
 		mt->gate_host = host;
 	if (!lh_report_counts_every_section(rep))
 		mt->maxima_only = true;
+}
+
+/* rep's osnoise figures, added to its host's; whether it could measure osnoise. */
+static void note_noise(struct lh_merge_host *h, const char *name, const struct lh_report *rep,
+		       const struct lh_report_fold_ops *ops)
+{
+	const char *why = rep->has_run ? rep->run.not_measured[LH_TRACER_OSNOISE] : NULL;
+
+	if (why && !h->osnoise_not_measured)
+		h->osnoise_not_measured = lh_xasprintf("'%s': %s", name, why);
+	if (!rep->nr_noise)
+		return;
+	if (!h->noise)
+		h->noise = lh_report_fold_alloc();
+	lh_report_fold_noise(h->noise, rep, ops);
 }
 
 /* The hosts of rep's offender groups in the fleet (created there when new). */
@@ -337,6 +356,7 @@ int lh_merge_add(struct lh_merge *m, const char *name, const struct lh_report *r
 	for (t = 0; t < LH_TRACER_NR; t++)
 		note_tracer(m, name, rep, t, host);
 	note_offenders(m, rep, host);
+	note_noise(h, name, rep, &ops);
 	lh_report_fold(m->fleet, rep, &ops);
 	note_rules(m, rep, host);
 	return m->nr_errors > errors ? -1 : 0;
@@ -401,6 +421,47 @@ static void judge_rules(struct lh_merge *m)
 	}
 }
 
+char *lh_merge_host_unjudged(const struct lh_merge *m, const struct lh_merge_host *h)
+{
+	const struct lh_report *n = h->noise;
+
+	return lh_report_available_unmeasured(&m->o.gate, n ? n->noise : NULL, n ? n->nr_noise : 0,
+					      h->osnoise_not_measured ? h->osnoise_not_measured :
+					      n ? NULL : "no report of the host lists one");
+}
+
+/*
+ * --min-available on each host's CPUs, judged as a report judges its own
+ * (lh_report_available_violation()): a host it cannot judge is an error.
+ */
+static void judge_available(struct lh_merge *m)
+{
+	const struct lh_gate *g = &m->o.gate;
+	char name[160], *why, *v;
+	size_t i, j;
+
+	if (!g->has_min_available)
+		return;
+	for (i = 0; i < m->nr_hosts; i++) {
+		const struct lh_merge_host *h = &m->hosts[i];
+		const struct lh_report *n = h->noise;
+
+		lh_merge_host_name(h, name, sizeof(name));
+		why = lh_merge_host_unjudged(m, h);
+		if (why) {
+			error(m, lh_xasprintf("host %s: %s", name, why));
+			free(why);
+			continue;
+		}
+		for (j = 0; j < n->nr_noise; j++) {
+			v = lh_report_available_violation(g, &n->noise[j]);
+			if (v)
+				lh_verdict_violation(&m->verdict, lh_xasprintf("host %s: %s", name, v));
+			free(v);
+		}
+	}
+}
+
 void lh_merge_finish(struct lh_merge *m)
 {
 	char a[32], b[32], name[160];
@@ -448,6 +509,7 @@ void lh_merge_finish(struct lh_merge *m)
 		}
 	}
 	judge_rules(m);
+	judge_available(m);
 }
 
 const char *lh_merge_verdict(const struct lh_merge *m)

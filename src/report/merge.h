@@ -4,7 +4,8 @@
  * 'analyze') folded into one fleet report. Per host (board id, hostname, kernel) the worst
  * per tracer; offender signatures across hosts (which boards hit the same culprit); the
  * fleet's worst case per tracer and its host; histograms summed bucket by bucket; rule hits
- * per rule across hosts. Then the gate: --max on the fleet's worst.
+ * per rule across hosts; osnoise's % CPU available per host and CPU. Then the gates: --max on
+ * the fleet's worst, --min-available on each host's CPUs.
  *
  * Reports are folded one at a time (lh_merge_add()) into one fleet report by lh_report_fold()
  * (report-fold.h, which 'lathound report' and each side of 'diff' fold through too); beside
@@ -18,7 +19,9 @@
  * (unless accepted), that is the same run as one folded before, whose histograms do not fit
  * the bucket layout of those folded before, whose counts would make a sum wrap past 2^64, or
  * whose rule has another severity than the same rule elsewhere, makes the verdict error; so
- * does a gated tracer that no report measured or that a report says it could not measure.
+ * does a gated tracer that no report measured or that a report says it could not measure,
+ * and under --min-available a host whose reports measured no osnoise period, or listed a CPU
+ * without one, or that says it could not measure osnoise.
  */
 #ifndef LH_MERGE_H
 #define LH_MERGE_H
@@ -34,7 +37,8 @@
 #define LH_MERGE_PROBLEMS	20	/* problem texts kept (all are counted) */
 
 struct lh_merge_opts {
-	struct lh_gate	gate;			/* --max on the fleet's worst; fail_on unused */
+	struct lh_gate	gate;			/* --max on the fleet's worst, --min-available on
+						 * each host's CPUs, --fail-on */
 	bool		allow_unreadable;	/* a report that cannot be read is listed only */
 	bool		accept_error;		/* fold reports whose own verdict is error */
 };
@@ -47,6 +51,9 @@ struct lh_merge_host {
 	unsigned long	reports_error;		/* whose own verdict is error (accepted) */
 	uint64_t	sections[LH_TRACER_NR];
 	uint64_t	worst_us[LH_TRACER_NR];
+	/* its reports' osnoise figures folded by CPU (lh_report_fold_noise()); NULL: none */
+	struct lh_report *noise;
+	char		*osnoise_not_measured;	/* the first report that could not measure it */
 };
 
 /* Which host a fleet's tracer has its worst sections from, and what only a merge says of it. */

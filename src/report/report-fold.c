@@ -354,6 +354,35 @@ static int fold_khists(struct lh_report *dst, const struct lh_report *src,
 	return ret;
 }
 
+/*
+ * osnoise's figures by CPU: periods, runtime and noise add, so that the % CPU available of the
+ * fold is the one of every period counted; a CPU listed with no period stays listed (one
+ * that was to be measured and was not: --min-available fails closed on it).
+ */
+int lh_report_fold_noise(struct lh_report *dst, const struct lh_report *src,
+			 const struct lh_report_fold_ops *ops)
+{
+	const int t = LH_TRACER_OSNOISE;
+	struct lh_report_noise *n;
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; i < src->nr_noise; i++) {
+		const struct lh_report_noise *s = &src->noise[i];
+
+		n = lh_report_noise_slot(dst, s->cpu);
+		if (!n)
+			continue;	/* (a report read back tracks no such CPU) */
+		ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.periods", t, s->cpu), n->periods,
+				s->periods);
+		ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.runtime_us", t, s->cpu), n->runtime_ns,
+				s->runtime_ns);
+		ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.noise_us", t, s->cpu), n->noise_ns,
+				s->noise_ns);
+	}
+	return ret;
+}
+
 /* Handlers are matched by (irq, name, CPU); their sums saturate (irqstat.h). */
 static int fold_irqstat(struct lh_report *dst, const struct lh_irqstat *src,
 			const struct lh_report_fold_ops *ops)
@@ -392,6 +421,7 @@ int lh_report_fold(struct lh_report *dst, const struct lh_report *src,
 		ret |= lh_report_fold_offender(dst, &src->offenders[i], ops);
 	ret |= fold_rules(dst, src, ops);
 	ret |= fold_khists(dst, src, ops);
+	ret |= lh_report_fold_noise(dst, src, ops);
 	if ((ops->parts & LH_REPORT_FOLD_IRQSTAT) && st)
 		ret |= fold_irqstat(dst, st, ops);
 	return ret;

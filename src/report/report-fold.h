@@ -135,12 +135,22 @@ struct lh_report_histogram *lh_report_khist(struct lh_report *dst, const char *s
 					    const char *kind, int cpu);
 
 /*
+ * Folds osnoise's periods, runtime and noise of src into dst's by CPU (a CPU src lists with
+ * no period is listed in dst too), as lh_report_fold() does: for a caller that keeps them
+ * apart, e.g. per host. Return: 0, or -1 when ops was told of a sum past 2^64.
+ */
+int lh_report_fold_noise(struct lh_report *dst, const struct lh_report *src,
+			 const struct lh_report_fold_ops *ops);
+
+/*
  * Folds one report src into dst, as one report of all their sections would count them:
  * tracers (lh_report_fold_tracer()), offenders by signature and the 'other' group, rules by
  * id (a severity that differs goes to ops->conflict; dst keeps the first), the kernel's
- * histograms by source, kind and CPU (counted in their nr_folded), and with ops->parts the
- * IRQ statistics (whose sums saturate, as irqstat.h says). Runs, inputs and kept records are
- * not folded: the caller says what they are of. src is borrowed for the call only.
+ * histograms by source, kind and CPU (counted in their nr_folded), osnoise's periods, runtime
+ * and noise by CPU (the % CPU available of the fold is that of every period), and with
+ * ops->parts the IRQ statistics (whose sums saturate, as irqstat.h says). Runs, inputs and
+ * kept records are not folded: the caller says what they are of. src is borrowed for the
+ * call only.
  * Return: 0, or -1 when ops was told of a problem.
  */
 int lh_report_fold(struct lh_report *dst, const struct lh_report *src,

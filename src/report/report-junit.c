@@ -197,7 +197,7 @@ static size_t available_cases(const struct lh_report *rep, struct junit_case *cs
 						nz->cpu, min);
 			continue;
 		}
-		c->failure = lh_report_available_violation(rep, nz);
+		c->failure = lh_report_available_violation(&rep->gate, nz);
 		c->out = lh_xasprintf("%s %% available over %" PRIu64 " period%s; --min-available osnoise=%s",
 				      lh_gate_fmt_available(milli, got, sizeof(got)), nz->periods,
 				      nz->periods == 1 ? "" : "s", min);

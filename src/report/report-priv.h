@@ -198,8 +198,18 @@ struct lh_report {
  * not there yet; NULL for a CPU out of range.
  */
 struct lh_report_noise *lh_report_noise_slot(struct lh_report *rep, int cpu);
-/* Return: the verdict's sentence when CPU n is below --min-available, else NULL (free it). */
-char *lh_report_available_violation(const struct lh_report *rep, const struct lh_report_noise *n);
+/*
+ * The one judge of --min-available (report, record, analyze, merge per host).
+ * Return: the verdict's sentence when CPU n is below g's --min-available, else NULL (free it).
+ */
+char *lh_report_available_violation(const struct lh_gate *g, const struct lh_report_noise *n);
+/*
+ * Return: why g's --min-available cannot judge the CPUs v[0..n): why (NULL: nothing said) no
+ * period was measured at all, no CPU listed, or a CPU listed without a period; NULL when it
+ * can, or g has no minimum (free it).
+ */
+char *lh_report_available_unmeasured(const struct lh_gate *g, const struct lh_report_noise *v,
+				     size_t n, const char *why);
 
 /* A histogram the kernel counted: of kind ("irqsoff"...) on cpu (-1: all CPUs). */
 struct lh_report_histogram {

@@ -927,36 +927,44 @@ void lh_report_set_noise(struct lh_report *rep, const struct lh_report_noise *n)
 		*slot = *n;
 }
 
-char *lh_report_available_violation(const struct lh_report *rep, const struct lh_report_noise *n)
+char *lh_report_available_violation(const struct lh_gate *g, const struct lh_report_noise *n)
 {
 	char got[16], min[16];
 	uint32_t milli;
 
-	if (!rep->gate.has_min_available || lh_gate_available(n->runtime_ns, n->noise_ns, &milli) ||
-	    milli >= rep->gate.min_available_milli)
+	if (!g->has_min_available || lh_gate_available(n->runtime_ns, n->noise_ns, &milli) ||
+	    milli >= g->min_available_milli)
 		return NULL;
 	return lh_xasprintf("osnoise: CPU%d has %s %% available, below --min-available osnoise=%s",
 			    n->cpu, lh_gate_fmt_available(milli, got, sizeof(got)),
-			    lh_gate_fmt_available(rep->gate.min_available_milli, min, sizeof(min)));
+			    lh_gate_fmt_available(g->min_available_milli, min, sizeof(min)));
 }
 
-/* Return: why --min-available cannot be judged, or NULL (free it). */
+char *lh_report_available_unmeasured(const struct lh_gate *g, const struct lh_report_noise *v,
+				     size_t n, const char *why)
+{
+	size_t i;
+
+	if (!g->has_min_available)
+		return NULL;
+	if (why || !n)
+		return lh_xasprintf("osnoise is gated by --min-available but no period was measured (%s): its availability cannot be judged",
+				    why ? why : "none was listed");
+	for (i = 0; i < n; i++)
+		if (!v[i].runtime_ns)
+			return lh_xasprintf("osnoise is gated by --min-available but CPU%d measured no period: its availability cannot be judged",
+					    v[i].cpu);
+	return NULL;
+}
+
+/* Return: why --min-available cannot judge rep, or NULL (free it). */
 static char *available_unmeasured(const struct lh_report *rep)
 {
 	const char *why = rep->has_run ? rep->run.not_measured[LH_TRACER_OSNOISE] : NULL;
-	size_t i;
 
-	if (!rep->gate.has_min_available)
-		return NULL;
-	if (why || !rep->nr_noise)
-		return lh_xasprintf("osnoise is gated by --min-available but no period was measured (%s): its availability cannot be judged",
-				    why ? why : rep->has_run ? "the run never armed it" :
-				    "the input holds none of its periods");
-	for (i = 0; i < rep->nr_noise; i++)
-		if (!rep->noise[i].runtime_ns)
-			return lh_xasprintf("osnoise is gated by --min-available but CPU%d measured no period: its availability cannot be judged",
-					    rep->noise[i].cpu);
-	return NULL;
+	if (!why && !rep->nr_noise)
+		why = rep->has_run ? "the run never armed it" : "the input holds none of its periods";
+	return lh_report_available_unmeasured(&rep->gate, rep->noise, rep->nr_noise, why);
 }
 
 bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
@@ -975,7 +983,7 @@ bool lh_report_evaluate(struct lh_report *rep, const struct lh_gate *g)
 		lh_verdict_violation(&rep->verdict, lh_report_rule_violation(rep, i));
 	for (i = 0; i < rep->nr_noise; i++)
 		lh_verdict_violation(&rep->verdict,
-				     lh_report_available_violation(rep, &rep->noise[i]));
+				     lh_report_available_violation(&rep->gate, &rep->noise[i]));
 	/* what was not read cannot have passed */
 	err = input_error(rep);
 	if (err)

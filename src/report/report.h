@@ -51,7 +51,16 @@ int lh_gate_parse_key(const char *arg, const char *expected, enum lh_tracer *t,
  */
 int lh_gate_parse_max(struct lh_gate *g, const char *arg, const char **err);
 /*
- * "osnoise=99.5" (a '%' may follow; at most 3 decimals, 0 to 100). Return: 0, or -1 with *err
+ * "osnoise=99.5" (a '%' may follow; at most 3 decimals, 0 to 100): a percentage of osnoise's
+ * CPU available, or of points of it, for --min-available and the options like it, given once
+ * (*has). Return: 0, *has set and *milli (thousandths of a percent), or -1 with *err a static
+ * message: expected (static too) when there is no TRACER=, twice when *has was set before;
+ * also for another tracer than osnoise.
+ */
+int lh_gate_parse_osnoise_pct(const char *arg, const char *expected, const char *twice,
+			      bool *has, uint32_t *milli, const char **err);
+/*
+ * --min-available "osnoise=99.5" (lh_gate_parse_osnoise_pct()). Return: 0, or -1 with *err
  * a static message (also for another tracer, or when it was given before).
  */
 int lh_gate_parse_min_available(struct lh_gate *g, const char *arg, const char **err);

@@ -183,4 +183,117 @@ expect_rc "a base whose sections add up past 2^64 is an error" 1
 expect_in "... naming the report and the count" "$out" \
 	"base report '$TMP/two.json': tracers.irqsoff.count: the reports' counts add up past 2^64"
 
+# timerlat's samples: the fixture of a record -t timerlat,osnoise,hwlat run, with the
+# histograms of every sample the recorder writes (2000 samples of N us per context, CPU 0 and
+# over all CPUs), each side another run.
+SPIKES=$DATA/reports/spikes.json
+samples() {
+	local out=$1 id=$2 irq=$3 thread=$4
+	jq --arg id "$id" --argjson irq "$irq" --argjson thread "$thread" '
+	def h(k; c; lo): {"source": "kernel", "kind": k, "cpu": c, "unit": "us", "count": 2000,
+		"min": lo, "max": (lo + 0.5), "mean": (lo + 0.25),
+		"buckets": [{"lo": lo, "hi": (lo + 1), "count": 2000}], "dropped": 0};
+	.run.run_id = $id | .histograms = [h("timerlat_irq"; null; $irq), h("timerlat_irq"; 0; $irq),
+		h("timerlat_thread"; null; $thread), h("timerlat_thread"; 0; $thread)]' \
+		"$SPIKES" >"$TMP/$out"
+}
+samples tl-base.json 11111111111111111111111111111111 5 10
+samples tl-same.json 22222222222222222222222222222222 5 10
+samples tl-slow.json 33333333333333333333333333333333 5 40
+run diff --max-growth timerlat=10 "$TMP/tl-base.json" "$TMP/tl-same.json"
+expect_rc "timerlat: the same samples pass --max-growth timerlat=10" 0
+expect_in "timerlat: the IRQ context's row, p99.9 from the kernel's histogram" "$out" \
+	"timerlat_irq    all  p99.9       5.500us      5.500us  =  from kernel"
+expect_in "timerlat: the thread context's row of CPU 0" "$out" \
+	"timerlat_thread 0    p99.9      10.500us     10.500us  =  from kernel"
+expect_in "timerlat: the spike records' row beside them" "$out" \
+	"timerlat        all  worst        6301us       6301us  ="
+run diff --max-growth timerlat=10 "$TMP/tl-base.json" "$TMP/tl-slow.json"
+expect_rc "timerlat: thread latencies 10us -> 40us fail --max-growth timerlat=10" 2
+expect_in "timerlat: the violation names the context" "$out" \
+	"timerlat_thread: p99.9 grew +285.7% (10.500us -> 40.500us), over --max-growth timerlat=10%"
+expect_in "timerlat: ... and the CPU" "$out" \
+	"timerlat_thread on CPU 0: p99.9 grew +285.7% (10.500us -> 40.500us), over --max-growth timerlat=10%"
+expect_not_in "timerlat: the IRQ context passed" "$out" "timerlat_irq: p99.9 grew"
+run diff --max-growth all=300 "$TMP/tl-base.json" "$TMP/tl-slow.json"
+expect_rc "timerlat: within --max-growth all=300" 0
+run diff -f json --max-growth timerlat=10 "$TMP/tl-base.json" "$TMP/tl-slow.json"
+echo "$out" >"$TMP/tl.json"
+expect_jq "timerlat JSON: the thread's row, its samples, failed" "$TMP/tl.json" \
+	'any(.rows[]; .tracer == "timerlat" and .samples == "timerlat_thread" and .cpu == "all" and
+	     .by == "p99.9" and .base.samples == 2000 and .new.kernel_p99_9_us == 40.5 and .failed)'
+run diff -f junit --max-growth timerlat=10 "$TMP/tl-base.json" "$TMP/tl-slow.json"
+expect_in "timerlat JUnit: a testcase per context" "$out" 'name="timerlat_thread p99.9 growth"'
+expect_in "timerlat JUnit: the thread's fails" "$out" \
+	'<failure message="timerlat_thread: p99.9 grew +285.7%'
+jq '.histograms |= map(select(.kind != "timerlat_thread"))' "$TMP/tl-slow.json" >"$TMP/tl-nothread.json"
+run diff --max-growth timerlat=10 "$TMP/tl-base.json" "$TMP/tl-nothread.json"
+expect_rc "timerlat: the new run lacks the thread's samples: an error" 1
+expect_in "timerlat: ... saying so" "$err" \
+	"timerlat is gated by --max-growth but only the base reports counted its timerlat_thread samples"
+run diff "$TMP/tl-base.json" "$TMP/tl-nothread.json"
+expect_rc "timerlat: not gated, the same is shown" 0
+expect_in "timerlat: ... as gone" "$out" "timerlat_thread all  worst      10.500us            -  gone"
+
+# osnoise's % CPU available per CPU (the fixture: CPU0 99.998 %, CPU1 99.198 %), and
+# --max-available-drop in points.
+noisy='.tracers.osnoise.noise_cpus[1] |= (.noise_us = $n | .available_percent = $a)'
+jq --argjson n 100000 --argjson a 95 "$noisy" "$TMP/tl-same.json" >"$TMP/av-95.json"
+run diff --max-available-drop osnoise=5 "$TMP/tl-base.json" "$TMP/av-95.json"
+expect_rc "osnoise: CPU1 99.198 % -> 95 % is within --max-available-drop osnoise=5" 0
+expect_in "osnoise: the rows, base and new" "$out" "osnoise: % CPU available
+CPU          base          new  change (points)
+0          99.998       99.998  =
+1          99.198       95.000  -4.198"
+run diff --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-95.json"
+expect_rc "osnoise: 4.198 points down fails --max-available-drop osnoise=1" 2
+expect_in "osnoise: the CPU's row fails" "$out" "1          99.198       95.000  -4.198  FAIL"
+expect_in "osnoise: the violation" "$out" \
+	"osnoise's CPU1: 95.000 % available, 4.198 points down from 99.198, over --max-available-drop osnoise=1.000"
+expect_in "osnoise: the gate listed" "$out" "Gates: --max-available-drop osnoise=1.000"
+run diff --max-available-drop osnoise=1 "$TMP/av-95.json" "$TMP/tl-base.json"
+expect_rc "osnoise: more available passes" 0
+expect_in "osnoise: ... shown as a rise" "$out" "1          95.000       99.198  +4.198"
+run diff -f json --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-95.json"
+echo "$out" >"$TMP/av.json"
+expect_jq "osnoise JSON: each side's figures, the change in points, failed" "$TMP/av.json" \
+	'.verdict == "fail" and .available[1].cpu == 1 and .available[1].base.available_percent == 99.198 and
+	 .available[1].new.noise_us == 100000 and .available[1].change_points == -4.198 and
+	 .available[1].max_drop_points == 1 and .available[1].failed and (.available[0].failed | not)'
+run diff -f junit --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-95.json"
+expect_in "osnoise JUnit: its testcase fails" "$out" \
+	'<testcase classname="lathound.diff" name="osnoise available drop">
+      <failure message="osnoise&#39;s CPU1: 95.000 % available'
+# A forged availability is refused, never judged: the report's sums decide.
+jq '.tracers.osnoise.noise_cpus[1].available_percent = 99.198' "$TMP/av-95.json" >"$TMP/av-forged.json"
+run diff --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-forged.json"
+expect_rc "osnoise: an availability its sums do not give is an error, not a pass" 1
+expect_in "osnoise: ... naming the field" "$err" "available_percent"
+jq '.tracers.osnoise.noise_cpus[1].available_percent = 95' "$TMP/tl-same.json" >"$TMP/av-forged2.json"
+run diff --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-forged2.json"
+expect_rc "osnoise: ... nor a fail" 1
+# Fail closed: a CPU without a period, a CPU on one side only, a side without osnoise.
+jq '.tracers.osnoise.noise_cpus[0] |= (.periods = 0 | .runtime_us = 0 | .noise_us = 0 |
+	.available_percent = null)' "$TMP/tl-same.json" >"$TMP/av-none.json"
+run diff --max-available-drop osnoise=5 "$TMP/tl-base.json" "$TMP/av-none.json"
+expect_rc "osnoise: a CPU that measured no period cannot be compared" 1
+expect_in "osnoise: ... saying which" "$err" \
+	"osnoise is gated by --max-available-drop but CPU0 measured no period in the new reports"
+run diff "$TMP/tl-base.json" "$TMP/av-none.json"
+expect_rc "osnoise: not gated, it is shown" 0
+expect_in "osnoise: ... as no period" "$out" "0          99.998    no period  -"
+jq '.tracers.osnoise.noise_cpus |= .[:1]' "$TMP/tl-same.json" >"$TMP/av-one.json"
+run diff --max-available-drop osnoise=5 "$TMP/tl-base.json" "$TMP/av-one.json"
+expect_rc "osnoise: a CPU of the base only" 1
+expect_in "osnoise: ... saying which" "$err" \
+	"osnoise is gated by --max-available-drop but CPU1 is listed in the base reports only"
+run diff --max-available-drop osnoise=5 "$TMP/tl-base.json" "$TMP/small.json"
+expect_rc "osnoise: a new report without osnoise" 1
+expect_in "osnoise: ... saying so" "$err" \
+	"osnoise is gated by --max-available-drop but the new reports measured no period"
+run diff --max-available-drop osnoise=lots "$TMP/tl-base.json" "$TMP/av-95.json"
+expect_rc "osnoise: a drop that is not a percentage" 1
+run diff --max-available-drop timerlat=5 "$TMP/tl-base.json" "$TMP/av-95.json"
+expect_rc "osnoise: another tracer than osnoise" 1
+
 exit $T_FAILED

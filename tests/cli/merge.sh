@@ -258,4 +258,75 @@ else
 	check "1,000 reports take at most 10% + 1 MB more than 100 (${kb1000} kB vs ${kb100} kB)" \
 		test "$kb1000" -le $((kb100 * 11 / 10 + 1024))
 fi
+
+# ---- osnoise's % CPU available per host, --min-available on each host's CPUs ----
+# The fixture of a record -t timerlat,osnoise,hwlat run on board1 (CPU0 99.998 %, CPU1
+# 99.198 %), and board2's run whose CPU1 was at 95 %.
+SPIKES=$DATA/reports/spikes.json
+jq '.run.run_id = "11111111111111111111111111111111"' "$SPIKES" >"$TMP/n1.json"
+jq '.run.run_id = "22222222222222222222222222222222" | .run.host = "board2" |
+	.tracers.osnoise.noise_cpus[1] |= (.noise_us = 100000 | .available_percent = 95)' \
+	"$SPIKES" >"$TMP/n2.json"
+run merge --min-available osnoise=90 "$TMP/n1.json" "$TMP/n2.json"
+expect_rc "--min-available osnoise=90: every host's CPUs above it" 0
+expect_in "the availability of each host's CPUs" "$out" "osnoise: % CPU available per host
+  board (host)            cpu    periods    available
+  board1                    0          2       99.998
+                            1          2       99.198
+  board2                    0          2       99.998
+                            1          2       95.000"
+expect_in "the gate listed" "$out" "--min-available osnoise=90.000 (on each host's CPUs)"
+run merge --min-available osnoise=99 "$TMP/n1.json" "$TMP/n2.json"
+expect_rc "--min-available osnoise=99: board2's CPU1 is below" 2
+expect_in "the violation names the host and the CPU" "$out" \
+	"host board2: osnoise: CPU1 has 95.000 % available, below --min-available osnoise=99.000"
+expect_not_in "board1 passes" "$out" "host board1:"
+run merge -f json --min-available osnoise=99 "$TMP/n1.json" "$TMP/n2.json"
+echo "$out" >"$TMP/nm.json"
+expect_jq "JSON: each host's noise_cpus, the gate, the violation" "$TMP/nm.json" \
+	'.verdict == "fail" and .gate.min_available_percent.osnoise == 99 and
+	 ([.hosts[] | [.host, [.noise_cpus[] | .available_percent]]] ==
+	  [["board1", [99.998, 99.198]], ["board2", [99.998, 95]]]) and
+	 (.violations | length) == 1'
+run merge -f junit --min-available osnoise=99 "$TMP/n1.json" "$TMP/n2.json"
+expect_rc "JUnit: --min-available fails" 2
+expect_in "JUnit: a testcase per host, board2's failed" "$out" \
+	'<testcase classname="lathound.merge.min_available" name="board2 min available">
+      <failure message="osnoise: CPU1 has 95.000 % available, below --min-available osnoise=99.000"/>'
+expect_in "JUnit: the counts" "$out" 'failures="1" errors="0"'
+# Two runs of one host: its CPUs over every period of both.
+jq '.run.run_id = "33333333333333333333333333333333" |
+	.tracers.osnoise.noise_cpus[1] |= (.noise_us = 40 | .available_percent = 99.998)' \
+	"$SPIKES" >"$TMP/n3.json"
+run merge -f json --min-available osnoise=99.5 "$TMP/n1.json" "$TMP/n3.json"
+expect_rc "two runs of board1: CPU1 at 99.598 % over both passes 99.5" 0
+echo "$out" >"$TMP/nm3.json"
+expect_jq "... one host, 4 periods" "$TMP/nm3.json" \
+	'(.hosts | length) == 1 and .hosts[0].noise_cpus[1].periods == 4 and
+	 .hosts[0].noise_cpus[1].available_percent == 99.598'
+# A forged availability is refused, never judged.
+jq '.tracers.osnoise.noise_cpus[1].available_percent = 99.998' "$TMP/n2.json" >"$TMP/n2-forged.json"
+run merge --min-available osnoise=99 "$TMP/n1.json" "$TMP/n2-forged.json"
+expect_rc "a forged availability is an error, not a pass" 1
+expect_in "... naming the field" "$err" "available_percent"
+# Fail closed: a host without osnoise, a CPU without a period.
+run merge --min-available osnoise=90 "$TMP/n1.json" "$TMP/c.json"
+expect_rc "--min-available and a host without osnoise" 1
+expect_in "... naming the host" "$err" \
+	"host rig-c: osnoise is gated by --min-available but no period was measured (no report of the host lists one)"
+run merge -f junit --min-available osnoise=90 "$TMP/n1.json" "$TMP/c.json"
+expect_in "JUnit: that host's testcase is an error" "$out" \
+	'<testcase classname="lathound.merge.min_available" name="rig-c min available">
+      <error message="osnoise is gated by --min-available but no period was measured'
+jq '.tracers.osnoise.noise_cpus[0] |= (.periods = 0 | .runtime_us = 0 | .noise_us = 0 |
+	.available_percent = null)' "$TMP/n2.json" >"$TMP/n2-none.json"
+run merge --min-available osnoise=90 "$TMP/n1.json" "$TMP/n2-none.json"
+expect_rc "--min-available and a CPU that measured no period" 1
+expect_in "... naming the host and the CPU" "$err" \
+	"host board2: osnoise is gated by --min-available but CPU0 measured no period"
+run merge "$TMP/n1.json" "$TMP/c.json"
+expect_rc "not gated: a fleet with and without osnoise merges" 0
+run merge --min-available osnoise=101 "$TMP/n1.json"
+expect_rc "--min-available over 100 is refused" 1
+
 finish

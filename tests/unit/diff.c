@@ -75,7 +75,7 @@ static const struct lh_diff_row *row(const struct lh_diff *d, enum lh_tracer t, 
 	size_t i;
 
 	for (i = 0; i < d->nr_rows; i++)
-		if (d->rows[i].tracer == t && d->rows[i].cpu == cpu)
+		if (d->rows[i].tracer == t && !d->rows[i].kind && d->rows[i].cpu == cpu)
 			return &d->rows[i];
 	return NULL;
 }
@@ -257,12 +257,9 @@ START_TEST(running_maxima_compare_worst)
 }
 END_TEST
 
-/*
- * The kernel's histogram (record --hist) of kind over all CPUs and of CPU 0, where every
- * section was: n values of us each, then one of top.
- */
-static void kernel_hist(struct lh_report *rep, const char *kind, uint64_t us, unsigned int n,
-			uint64_t top)
+/* n samples of kind of us each on cpu, then one of top us: cpu's histogram and all CPUs'. */
+static void samples(struct lh_report *rep, const char *kind, int cpu, uint64_t us,
+		    unsigned int n, uint64_t top)
 {
 	struct lh_histogram h = { 0 };
 	unsigned int i;
@@ -271,8 +268,18 @@ static void kernel_hist(struct lh_report *rep, const char *kind, uint64_t us, un
 		lh_histogram_add(&h, us * 1000);
 	lh_histogram_add(&h, top * 1000);
 	lh_report_set_histogram(rep, kind, -1, &h);
-	lh_report_set_histogram(rep, kind, 0, &h);
+	lh_report_set_histogram(rep, kind, cpu, &h);
 	lh_histogram_release(&h);
+}
+
+/*
+ * The kernel's histogram (record --hist) of kind over all CPUs and of CPU 0, where every
+ * section was: n values of us each, then one of top.
+ */
+static void kernel_hist(struct lh_report *rep, const char *kind, uint64_t us, unsigned int n,
+			uint64_t top)
+{
+	samples(rep, kind, 0, us, n, top);
 }
 
 START_TEST(kernel_histograms_compare_percentiles)
@@ -330,6 +337,295 @@ START_TEST(kernel_histograms_compare_percentiles)
 	ck_assert_int_eq(r->basis, LH_DIFF_WORST);
 	ck_assert_int_eq(r->dist, LH_DIFF_DIST_NONE);
 	both_free(d);
+}
+END_TEST
+
+static const struct lh_diff_row *sample_row(const struct lh_diff *d, const char *kind, int cpu)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_rows; i++)
+		if (d->rows[i].kind && !strcmp(d->rows[i].kind, kind) && d->rows[i].cpu == cpu)
+			return &d->rows[i];
+	return NULL;
+}
+
+/*
+ * timerlat's samples (the kernel's timerlat_irq and timerlat_thread histograms) are rows of
+ * their own, over all CPUs and per CPU: by p99.9 from 1000 samples, by their largest below,
+ * judged by --max-growth timerlat; a kind one side lacks cannot be judged.
+ */
+/*
+ * A timerlat run on CPU 1 (one record of 50us): n samples of us per context and one of top,
+ * thread_n 0 for none of the thread's.
+ */
+static struct lh_report *timerlat_run(uint64_t irq_us, uint64_t irq_top, uint64_t thread_us,
+				      unsigned int thread_n, uint64_t thread_top)
+{
+	struct lh_run_info run = { .mode = "record", .command_status = -1 };
+	struct lh_report *rep = rep_alloc();
+
+	lh_report_set_run(rep, &run);
+	add(rep, LH_TRACER_TIMERLAT, 50, 1, NULL, 1);
+	samples(rep, "timerlat_irq", 1, irq_us, 2000, irq_top);
+	if (thread_n)
+		samples(rep, "timerlat_thread", 1, thread_us, thread_n, thread_top);
+	return rep;
+}
+
+/*
+ * timerlat's samples (the kernel's timerlat_irq and timerlat_thread histograms) are rows of
+ * their own, over all CPUs and per CPU: by p99.9 from 1000 samples, by their largest below,
+ * judged by --max-growth timerlat; a kind one side lacks cannot be judged.
+ */
+START_TEST(timerlat_samples_compared)
+{
+	struct lh_diff_gate g = gate("timerlat=10");
+	const struct lh_diff_row *r;
+	struct lh_diff *d;
+
+	/* Equal distributions, one outlier in the new run: p99.9 does not move. */
+	base_rep = timerlat_run(5, 20, 10, 2000, 50);
+	new_rep = timerlat_run(5, 900, 10, 2000, 50);
+	d = compare(&g);
+	r = sample_row(d, "timerlat_irq", LH_DIFF_ALL_CPUS);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->tracer, LH_TRACER_TIMERLAT);
+	ck_assert_int_eq(r->basis, LH_DIFF_P999);
+	ck_assert_int_eq(r->dist, LH_DIFF_DIST_KERNEL);
+	ck_assert_uint_eq(r->base_ns, 6000);	/* the 1us bucket [5, 6) us */
+	ck_assert_uint_eq(r->new_ns, 6000);
+	ck_assert_uint_eq(r->new.worst_ns, 900000);
+	ck_assert_uint_eq(r->new.count, 2001);
+	ck_assert(r->gated);
+	ck_assert_ptr_nonnull(sample_row(d, "timerlat_irq", 1));
+	ck_assert(sample_row(d, "timerlat_irq", 1)->gated);
+	ck_assert_ptr_null(sample_row(d, "timerlat_irq", 0));
+	ck_assert_ptr_nonnull(sample_row(d, "timerlat_thread", LH_DIFF_ALL_CPUS));
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	lh_diff_free(d);
+	lh_report_free(new_rep);
+
+	/* The thread's latencies shifted: its rows fail, the IRQ's pass. */
+	new_rep = timerlat_run(5, 20, 40, 2000, 50);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_uint_eq(d->verdict.nr_violations, 2);
+	ck_assert_str_eq(d->verdict.violations[0],
+			 "timerlat_thread: p99.9 grew +272.7% (11us -> 41us), over --max-growth timerlat=10%");
+	ck_assert_str_eq(d->verdict.violations[1],
+			 "timerlat_thread on CPU 1: p99.9 grew +272.7% (11us -> 41us), over --max-growth timerlat=10%");
+	ck_assert(!sample_row(d, "timerlat_irq", LH_DIFF_ALL_CPUS)->failed);
+	lh_diff_free(d);
+	lh_report_free(new_rep);
+
+	/* Fewer than 1000 samples: their largest is compared. */
+	new_rep = timerlat_run(5, 20, 10, 10, 80);
+	d = compare(&g);
+	r = sample_row(d, "timerlat_thread", LH_DIFF_ALL_CPUS);
+	ck_assert_int_eq(r->basis, LH_DIFF_WORST);
+	ck_assert_uint_eq(r->base_ns, 50000);
+	ck_assert_uint_eq(r->new_ns, 80000);
+	ck_assert_str_eq(d->verdict.violations[0],
+			 "timerlat_thread: worst grew +60.0% (50us -> 80us), over --max-growth timerlat=10%");
+	lh_diff_free(d);
+	lh_report_free(new_rep);
+
+	/* The new run lacks the thread's samples: gated, an error; not gated, shown as gone. */
+	new_rep = timerlat_run(5, 20, 0, 0, 0);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "error");
+	ck_assert_str_eq(d->verdict.error,
+			 "timerlat is gated by --max-growth but only the base reports counted its timerlat_thread samples");
+	lh_diff_free(d);
+	g = gate("irqsoff=10");
+	add(base_rep, LH_TRACER_IRQSOFF, 50, 0, "a", 1);
+	add(new_rep, LH_TRACER_IRQSOFF, 50, 0, "a", 1);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	r = sample_row(d, "timerlat_thread", LH_DIFF_ALL_CPUS);
+	ck_assert(r->base.present && !r->new.present && !r->gated);
+	both_free(d);
+
+	/* Samples and no record over -T on either side: measured, judged. */
+	g = gate("timerlat=10");
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	samples(base_rep, "timerlat_irq", 0, 5, 10, 20);
+	samples(new_rep, "timerlat_irq", 0, 5, 10, 30);
+	d = compare(&g);
+	ck_assert_ptr_null(row(d, LH_TRACER_TIMERLAT, LH_DIFF_ALL_CPUS));
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_str_eq(d->verdict.violations[0],
+			 "timerlat_irq: worst grew +50.0% (20us -> 30us), over --max-growth timerlat=10%");
+	both_free(d);
+}
+END_TEST
+
+/* Histograms of one kind whose buckets differ do not add up: gated, they cannot be compared. */
+START_TEST(timerlat_samples_misfit)
+{
+	struct lh_report *b[2];
+	const char *bn[] = { "b1", "b2" };
+	struct lh_diff_side bs = { b, bn, 2, NULL }, ns = { &new_rep, new_name, 1, NULL };
+	struct lh_diff_gate g = gate("timerlat=10");
+	struct lh_histogram h = { 0 };
+	struct lh_diff *d;
+	size_t i;
+
+	for (i = 0; i < 2; i++)
+		b[i] = rep_alloc();
+	new_rep = rep_alloc();
+	samples(b[0], "timerlat_irq", 0, 5, 10, 20);
+	ck_assert_int_eq(lh_histogram_add_bucket(&h, 5000, 5500, 3), 0);
+	lh_report_set_histogram(b[1], "timerlat_irq", 0, &h);
+	lh_report_set_histogram(b[1], "timerlat_irq", -1, &h);
+	lh_histogram_release(&h);
+	samples(new_rep, "timerlat_irq", 0, 5, 10, 20);
+	for (i = 0; i < 2; i++)
+		feed_evaluate(b[i]);
+	feed_evaluate(new_rep);
+	d = lh_diff_compute(&bs, &ns, &g);
+	ck_assert_str_eq(lh_diff_verdict(d), "error");
+	ck_assert_str_eq(d->verdict.error,
+			 "timerlat is gated by --max-growth but the base reports' timerlat_irq histograms do not add up (their buckets differ): they cannot be compared");
+	ck_assert_ptr_null(sample_row(d, "timerlat_irq", LH_DIFF_ALL_CPUS));
+	lh_diff_free(d);
+	for (i = 0; i < 2; i++)
+		lh_report_free(b[i]);
+	lh_report_free(new_rep);
+	new_rep = NULL;
+}
+END_TEST
+
+/* osnoise on cpu: two periods of 1 s and noise_us of noise in them (0, 0: none measured). */
+static void noise(struct lh_report *rep, int cpu, uint64_t periods, uint64_t noise_us)
+{
+	lh_report_set_noise(rep, &(struct lh_report_noise){
+		cpu, periods, periods * 1000000000, noise_us * 1000,
+	});
+}
+
+static struct lh_diff_gate drop_gate(const char *arg)
+{
+	struct lh_diff_gate g;
+	const char *err;
+
+	lh_diff_gate_init(&g);
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, arg, &err), 0);
+	return g;
+}
+
+START_TEST(parse_available_drop)
+{
+	struct lh_diff_gate g = drop_gate("osnoise=0.5%");
+	const char *err;
+
+	ck_assert(g.has_available_drop);
+	ck_assert_uint_eq(g.available_drop_milli, 500);
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, "osnoise=1", &err), -1);
+	ck_assert_str_eq(err, "a drop for osnoise was already given");
+	lh_diff_gate_init(&g);
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, "timerlat=1", &err), -1);
+	ck_assert_str_eq(err, "only osnoise measures the CPU available (use osnoise=PCT)");
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, "osnoise=101", &err), -1);
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, "osnoise=-1", &err), -1);
+	ck_assert_int_eq(lh_diff_gate_parse_available_drop(&g, "5", &err), -1);
+	ck_assert_str_eq(err, "expected osnoise=PCT, e.g. osnoise=5");
+	ck_assert(!g.has_available_drop);
+}
+END_TEST
+
+/*
+ * osnoise's % CPU available per CPU, base and new, and --max-available-drop in points; a CPU
+ * it cannot compare is an error under the gate, only shown without it.
+ */
+START_TEST(available_drop_gated)
+{
+	struct lh_diff_gate g = drop_gate("osnoise=1");
+	const struct lh_diff_available *x;
+	struct lh_diff *d;
+	char *s;
+
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	noise(base_rep, 0, 2, 40);		/* 99.998 % */
+	noise(base_rep, 1, 2, 16040);		/* 99.198 % */
+	noise(new_rep, 0, 2, 40);
+	noise(new_rep, 1, 2, 30000);		/* 98.500 %: 0.698 points down */
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	ck_assert_uint_eq(d->nr_available, 2);
+	x = &d->available[1];
+	ck_assert_int_eq(x->cpu, 1);
+	ck_assert_uint_eq(x->base.milli, 99198);
+	ck_assert_uint_eq(x->new.milli, 98500);
+	ck_assert_int_eq(x->change_milli, -698);
+	ck_assert(x->gated && !x->failed);
+	lh_diff_free(d);
+
+	/* 95 %: 4.198 points down, over 1 */
+	noise(new_rep, 1, 2, 100000);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_uint_eq(d->verdict.nr_violations, 1);
+	ck_assert_str_eq(d->verdict.violations[0],
+			 "osnoise's CPU1: 95.000 % available, 4.198 points down from 99.198, over --max-available-drop osnoise=1.000");
+	s = render(d, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(s, "1          99.198       95.000  -4.198  FAIL\n"));
+	ck_assert_ptr_nonnull(strstr(s, "Gates: --max-available-drop osnoise=1.000\n"));
+	free(s);
+	s = render(d, LH_FORMAT_JUNIT);
+	ck_assert_ptr_nonnull(strstr(s, "<testcase classname=\"lathound.diff\" name=\"osnoise available drop\">\n      <failure message=\"osnoise&#39;s CPU1: 95.000 % available"));
+	free(s);
+	lh_diff_free(d);
+
+	/* A CPU in the new reports only, and one without a period in the base. */
+	noise(new_rep, 1, 2, 16040);
+	noise(new_rep, 2, 2, 0);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "error");
+	ck_assert_str_eq(d->verdict.error,
+			 "osnoise is gated by --max-available-drop but CPU2 is listed in the new reports only: its availability cannot be compared");
+	lh_diff_free(d);
+	noise(base_rep, 2, 0, 0);
+	d = compare(&g);
+	ck_assert_str_eq(d->verdict.error,
+			 "osnoise is gated by --max-available-drop but CPU2 measured no period in the base reports: its availability cannot be compared");
+	ck_assert(!d->available[2].base.measured && d->available[2].base.listed);
+	lh_diff_free(d);
+
+	/* Not gated: the same is shown, and passes. */
+	lh_diff_gate_init(&g);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	s = render(d, LH_FORMAT_TEXT);
+	ck_assert_ptr_nonnull(strstr(s, "2       no period      100.000  -\n"));
+	free(s);
+	both_free(d);
+
+	/* A side without osnoise, or whose run could not measure it. */
+	g = drop_gate("osnoise=1");
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	noise(base_rep, 0, 2, 40);
+	add(new_rep, LH_TRACER_IRQSOFF, 50, 0, "a", 1);
+	d = compare(&g);
+	ck_assert_str_eq(d->verdict.error,
+			 "osnoise is gated by --max-available-drop but the new reports measured no period");
+	lh_diff_free(d);
+	{
+		struct lh_run_info run = { .mode = "record", .command_status = -1 };
+
+		noise(new_rep, 0, 2, 40);
+		run.not_measured[LH_TRACER_OSNOISE] = "osnoise is not in available_tracers";
+		lh_report_set_run(new_rep, &run);
+		d = compare(&g);
+		ck_assert_str_eq(d->verdict.error,
+				 "osnoise is gated by --max-available-drop but a new report did not measure it: osnoise is not in available_tracers");
+		lh_diff_free(d);
+	}
+	both_free(NULL);
 }
 END_TEST
 
@@ -635,6 +931,10 @@ static Suite *diff_suite(void)
 	tcase_add_test(tc, p999_when_both_count_enough);
 	tcase_add_test(tc, running_maxima_compare_worst);
 	tcase_add_test(tc, kernel_histograms_compare_percentiles);
+	tcase_add_test(tc, timerlat_samples_compared);
+	tcase_add_test(tc, timerlat_samples_misfit);
+	tcase_add_test(tc, parse_available_drop);
+	tcase_add_test(tc, available_drop_gated);
 	tcase_add_test(tc, irq_handlers_gated);
 	tcase_add_test(tc, offenders_new_gone_grown);
 	tcase_add_test(tc, new_rule_hits_by_severity);

@@ -164,6 +164,104 @@ START_TEST(overflow_refused)
 }
 END_TEST
 
+/* Return: a fleet judged by --min-available osnoise=pct and --fail-on none. */
+static struct lh_merge *available_fleet(const char *pct)
+{
+	struct lh_merge_opts o = { 0 };
+	const char *err;
+
+	lh_gate_init(&o.gate);
+	o.gate.fail_on = LH_GATE_FAIL_NONE;
+	ck_assert_int_eq(lh_gate_parse_min_available(&o.gate, pct, &err), 0);
+	return lh_merge_alloc(&o);
+}
+
+/* osnoise on cpu: periods of 1 s each with noise_us of noise in them. */
+static void noise(struct lh_report *rep, int cpu, uint64_t periods, uint64_t noise_us)
+{
+	lh_report_set_noise(rep, &(struct lh_report_noise){
+		cpu, periods, periods * 1000000000, noise_us * 1000,
+	});
+}
+
+/*
+ * osnoise's availability is each host's, over every period of its reports (never the fleet's
+ * CPU 1 of every board added up), and --min-available judges each host's CPUs.
+ */
+START_TEST(available_per_host)
+{
+	struct lh_report *a = board_rep("rig-a"), *b = board_rep("rig-b");
+	struct lh_report *a2 = board_rep("rig-a");
+	struct lh_merge *m = available_fleet("osnoise=99.5");
+	uint32_t milli;
+
+	noise(a, 0, 2, 40);		/* 99.998 % */
+	noise(a, 1, 2, 16040);		/* 99.198 % alone; with a2's, 99.598 % */
+	noise(a2, 1, 2, 40);
+	noise(b, 1, 2, 100000);		/* 95 % */
+	feed_evaluate(a);
+	feed_evaluate(a2);
+	feed_evaluate(b);
+	ck_assert_int_eq(lh_merge_add(m, "a.json", a), 0);
+	ck_assert_int_eq(lh_merge_add(m, "b.json", b), 0);
+	ck_assert_int_eq(lh_merge_add(m, "a2.json", a2), 0);
+	lh_merge_finish(m);
+	ck_assert_uint_eq(m->nr_hosts, 2);
+	ck_assert_uint_eq(m->hosts[0].reports, 2);
+	ck_assert_uint_eq(m->hosts[0].noise->nr_noise, 2);
+	ck_assert_uint_eq(m->hosts[0].noise->noise[1].periods, 4);
+	ck_assert_int_eq(lh_gate_available(m->hosts[0].noise->noise[1].runtime_ns,
+					   m->hosts[0].noise->noise[1].noise_ns, &milli), 0);
+	ck_assert_uint_eq(milli, 99598);
+	ck_assert_uint_eq(m->hosts[1].noise->nr_noise, 1);
+	ck_assert_str_eq(lh_merge_verdict(m), "fail");
+	ck_assert_uint_eq(m->verdict.nr_violations, 1);
+	ck_assert_str_eq(m->verdict.violations[0],
+			 "host rig-b: osnoise: CPU1 has 95.000 % available, below --min-available osnoise=99.500");
+	lh_report_free(a2);
+	free_all(m, a, b);
+}
+END_TEST
+
+/* A host --min-available cannot judge is an error: no osnoise, a CPU without a period. */
+START_TEST(available_fails_closed)
+{
+	struct lh_report *a = board_rep("rig-a"), *b = board_rep("rig-b");
+	struct lh_merge *m = available_fleet("osnoise=90");
+
+	noise(a, 0, 2, 40);
+	add(b, LH_TRACER_IRQSOFF, 50, 0, NULL, 1);
+	fold_two(m, a, 0, b, 0);
+	ck_assert_str_eq(lh_merge_verdict(m), "error");
+	ck_assert_str_eq(m->verdict.error,
+			 "host rig-b: osnoise is gated by --min-available but no period was measured (no report of the host lists one): its availability cannot be judged");
+	free_all(m, a, b);
+
+	a = board_rep("rig-a");
+	b = board_rep("rig-b");
+	m = available_fleet("osnoise=90");
+	noise(a, 0, 2, 40);
+	noise(b, 0, 2, 40);
+	noise(b, 3, 0, 0);
+	fold_two(m, a, 0, b, 0);
+	ck_assert_str_eq(m->verdict.error,
+			 "host rig-b: osnoise is gated by --min-available but CPU3 measured no period: its availability cannot be judged");
+	free_all(m, a, b);
+
+	/* not gated: nothing to judge, no error */
+	a = board_rep("rig-a");
+	b = board_rep("rig-b");
+	m = fleet(5000);
+	noise(a, 0, 2, 40);
+	add(a, LH_TRACER_IRQSOFF, 50, 0, NULL, 1);
+	add(b, LH_TRACER_IRQSOFF, 50, 0, NULL, 1);
+	fold_two(m, a, 0, b, 0);
+	ck_assert_str_eq(lh_merge_verdict(m), "pass");
+	ck_assert_ptr_null(m->hosts[1].noise);
+	free_all(m, a, b);
+}
+END_TEST
+
 static Suite *merge_suite(void)
 {
 	Suite *s = suite_create("merge");
@@ -173,6 +271,8 @@ static Suite *merge_suite(void)
 	tcase_add_test(tc, two_hosts_fold);
 	tcase_add_test(tc, max_on_the_fleets_worst);
 	tcase_add_test(tc, overflow_refused);
+	tcase_add_test(tc, available_per_host);
+	tcase_add_test(tc, available_fails_closed);
 	suite_add_tcase(s, tc);
 	return s;
 }

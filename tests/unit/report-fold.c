@@ -4,7 +4,7 @@
  * report of all their sections counts (counts add, worsts are the worst, per-CPU views and
  * progressions kept); a count that would pass 2^64 and histograms whose buckets differ are
  * told to the caller, naming the field, and never folded as a smaller number; whole reports
- * fold by signature, rule id and kernel histogram (lh_report_fold()).
+ * fold by signature, rule id, kernel histogram and osnoise's CPU (lh_report_fold()).
  */
 #include <check.h>
 #include <limits.h>
@@ -251,6 +251,45 @@ START_TEST(whole_reports_fold)
 }
 END_TEST
 
+/*
+ * osnoise's figures fold by CPU: the fold's % CPU available is that of every period, a CPU
+ * that measured no period stays listed, and a sum past 2^64 is told naming the CPU.
+ */
+START_TEST(noise_folds_by_cpu)
+{
+	struct lh_report *a = lh_report_alloc(NULL, NULL), *b = lh_report_alloc(NULL, NULL);
+	struct lh_report *dst = lh_report_fold_alloc();
+	struct told told = { 0 };
+	const struct lh_report_fold_ops ops = { .overflow = on_overflow, .arg = &told };
+	uint32_t milli;
+
+	lh_report_set_noise(a, &(struct lh_report_noise){ 1, 2, 2000000000, 16040000 });
+	lh_report_set_noise(a, &(struct lh_report_noise){ 0, 0, 0, 0 });
+	lh_report_set_noise(b, &(struct lh_report_noise){ 1, 2, 2000000000, 40000 });
+	ck_assert_int_eq(lh_report_fold(dst, a, &ops), 0);
+	ck_assert_int_eq(lh_report_fold(dst, b, &ops), 0);
+	ck_assert_uint_eq(dst->nr_noise, 2);
+	ck_assert_int_eq(dst->noise[0].cpu, 0);
+	ck_assert_uint_eq(dst->noise[0].runtime_ns, 0);
+	ck_assert_int_eq(dst->noise[1].cpu, 1);
+	ck_assert_uint_eq(dst->noise[1].periods, 4);
+	ck_assert_uint_eq(dst->noise[1].runtime_ns, 4000000000);
+	ck_assert_uint_eq(dst->noise[1].noise_ns, 16080000);
+	ck_assert_int_eq(lh_gate_available(dst->noise[1].runtime_ns, dst->noise[1].noise_ns,
+					   &milli), 0);
+	ck_assert_uint_eq(milli, 99598);
+	b->noise[0].runtime_ns = UINT64_MAX;
+	ck_assert_int_eq(lh_report_fold(dst, b, &ops), -1);
+	ck_assert_str_eq(told.overflow, "noise_cpus.runtime_us");
+	ck_assert_int_eq(told.tracer, LH_TRACER_OSNOISE);
+	ck_assert_int_eq(told.cpu, 1);
+	ck_assert_uint_eq(dst->noise[1].runtime_ns, UINT64_MAX);
+	lh_report_free(dst);
+	lh_report_free(a);
+	lh_report_free(b);
+}
+END_TEST
+
 static Suite *report_fold_suite(void)
 {
 	Suite *s = suite_create("report-fold");
@@ -262,6 +301,7 @@ static Suite *report_fold_suite(void)
 	tcase_add_test(tc, tracer_histogram_misfit_said);
 	tcase_add_test(tc, worst_is_the_worst);
 	tcase_add_test(tc, whole_reports_fold);
+	tcase_add_test(tc, noise_folds_by_cpu);
 	suite_add_tcase(s, tc);
 	return s;
 }
