@@ -148,6 +148,43 @@ void lh_metrics_histogram(FILE *out, const char *name, const struct lh_metrics_l
 	fprintf(out, "%s %llu\n", nr ? "}" : "", (unsigned long long)cum);
 }
 
+/*
+ * The 1-2-5 bounds of the latency histograms (sections, the kernel's), in µs: a budget such
+ * as 100us or 2ms is a bound.
+ */
+static const uint64_t le_125_us[] = {
+	1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
+	200000, 500000, 1000000,
+};
+#define LE_125_NR	LH_ARRAY_SIZE(le_125_us)
+
+/*
+ * Writes h in the 1-2-5 buckets. A bucket [lo, hi) of h is counted at the first bound at or
+ * above its last value, hi - 1 ns: never shown lower than it may be. A section the kernel
+ * shows as N us lasted N.000 to N.999 us (it truncates its ns to us), as histogram.h's bucket
+ * holding N us says, so that a section of 2000 us counts above le 0.002. Every bound up to
+ * 10 ms is the edge of a histogram.h bucket, and the counts are exact there; above, its
+ * power-of-two buckets straddle the bounds and count at the one above. The counts saturate
+ * (a saved report's are untrusted).
+ */
+static void put_hist_125(FILE *out, const char *name, const struct lh_metrics_label *l,
+			 size_t nr, const struct lh_histogram *h)
+{
+	uint64_t le[LE_125_NR], count[LE_125_NR + 1] = { 0 };
+	struct lh_metrics_hist m = { .le_ns = le, .nr = LE_125_NR, .count = count,
+				     .sum_ns = h->sum_ns };
+	size_t i;
+
+	for (i = 0; i < LE_125_NR; i++)
+		le[i] = lh_report_us_to_ns(le_125_us[i]);
+	for (i = 0; i < h->nr; i++) {
+		size_t k = lh_metrics_bucket(le, LE_125_NR, h->b[i].hi_ns - 1);
+
+		count[k] = lh_sat_add(count[k], h->b[i].count);
+	}
+	lh_metrics_histogram(out, name, l, nr, &m);
+}
+
 /* ---- the run's metrics ---- */
 
 struct writer {
@@ -296,16 +333,7 @@ static void cpu_max(struct writer *w, const struct lh_report_cpu *c,
 static void cpu_hist(struct writer *w, const struct lh_report_cpu *c,
 		     const struct lh_metrics_label *l)
 {
-	uint64_t le[LH_REPORT_HIST_NR];
-	struct lh_metrics_hist h = {
-		.le_ns = le, .nr = LH_REPORT_HIST_NR, .count = c->hist,
-		.sum_ns = lh_report_us_to_ns(c->sum_us),
-	};
-	size_t i;
-
-	for (i = 0; i < LH_REPORT_HIST_NR; i++)
-		le[i] = lh_report_us_to_ns(lh_report_hist_le_us[i]);
-	lh_metrics_histogram(w->out, "lathound_section_latency_seconds", l, 2, &h);
+	put_hist_125(w->out, "lathound_section_latency_seconds", l, 2, &c->dist);
 }
 
 static void write_sections(struct writer *w)
@@ -319,7 +347,7 @@ static void write_sections(struct writer *w)
 			  "The worst latency section captured per tracer and CPU (accepted offenders included).");
 	each_cpu(w, cpu_max);
 	lh_metrics_family(w->out, "lathound_section_latency_seconds", "histogram",
-			  "Latency sections captured per tracer and CPU: each new maximum, or with --threshold every section above it.");
+			  "Latency sections captured per tracer and CPU: each new maximum, or with --threshold every section above it. A section shown as N us (the kernel truncates to us) lasted up to N.999 us: one of 2000 us counts above le 0.002.");
 	each_cpu(w, cpu_hist);
 	lh_metrics_family(w->out, "lathound_worst_section_info", "gauge",
 			  "Always 1: where each tracer's worst section was (CPU, task, start and end sites).");
@@ -448,39 +476,25 @@ static void write_irqs(struct writer *w)
 	       lh_irqstat_dropped(st), false);
 }
 
-/*
- * The histograms the kernel counted (hist.c), per kind and CPU, in the 1-2-5 buckets of the
- * sections' histograms: the kernel's buckets end on those bounds up to 10 ms; above, a
- * power-of-two bucket goes to the first bound at or above its end (never shown lower).
- */
+/* The histograms the kernel counted (hist.c), per kind and CPU, in the 1-2-5 buckets. */
 static void write_kernel_hists(struct writer *w)
 {
 	const struct lh_report *rep = w->rep;
-	uint64_t le[LH_REPORT_HIST_NR];
-	size_t i, b;
+	size_t i;
 
 	if (!rep->nr_hists)
 		return;
-	for (i = 0; i < LH_REPORT_HIST_NR; i++)
-		le[i] = lh_report_us_to_ns(lh_report_hist_le_us[i]);
 	lh_metrics_family(w->out, "lathound_kernel_latency_seconds", "histogram",
 			  "Every irqs-off section, preempt-off section or real-time wakeup, counted in the kernel per kind and CPU (record --hist).");
 	for (i = 0; i < rep->nr_hists; i++) {
 		const struct lh_report_histogram *kh = &rep->hists[i];
-		uint64_t count[LH_REPORT_HIST_NR + 1] = { 0 };
-		struct lh_metrics_hist h = {
-			.le_ns = le, .nr = LH_REPORT_HIST_NR, .count = count, .sum_ns = kh->h.sum_ns,
-		};
 		char cpu[16];
 		struct lh_metrics_label l[] = { { "kind", kh->kind }, { "cpu", cpu } };
 
 		if (kh->cpu < 0)
 			continue;
 		snprintf(cpu, sizeof(cpu), "%d", kh->cpu);
-		for (b = 0; b < kh->h.nr; b++)
-			count[lh_metrics_bucket(le, LH_REPORT_HIST_NR, kh->h.b[b].hi_ns - 1)] +=
-				kh->h.b[b].count;
-		lh_metrics_histogram(w->out, "lathound_kernel_latency_seconds", l, 2, &h);
+		put_hist_125(w->out, "lathound_kernel_latency_seconds", l, 2, &kh->h);
 	}
 	lh_metrics_family(w->out, "lathound_kernel_sections_dropped_total", "counter",
 			  "Sections the kernel could not count in its histograms (a full map), per kind.");

@@ -65,16 +65,12 @@ static int fold_cpu(struct lh_report_cpu *dst, const struct lh_report_cpu *src,
 		    const struct lh_report_fold_ops *ops, int t, int cpu)
 {
 	int ret = 0;
-	size_t i;
 
 	dst->seen |= src->seen;
 	if (src->max_us > dst->max_us)
 		dst->max_us = src->max_us;
 	dst->steps += src->steps;
 	ret |= FOLD_ADD(ops, AT_TRACER("cpus.count", t, cpu), dst->count, src->count);
-	dst->sum_us = lh_sat_add(dst->sum_us, src->sum_us);
-	for (i = 0; i <= LH_REPORT_HIST_NR; i++)
-		dst->hist[i] = lh_sat_add(dst->hist[i], src->hist[i]);
 	if (src->worst) {
 		if (!dst->worst)
 			dst->worst = lh_xcalloc(1, sizeof(*dst->worst));

@@ -46,22 +46,11 @@ struct lh_report_step {
 	unsigned long	line;
 };
 
-/*
- * The histogram of section latencies per (tracer, CPU): bucket i counts the sections of at
- * most lh_report_hist_le_us[i] µs and more than the bound before it; bucket
- * LH_REPORT_HIST_NR those above the last bound. Bounds go 1-2-5 per decade, so that a
- * budget such as 100us or 2ms is a bucket's edge and a histogram quantile is exact there.
- */
-#define LH_REPORT_HIST_NR	19
-extern const uint64_t lh_report_hist_le_us[LH_REPORT_HIST_NR];
-
 struct lh_report_cpu {
 	bool			seen;
 	uint64_t		max_us;
 	unsigned int		steps;
 	uint64_t		count;		/* sections */
-	uint64_t		sum_us;		/* saturating */
-	uint64_t		hist[LH_REPORT_HIST_NR + 1];	/* the metrics' 1-2-5 buckets */
 	struct lh_report_where	*worst;		/* its worst record; allocated with the first */
 	struct lh_histogram	dist;		/* the latencies, in histogram.h's buckets */
 };

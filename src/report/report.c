@@ -329,11 +329,6 @@ char *lh_report_where_text(const struct lh_report_where *w, bool with_rule)
 	return s;
 }
 
-const uint64_t lh_report_hist_le_us[LH_REPORT_HIST_NR] = {
-	1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
-	200000, 500000, 1000000,
-};
-
 struct lh_report_cpu *lh_report_cpu_slot(struct lh_report_tracer *tr, int cpu)
 {
 	size_t slot;
@@ -359,21 +354,15 @@ char *lh_report_cpu_name(int cpu, const char *prefix, const char *unknown, char 
 	return buf;
 }
 
-/* Counts r in its (tracer, CPU) histograms. */
+/* Counts r in its (tracer, CPU) histogram. */
 static void add_hist(struct lh_report_cpu *c, const struct lh_record *r)
 {
-	size_t i = 0;
-
-	while (i < LH_REPORT_HIST_NR && r->latency_us > lh_report_hist_le_us[i])
-		i++;
-	c->hist[i]++;
 	c->count++;
-	c->sum_us = lh_sat_add(c->sum_us, r->latency_us);
 	lh_histogram_add(&c->dist, lh_report_us_to_ns(r->latency_us));
 }
 
 /*
- * The per-CPU view: counts r in its (tracer, CPU) histograms, keeps its worst, and appends
+ * The per-CPU view: counts r in its (tracer, CPU) histogram, keeps its worst, and appends
  * a progression step when r beats the maximum.
  */
 static void add_progression(const struct lh_report *rep, struct lh_report_tracer *tr,

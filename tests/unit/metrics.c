@@ -12,6 +12,7 @@
 
 #include "trace/irqstat.h"
 #include "report/metrics.h"
+#include "report/report-load.h"
 #include "report/report.h"
 #include "rules/rules.h"
 #include "check-main.h"
@@ -242,9 +243,12 @@ START_TEST(run_sections)
 	ck_line("lathound_section_max_latency_seconds{tracer=\"irqsoff\",cpu=\"0\"} 0.002001");
 	ck_line("lathound_section_max_latency_seconds{tracer=\"irqsoff\",cpu=\"1\"} 0.00015");
 	ck_line("lathound_section_max_latency_seconds{tracer=\"wakeup_rt\",cpu=\"1\"} 0.00008");
-	/* 2000 us is in the le=2ms bucket (inclusive), 2001 us above it. */
+	/*
+	 * The kernel truncates a section's ns to the us it shows: one shown as 2000 us lasted
+	 * up to 2000.999 us, so it is above the le=2ms bound, as 2001 us is.
+	 */
 	ck_line("lathound_section_latency_seconds_bucket{tracer=\"irqsoff\",cpu=\"0\",le=\"0.001\"} 0");
-	ck_line("lathound_section_latency_seconds_bucket{tracer=\"irqsoff\",cpu=\"0\",le=\"0.002\"} 1");
+	ck_line("lathound_section_latency_seconds_bucket{tracer=\"irqsoff\",cpu=\"0\",le=\"0.002\"} 0");
 	ck_line("lathound_section_latency_seconds_bucket{tracer=\"irqsoff\",cpu=\"0\",le=\"0.005\"} 2");
 	ck_line("lathound_section_latency_seconds_bucket{tracer=\"irqsoff\",cpu=\"0\",le=\"+Inf\"} 2");
 	ck_line("lathound_section_latency_seconds_sum{tracer=\"irqsoff\",cpu=\"0\"} 0.004001");
@@ -395,6 +399,67 @@ START_TEST(run_kernel_hists)
 }
 END_TEST
 
+/* Return: the lines of t that start with prefix, in order (the caller frees). */
+static char *lines_of(const char *t, const char *prefix)
+{
+	size_t n = strlen(prefix), size = 0;
+	char *s = NULL;
+	FILE *f = open_memstream(&s, &size);
+	const char *p, *end;
+
+	ck_assert_ptr_nonnull(f);
+	for (p = t; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '\n');
+		if (!strncmp(p, prefix, n))
+			fprintf(f, "%.*s\n", (int)(end - p), p);
+	}
+	fclose(f);
+	return s;
+}
+
+/*
+ * A saved report read back (the JSON reader, as 'lathound report' reads one) has the
+ * section histograms of the run that wrote it: the metrics are counted from the sections'
+ * distribution, which the report carries, not from counters only a live run fills.
+ */
+START_TEST(run_saved_report)
+{
+	struct run_fixture f;
+	struct lh_report_loader *l = lh_report_loader_alloc(NULL);
+	struct lh_report *saved;
+	struct lh_diag d = { 0 };
+	char *json = NULL, *live, *read;
+	size_t n = 0;
+	FILE *j = open_memstream(&json, &n);
+
+	run_fixture(&f, "irqsoff=1ms");
+	ck_assert_int_eq(lh_report_write(f.rep, LH_FORMAT_JSON, j), 0);
+	fclose(j);
+	ck_assert_int_eq(lh_report_loader_add(l, "report.json", json, n, &d), 0);
+	saved = lh_report_loader_finish(l, &d);
+	ck_assert_msg(saved, "the report does not read back: %s", d.nr ? d.msgs[0].text : "");
+	ck_assert_int_eq(lh_metrics_write(f.rep, &f.run, out), 0);
+	live = lines_of(text(), "lathound_section_latency_seconds");
+	teardown();
+	setup();
+	ck_assert_int_eq(lh_metrics_write(saved, &f.run, out), 0);
+	read = lines_of(text(), "lathound_section_latency_seconds");
+	ck_line("lathound_section_latency_seconds_bucket{tracer=\"irqsoff\",cpu=\"0\",le=\"0.005\"} 2");
+	ck_line("lathound_section_latency_seconds_sum{tracer=\"irqsoff\",cpu=\"0\"} 0.004001");
+	ck_line("lathound_section_latency_seconds_count{tracer=\"irqsoff\",cpu=\"0\"} 2");
+	ck_line("lathound_section_latency_seconds_bucket{tracer=\"wakeup_rt\",cpu=\"1\",le=\"+Inf\"} 1");
+	/* every sample as the live run wrote it */
+	ck_assert_str_eq(read, live);
+	free(live);
+	free(read);
+	free(json);
+	lh_report_free(saved);
+	lh_report_loader_free(l);
+	lh_diag_release(&d);
+	run_free(&f);
+}
+END_TEST
+
 /* osnoise per CPU as counters; a CPU to be measured and not is at 0. None: no family. */
 START_TEST(run_osnoise_cpus)
 {
@@ -456,6 +521,7 @@ static Suite *metrics_suite(void)
 	tcase_add_test(tc, run_error_verdict);
 	tcase_add_test(tc, run_irq_handlers);
 	tcase_add_test(tc, run_kernel_hists);
+	tcase_add_test(tc, run_saved_report);
 	tcase_add_test(tc, run_osnoise_cpus);
 	tcase_add_test(tc, write_error);
 	suite_add_tcase(s, tc);
