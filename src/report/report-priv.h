@@ -3,8 +3,9 @@
  * The report's insides, shared by the modules of src/report/ that make, write and read a
  * report: report.c (aggregation), its writers (report-text.c, report-json.c, report-junit.c,
  * report-html.c, and metrics.c for Prometheus), its reader (report-load.c over report-read.c,
- * report-read-sections.c and report-read-records.c), and the fold (report-fold.c), through
- * which the reader, diff.c and merge.c add reports read back.
+ * report-read-sections.c and report-read-records.c), the fold (report-fold.c), through
+ * which the reader, diff.c and merge.c add reports read back, and the writers of those two
+ * (diff-write.c; merge-write.c, also through merge-priv.h).
  * Not for modules outside src/report/.
  */
 #ifndef LH_REPORT_PRIV_H
