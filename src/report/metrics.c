@@ -438,6 +438,7 @@ static void irq_max(struct writer *w, const struct lh_irqstat_entry *e,
 	lh_metrics_seconds(w->out, "lathound_irq_handler_max_seconds", l, 3, e->max_ns);
 }
 
+/* From the log2 buckets, not dist: the documented le of 2^k - 1 ns are exact only there. */
 static void irq_hist(struct writer *w, const struct lh_irqstat_entry *e,
 		     const struct lh_metrics_label *l)
 {

@@ -24,6 +24,13 @@ struct lh_irqstat_entry {
 	uint64_t	count;
 	uint64_t	max_ns;
 	uint64_t	sum_ns;
+	/*
+	 * The durations in log2 buckets, beside dist: the JSON report's 'histogram' and
+	 * 'p99_us' of a handler are these buckets, and doc/report-json.md keeps a field within
+	 * a report_version. dist cannot stand in: its 1 us buckets straddle 2^k ns (a run of
+	 * 1010 ns is in [1000, 2000) ns, its log2 bucket is [512, 1024)). The metrics' handler
+	 * histogram reads these too, its le being 2^k - 1 ns.
+	 */
 	uint64_t	hist[LH_IRQSTAT_BUCKETS];
 	/* the durations in the fixed buckets of histogram.h: the percentiles reports show */
 	struct lh_histogram dist;
