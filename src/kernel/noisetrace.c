@@ -649,22 +649,47 @@ uint64_t lh_noisetrace_lost(const struct lh_noisetrace *t)
 	return t->missed;
 }
 
-static int remove_stale_instance(const char *name)
+/*
+ * Stops the tracer of a killed run's instance name, and removes the instance unless only
+ * stopping: timerlat's threads run at SCHED_FIFO until it stops.
+ */
+static int stop_stale_instance(const char *name, bool remove)
 {
 	struct tracefs_instance *inst = tracefs_instance_alloc(NULL, name);
-	int ret;
+	int ret = 0;
 
 	if (!inst)
 		return -1;
-	/* Its tracer first: timerlat's threads run at SCHED_FIFO until it stops. */
 	tracefs_trace_off(inst);
 	tracefs_tracer_clear(inst);
-	ret = lh_state_instance_remove(inst, name);
+	if (remove)
+		ret = lh_state_instance_remove(inst, name);
 	tracefs_instance_free(inst);
 	return ret;
+}
+
+static int remove_stale_instance(const char *name)
+{
+	return stop_stale_instance(name, true);
+}
+
+/* Best effort: the removal after says what could not go. */
+static int stop_only(const char *name)
+{
+	stop_stale_instance(name, false);
+	return 0;
 }
 
 int lh_noisetrace_remove_stale(struct lh_diag *diag)
 {
 	return lh_state_remove_stale_instances(LH_NOISETRACE_PREFIX, remove_stale_instance, diag);
+}
+
+void lh_noisetrace_stop_stale(void)
+{
+	struct lh_diag d = { 0 };
+
+	/* the walk over the stale instances, with a visit that keeps them */
+	lh_state_remove_stale_instances(LH_NOISETRACE_PREFIX, stop_only, &d);
+	lh_diag_release(&d);
 }

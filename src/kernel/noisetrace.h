@@ -95,4 +95,14 @@ uint64_t lh_noisetrace_lost(const struct lh_noisetrace *t);
  */
 int lh_noisetrace_remove_stale(struct lh_diag *diag);
 
+/*
+ * Stops the tracer of every instance lh_noisetrace_remove_stale() would remove, and keeps the
+ * instances (it removes them after). Before a killed run's state is written back: a sampling
+ * tracer gives back what it changed when cleared, and hwlat keeps the tracing_thresh it reads
+ * then as its next default (6.1 hwlat_tracer_reset()); cleared after the restore, it would
+ * keep the user's 0 (every sample recorded) in place of its own 10 us. Call with the session
+ * lock held. Return: nothing: best effort, the removal says what failed.
+ */
+void lh_noisetrace_stop_stale(void);
+
 #endif /* LH_NOISETRACE_H */

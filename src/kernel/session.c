@@ -389,6 +389,8 @@ int lh_session_recover_locked(struct lh_session_lock *l, struct lh_state **resto
 	ret = -1;
 	if (lh_session_tracing_dir(&dir, diag) || same_tracefs(st, state_path, dir, diag))
 		goto out;
+	/* hwlat keeps the tracing_thresh it finds when cleared: not the one restored */
+	lh_noisetrace_stop_stale();
 	if (lh_state_restore(st, diag)) {
 		lh_diag_fail(diag, "restoring the tracefs state left by lathound pid %ld failed; '%s' is kept, run 'lathound reset' once fixed",
 			     (long)st->pid, state_path);

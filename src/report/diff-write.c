@@ -143,7 +143,7 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	for (i = 0; i < d->nr_rows && !d->rows[i].kind; i++)
 		;
 	if (i < d->nr_rows)
-		fprintf(out, "timerlat_irq and timerlat_thread rows: every timerlat sample, by p99.9 from %d samples.\n",
+		fprintf(out, "timerlat_irq, timerlat_thread and hwlat_samples rows: every sample of the tracer, by p99.9 from %d samples.\n",
 			LH_DIFF_MIN_DIST);
 	fputc('\n', out);
 	fprintf(out, "%-15s %-4s %-6s %12s %12s  %s\n", "Tracer", "CPU", "by", "base", "new",

@@ -55,13 +55,19 @@ int lh_diff_gate_parse_growth(struct lh_diff_gate *g, const char *arg, const cha
 	return 0;
 }
 
-/* The kernel's histograms of a tracer's samples, compared beside its records (diff.h). */
+/*
+ * The kernel's histograms of a tracer's samples, compared beside its records (diff.h). A row
+ * is named by its kind, unless the kind is its tracer's own name: hwlat's records and samples
+ * would then read alike in the text, the JUnit cases and the violations.
+ */
 static const struct sample_kind {
 	enum lh_tracer	tracer;
 	const char	*kind;
+	const char	*row;
 } sample_kinds[] = {
-	{ LH_TRACER_TIMERLAT, "timerlat_irq" },
-	{ LH_TRACER_TIMERLAT, "timerlat_thread" },
+	{ LH_TRACER_TIMERLAT, "timerlat_irq", "timerlat_irq" },
+	{ LH_TRACER_TIMERLAT, "timerlat_thread", "timerlat_thread" },
+	{ LH_TRACER_HWLAT, "hwlat", "hwlat_samples" },
 };
 
 int lh_diff_gate_parse_available_drop(struct lh_diff_gate *g, const char *arg, const char **err)
@@ -286,6 +292,11 @@ const char *lh_diff_dist_name(enum lh_diff_dist s)
 
 const char *lh_diff_row_name(const struct lh_diff_row *r)
 {
+	size_t k;
+
+	for (k = 0; r->kind && k < LH_ARRAY_SIZE(sample_kinds); k++)
+		if (!strcmp(r->kind, sample_kinds[k].kind))
+			return sample_kinds[k].row;
 	return r->kind ? r->kind : lh_tracer_name(r->tracer);
 }
 

@@ -20,9 +20,10 @@
  *
  * A tracer that samples has rows of its samples too, beside those of its records: timerlat
  * the histograms of every sample of its IRQ and thread contexts ("timerlat_irq",
- * "timerlat_thread"), over all CPUs and per CPU, compared by p99.9 when both sides count
- * LH_DIFF_MIN_DIST samples, by their largest otherwise, and judged by --max-growth timerlat
- * as its records are.
+ * "timerlat_thread"), hwlat those of every sample of the hardware's gaps ("hwlat", its rows
+ * named "hwlat_samples" beside its records' "hwlat"), over all CPUs and per CPU, compared by
+ * p99.9 when both sides count LH_DIFF_MIN_DIST samples, by their largest otherwise, and
+ * judged by --max-growth of their tracer as its records are.
  *
  * osnoise's % CPU available, per CPU: each side's periods, runtime and noise summed, the
  * availability of both and its change in points; --max-available-drop osnoise=PCT fails a

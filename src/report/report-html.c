@@ -329,6 +329,37 @@ static void write_noise(const struct lh_report *rep, FILE *out)
 	fputs("</table>\n", out);
 }
 
+/* hwlat's samples per CPU beside the software tracers' worst there (lh_report_floors()). */
+static void write_floor(const struct lh_report *rep, FILE *out)
+{
+	char worst[32], p99[32], sw[LH_REPORT_FLOOR_TEXT];
+	size_t n, i;
+	struct lh_report_floor *f = lh_report_floors(rep, &n);
+
+	if (!n)
+		return;
+	fputs("<h2 id=\"floor\">Hardware floor</h2>\n<p>hwlat's gaps per CPU, measured with "
+	      "interrupts off (SMIs, firmware, a hypervisor, NMIs), beside each software tracer's "
+	      "worst on that CPU. Within the floor: hwlat saw a gap as long there, so the hardware "
+	      "alone may explain it; over: longer than any gap hwlat saw there.</p>\n"
+	      "<table><tr><th>CPU</th><th class=\"n\">samples</th><th class=\"n\">worst</th>"
+	      "<th class=\"n\">p99</th><th>software worst on the CPU</th></tr>\n", out);
+	for (i = 0; i < n; i++) {
+		lh_report_fmt_us(f[i].hwlat->max_ns, worst, sizeof(worst));
+		if (!f[i].has_p99)
+			strcpy(p99, "-");
+		else
+			lh_report_fmt_us(f[i].p99_ns, p99, sizeof(p99));
+		fprintf(out, "<tr><td>CPU%d</td><td class=\"n\">%" PRIu64 "</td>"
+			"<td class=\"n\">%s</td><td class=\"n\">&le; %s</td><td>", f[i].cpu,
+			f[i].hwlat->count, worst, p99);
+		/* tracer names and figures only: nothing to escape */
+		fprintf(out, "%s</td></tr>\n", lh_report_floor_text(&f[i], sw, sizeof(sw)));
+	}
+	fputs("</table>\n", out);
+	free(f);
+}
+
 /* Per tracer: all CPUs overlaid (up to MAX_SERIES), then one small chart per CPU. */
 static void write_distributions(const struct lh_report *rep, FILE *out)
 {
@@ -918,6 +949,7 @@ int lh_report_write_html(struct lh_report *rep, FILE *out)
 	write_verdict(rep, out);
 	write_tracers(rep, out);
 	write_noise(rep, out);
+	write_floor(rep, out);
 	write_distributions(rep, out);
 	write_kernel_hists(rep, out);
 	write_progression(rep, out);

@@ -1180,6 +1180,38 @@ static void hists_json(struct jw *w, const struct lh_report *rep)
 	jw_end(w);
 }
 
+/* hwlat's samples per CPU beside the software tracers' worst there (lh_report_floors()). */
+static void floor_json(struct jw *w, const struct lh_report *rep)
+{
+	size_t n, i, k;
+	struct lh_report_floor *f = lh_report_floors(rep, &n);
+
+	jw_arr(w, "hardware_floor");
+	for (i = 0; i < n; i++) {
+		jw_obj(w, NULL);
+		jw_int(w, "cpu", f[i].cpu);
+		jw_uint(w, "samples", f[i].hwlat->count);
+		jw_us(w, "worst_us", f[i].hwlat->max_ns);
+		if (f[i].has_p99)
+			jw_us(w, "p99_us", f[i].p99_ns);
+		else
+			jw_null(w, "p99_us");
+		jw_arr(w, "software");
+		for (k = 0; k < f[i].nr_sw; k++) {
+			jw_obj(w, NULL);
+			jw_str(w, "tracer", lh_tracer_name(f[i].sw[k].tracer));
+			jw_uint(w, "worst_us", f[i].sw[k].worst_us);
+			jw_bool(w, "within_floor",
+				lh_report_floor_within(&f[i], f[i].sw[k].worst_us));
+			jw_end(w);
+		}
+		jw_end(w);
+		jw_end(w);
+	}
+	jw_end(w);
+	free(f);
+}
+
 static void report_json(struct jw *w, const struct lh_report *rep)
 {
 	struct lh_report_kept **kept;
@@ -1230,6 +1262,7 @@ static void report_json(struct jw *w, const struct lh_report *rep)
 	run_json(w, rep);
 	irq_stats_json(w, rep);
 	hists_json(w, rep);
+	floor_json(w, rep);
 	jw_arr(w, "merged_from");
 	for (i = 0; i < rep->nr_merged_from; i++)
 		jw_str(w, NULL, rep->merged_from[i]);

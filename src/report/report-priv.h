@@ -331,6 +331,39 @@ char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len);
  * Return: buf, "" when the run watched no section.
  */
 char *lh_report_section_text(const struct lh_spike *sp, char *buf, size_t len);
+
+/*
+ * The hardware floor on one CPU: hwlat's samples there (gaps in which no kernel code ran:
+ * hardware, firmware, a hypervisor) beside the worst record of each software tracer there.
+ */
+struct lh_report_floor {
+	int				cpu;
+	const struct lh_histogram	*hwlat;		/* borrowed from the report */
+	bool				has_p99;
+	uint64_t			p99_ns;		/* upper bound of its p99 */
+	struct {
+		enum lh_tracer		tracer;
+		uint64_t		worst_us;
+	}				sw[LH_TRACER_NR];
+	size_t				nr_sw;
+};
+/*
+ * The hardware floor per CPU, for the writers: only when rep has both hwlat's samples (the
+ * kernel's "hwlat" histograms of a CPU) and a software tracer's records; CPUs ascending.
+ * Return: the floors, *n of them, or NULL (*n 0); free it, the histograms are rep's.
+ */
+struct lh_report_floor *lh_report_floors(const struct lh_report *rep, size_t *n);
+/* Return: whether a software worst of worst_us is within floor f (hwlat saw a gap as long). */
+static inline bool lh_report_floor_within(const struct lh_report_floor *f, uint64_t worst_us)
+{
+	return lh_report_us_to_ns(worst_us) <= f->hwlat->max_ns;
+}
+/*
+ * The software worsts of floor f in words, for the text and HTML writers: "timerlat 4100us
+ * (600us over it), osnoise 800us (within the floor)", "-" without one. Return: buf.
+ */
+char *lh_report_floor_text(const struct lh_report_floor *f, char *buf, size_t len);
+#define LH_REPORT_FLOOR_TEXT	(LH_TRACER_NR * 64)
 #define LH_REPORT_SECTION_CALLER 256	/* the longest start site a report may name */
 #define LH_REPORT_SECTION_TEXT	(LH_REPORT_SECTION_CALLER + 192)
 /*

@@ -199,6 +199,38 @@ static void print_noise(const struct lh_report *rep, FILE *out)
 	}
 }
 
+/*
+ * hwlat's samples per CPU beside the software tracers' worst there: a software worst within
+ * the floor may be the hardware's, one over it is longer than any gap hwlat saw on that CPU.
+ */
+static void print_floor(const struct lh_report *rep, FILE *out)
+{
+	char worst[32], p99[32], hib[24], name[16], sw[LH_REPORT_FLOOR_TEXT];
+	size_t n, i;
+	struct lh_report_floor *f = lh_report_floors(rep, &n);
+
+	if (!n)
+		return;
+	fprintf(out, "\nHardware floor: hwlat's gaps per CPU, measured with interrupts off (SMIs, firmware, a hypervisor, NMIs)\n"
+		"  %-7s  %8s  %12s  %12s  %s\n", "CPU", "SAMPLES", "WORST", "P99",
+		"SOFTWARE WORST ON THE CPU");
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "CPU%d", f[i].cpu);
+		lh_report_fmt_us(f[i].hwlat->max_ns, worst, sizeof(worst));
+		if (f[i].has_p99)
+			snprintf(p99, sizeof(p99), "<= %s",
+				 lh_report_fmt_us(f[i].p99_ns, hib, sizeof(hib)));
+		else
+			strcpy(p99, "-");
+		fprintf(out, "  %-7s  %8" PRIu64 "  %12s  %12s  ", name, f[i].hwlat->count, worst,
+			p99);
+		fprintf(out, "%s\n", lh_report_floor_text(&f[i], sw, sizeof(sw)));
+	}
+	fprintf(out, "  within: hwlat saw a gap as long on that CPU, so the hardware alone may explain it;\n"
+		"  over: longer than any gap hwlat saw there\n");
+	free(f);
+}
+
 #define HIST_BAR	24	/* columns of the longest bar */
 
 /* "p99 <= 1999us (99us)", "p50 <= 512us (exact)". */
@@ -768,6 +800,7 @@ int lh_report_write_text(struct lh_report *rep, FILE *out)
 		rep->has_run && rep->run.mode ? rep->run.mode : "analyze");
 	print_tracers(rep, out);
 	print_noise(rep, out);
+	print_floor(rep, out);
 	print_distributions(rep, out);
 	print_offenders(rep, out);
 	print_rules(rep, out);

@@ -44,6 +44,76 @@ char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+static int cmp_floor(const void *a, const void *b)
+{
+	const struct lh_report_floor *x = a, *y = b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+struct lh_report_floor *lh_report_floors(const struct lh_report *rep, size_t *n)
+{
+	struct lh_report_floor *v = NULL;
+	size_t i, alloc = 0;
+	uint64_t lo;
+	bool software = false;
+	int k;
+
+	*n = 0;
+	for (k = 0; k < LH_TRACER_NR; k++)
+		software |= k != LH_TRACER_HWLAT && k != LH_TRACER_UNKNOWN && rep->tracers[k].count;
+	for (i = 0; software && i < rep->nr_hists; i++) {
+		const struct lh_report_histogram *h = &rep->hists[i];
+		struct lh_report_floor *f;
+
+		if (h->cpu < 0 || !h->h.count || strcmp(h->source, "kernel") ||
+		    strcmp(h->kind, "hwlat"))
+			continue;
+		LH_GROW(v, *n + 1, alloc);
+		f = &v[(*n)++];
+		f->cpu = h->cpu;
+		f->hwlat = &h->h;
+		/* the percentiles' index 1 is p99 (histogram.h) */
+		f->has_p99 = lh_histogram_percentile(&h->h, 1, &lo, &f->p99_ns);
+		f->nr_sw = 0;
+		for (k = 0; k < LH_TRACER_NR; k++) {
+			enum lh_tracer t = lh_tracer_at(k);
+			const struct lh_report_tracer *tr = &rep->tracers[t];
+			size_t slot = (size_t)h->cpu + 1;
+
+			if (t == LH_TRACER_HWLAT || t == LH_TRACER_UNKNOWN || slot >= tr->nr_cpus ||
+			    !tr->cpus[slot].count || !tr->cpus[slot].worst)
+				continue;
+			f->sw[f->nr_sw].tracer = t;
+			f->sw[f->nr_sw++].worst_us = tr->cpus[slot].worst->latency_us;
+		}
+	}
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_floor);
+	return v;
+}
+
+char *lh_report_floor_text(const struct lh_report_floor *f, char *buf, size_t len)
+{
+	char over[48], d[32];
+	size_t k, at = 0;
+
+	snprintf(buf, len, "-");
+	for (k = 0; k < f->nr_sw && at < len; k++) {
+		uint64_t us = f->sw[k].worst_us;
+
+		if (lh_report_floor_within(f, us))
+			snprintf(over, sizeof(over), "within the floor");
+		else
+			snprintf(over, sizeof(over), "%s over it",
+				 lh_report_fmt_us(lh_report_us_to_ns(us) - f->hwlat->max_ns, d,
+						  sizeof(d)));
+		at += (size_t)snprintf(buf + at, len - at, "%s%s %" PRIu64 "us (%s)", k ? ", " : "",
+				       lh_tracer_name(f->sw[k].tracer), us, over);
+	}
+	return buf;
+}
+
 char *lh_report_section_text(const struct lh_spike *sp, char *buf, size_t len)
 {
 	const struct lh_spike_section *x = &sp->section;

@@ -235,6 +235,56 @@ run diff "$TMP/tl-base.json" "$TMP/tl-nothread.json"
 expect_rc "timerlat: not gated, the same is shown" 0
 expect_in "timerlat: ... as gone" "$out" "timerlat_thread all  worst      10.500us            -  gone"
 
+# hwlat's samples (every gap of the hardware's, the kernel's "hwlat" histograms, 2000 of N us
+# on CPU 0 and over all CPUs): rows named hwlat_samples beside its records' rows (hwlat).
+hwsamples() {
+	jq --arg id "$2" --argjson us "$3" '
+	def h(c): {"source": "kernel", "kind": "hwlat", "cpu": c, "unit": "us", "count": 2000,
+		"min": $us, "max": ($us + 0.5), "mean": ($us + 0.25),
+		"buckets": [{"lo": $us, "hi": ($us + 1), "count": 2000}], "dropped": 0};
+	.run.run_id = $id | .histograms = [h(null), h(0)]' "$SPIKES" >"$TMP/$1"
+}
+hwsamples hw-base.json 44444444444444444444444444444444 12
+hwsamples hw-same.json 55555555555555555555555555555555 12
+hwsamples hw-slow.json 66666666666666666666666666666666 30
+run diff --max-growth hwlat=10 "$TMP/hw-base.json" "$TMP/hw-same.json"
+expect_rc "hwlat: the same samples pass --max-growth hwlat=10" 0
+expect_in "hwlat: the samples' row, p99.9 from the kernel's histogram" "$out" \
+	"hwlat_samples   all  p99.9      12.500us     12.500us  =  from kernel"
+expect_in "hwlat: ... and CPU 0's" "$out" \
+	"hwlat_samples   0    p99.9      12.500us     12.500us  =  from kernel"
+expect_in "hwlat: the records' row beside them" "$out" \
+	"hwlat           all  worst        3500us       3500us  ="
+run diff --max-growth hwlat=10 "$TMP/hw-base.json" "$TMP/hw-slow.json"
+expect_rc "hwlat: gaps of 12us -> 30us fail --max-growth hwlat=10" 2
+expect_in "hwlat: the violation names the samples" "$out" \
+	"hwlat_samples: p99.9 grew +144.0% (12.500us -> 30.500us), over --max-growth hwlat=10%"
+expect_in "hwlat: ... and the CPU" "$out" \
+	"hwlat_samples on CPU 0: p99.9 grew +144.0% (12.500us -> 30.500us), over --max-growth hwlat=10%"
+run diff --max-growth timerlat=10 "$TMP/hw-base.json" "$TMP/hw-slow.json"
+expect_rc "hwlat: not judged by timerlat's gate" 0
+run diff -f json --max-growth all=10 "$TMP/hw-base.json" "$TMP/hw-slow.json"
+echo "$out" >"$TMP/hw.json"
+expect_jq "hwlat JSON: the samples' row, failed" "$TMP/hw.json" \
+	'any(.rows[]; .tracer == "hwlat" and .samples == "hwlat" and .cpu == "all" and
+	     .by == "p99.9" and .base.samples == 2000 and .new.kernel_p99_9_us == 30.5 and .failed)'
+run diff -f junit --max-growth hwlat=10 "$TMP/hw-base.json" "$TMP/hw-slow.json"
+expect_in "hwlat JUnit: a testcase of the samples" "$out" 'name="hwlat_samples p99.9 growth"'
+expect_in "hwlat JUnit: ... failed" "$out" '<failure message="hwlat_samples: p99.9 grew +144.0%'
+jq '.histograms |= map(select(.kind != "hwlat"))' "$TMP/hw-slow.json" >"$TMP/hw-none.json"
+run diff --max-growth hwlat=10 "$TMP/hw-base.json" "$TMP/hw-none.json"
+expect_rc "hwlat: the new run counted no samples: an error" 1
+expect_in "hwlat: ... saying so" "$err" \
+	"hwlat is gated by --max-growth but only the base reports counted its hwlat samples"
+jq '([.records[] | select(.tracer == "hwlat")] | length) as $n |
+	.records |= map(select(.tracer != "hwlat")) | del(.tracers.hwlat) |
+	.records_total -= $n | .records_kept -= $n |
+	.histograms |= map(select(.kind != "hwlat"))' "$TMP/hw-slow.json" >"$TMP/hw-unmeasured.json"
+run diff --max-growth hwlat=10 "$TMP/hw-base.json" "$TMP/hw-unmeasured.json"
+expect_rc "hwlat: a new run without hwlat: an error, not a pass" 1
+expect_in "hwlat: ... saying so" "$err" \
+	"hwlat is gated by --max-growth but only the base reports measured it"
+
 # osnoise's % CPU available per CPU (the fixture: CPU0 99.998 %, CPU1 99.198 %), and
 # --max-available-drop in points.
 noisy='.tracers.osnoise.noise_cpus[1] |= (.noise_us = $n | .available_percent = $a)'

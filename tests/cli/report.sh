@@ -213,4 +213,30 @@ expect_jq "... with the same counts" "$TMP/big-again.json" \
 run report -f text "$TMP/big.json"
 expect_in "... and says them in text" "$out" "$B bad lines, $B warnings"
 
+# The hardware floor: a timerlat/osnoise/hwlat run's report (the spikes fixture) with hwlat's
+# samples per CPU shows them beside the software tracers' worst there; the claim a saved
+# report makes of it is recomputed, never copied.
+jq '.histograms = [{"source": "kernel", "kind": "hwlat", "cpu": 0, "unit": "us", "count": 10,
+	"min": 12, "max": 3500, "mean": 360, "dropped": 0,
+	"buckets": [{"lo": 12, "hi": 13, "count": 9}, {"lo": 3500, "hi": 3600, "count": 1}]}]' \
+	"$DATA/reports/spikes.json" >"$TMP/floor.json"
+run report "$TMP/floor.json"
+expect_rc "hwlat beside timerlat and osnoise: report reads" 0
+expect_in "... and states the floor of CPU 0 beside timerlat's worst there" "$out" \
+	"  CPU0           10        3500us     <= 3500us  timerlat 4100us (600us over it)"
+expect_not_in "... CPU 1, where hwlat counted nothing, has no floor" "$out" "timerlat 6301us ("
+run report -f json "$TMP/floor.json"
+echo "$out" >"$TMP/floor-out.json"
+expect_jq "... in JSON" "$TMP/floor-out.json" \
+	'.hardware_floor == [{"cpu": 0, "samples": 10, "worst_us": 3500, "p99_us": 3500,
+	  "software": [{"tracer": "timerlat", "worst_us": 4100, "within_floor": false}]}]'
+jq '.hardware_floor[0].software[0].within_floor = true | .hardware_floor[0].worst_us = 9999' \
+	"$TMP/floor-out.json" >"$TMP/floor-forged.json"
+run report -f json "$TMP/floor-forged.json"
+echo "$out" >"$TMP/floor-again.json"
+expect_jq "a saved report's floor is recomputed from its samples, not copied" \
+	"$TMP/floor-again.json" '.hardware_floor[0] | .worst_us == 3500 and .software[0].within_floor == false'
+run report "$DATA/reports/spikes.json"
+expect_not_in "no floor without hwlat's samples" "$out" "Hardware floor"
+
 finish

@@ -498,6 +498,80 @@ START_TEST(timerlat_samples_misfit)
 }
 END_TEST
 
+/* Compares base_rep with a new run of one record of tracer t under gate arg: error why. */
+static void new_run_error(enum lh_tracer t, const char *arg, const char *why)
+{
+	struct lh_diff_gate g = gate(arg);
+	struct lh_diff *d;
+
+	new_rep = rep_alloc();
+	add(new_rep, t, 30, 1, NULL, 1);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "error");
+	ck_assert_str_eq(d->verdict.error, why);
+	lh_diff_free(d);
+	lh_report_free(new_rep);
+	new_rep = NULL;
+}
+
+/*
+ * hwlat's samples (the kernel's "hwlat" histograms: every gap the hardware or firmware made)
+ * are rows named hwlat_samples beside the records' rows named hwlat, judged by --max-growth
+ * hwlat or all; a side that counted none cannot be judged.
+ */
+START_TEST(hwlat_samples_compared)
+{
+	struct lh_diff_gate g = gate("hwlat=10");
+	const struct lh_diff_row *r;
+	struct lh_diff *d;
+
+	/* Two CPUs of 2000 gaps of 12us, one of 30us on CPU 1; the new CPU 1 gaps at 40us. */
+	base_rep = rep_alloc();
+	new_rep = rep_alloc();
+	add(base_rep, LH_TRACER_HWLAT, 30, 1, NULL, 1);
+	add(new_rep, LH_TRACER_HWLAT, 30, 1, NULL, 1);
+	samples(base_rep, "hwlat", 1, 12, 2000, 30);
+	samples(new_rep, "hwlat", 1, 12, 2000, 30);
+	d = compare(&g);
+	r = sample_row(d, "hwlat", LH_DIFF_ALL_CPUS);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->tracer, LH_TRACER_HWLAT);
+	ck_assert_str_eq(lh_diff_row_name(r), "hwlat_samples");
+	ck_assert_int_eq(r->basis, LH_DIFF_P999);
+	ck_assert_int_eq(r->dist, LH_DIFF_DIST_KERNEL);
+	ck_assert_uint_eq(r->base_ns, 13000);	/* the 1us bucket [12, 13) us */
+	ck_assert(r->gated);
+	ck_assert(sample_row(d, "hwlat", 1)->gated);
+	/* the records' row keeps the tracer's name */
+	ck_assert_str_eq(lh_diff_row_name(row(d, LH_TRACER_HWLAT, LH_DIFF_ALL_CPUS)), "hwlat");
+	ck_assert_str_eq(lh_diff_verdict(d), "pass");
+	lh_diff_free(d);
+	lh_report_free(new_rep);
+
+	new_rep = rep_alloc();
+	add(new_rep, LH_TRACER_HWLAT, 30, 1, NULL, 1);
+	samples(new_rep, "hwlat", 1, 40, 2000, 30);
+	d = compare(&g);
+	ck_assert_str_eq(lh_diff_verdict(d), "fail");
+	ck_assert_uint_eq(d->verdict.nr_violations, 2);
+	ck_assert_str_eq(d->verdict.violations[0],
+			 "hwlat_samples: p99.9 grew +207.7% (13us -> 40us), over --max-growth hwlat=10%");
+	ck_assert_str_eq(d->verdict.violations[1],
+			 "hwlat_samples on CPU 1: p99.9 grew +207.7% (13us -> 40us), over --max-growth hwlat=10%");
+	lh_diff_free(d);
+	lh_report_free(new_rep);
+
+	/* The new run's records but no samples: gated by 'all', an error. */
+	new_run_error(LH_TRACER_HWLAT, "all=10",
+		      "hwlat is gated by --max-growth but only the base reports counted its hwlat samples");
+	/* A new run without hwlat at all: gated, it was measured on one side only. */
+	new_run_error(LH_TRACER_TIMERLAT, "hwlat=10",
+		      "hwlat is gated by --max-growth but only the base reports measured it");
+	lh_report_free(base_rep);
+	base_rep = NULL;
+}
+END_TEST
+
 /* osnoise on cpu: two periods of 1 s and noise_us of noise in them (0, 0: none measured). */
 static void noise(struct lh_report *rep, int cpu, uint64_t periods, uint64_t noise_us)
 {
@@ -933,6 +1007,7 @@ static Suite *diff_suite(void)
 	tcase_add_test(tc, kernel_histograms_compare_percentiles);
 	tcase_add_test(tc, timerlat_samples_compared);
 	tcase_add_test(tc, timerlat_samples_misfit);
+	tcase_add_test(tc, hwlat_samples_compared);
 	tcase_add_test(tc, parse_available_drop);
 	tcase_add_test(tc, available_drop_gated);
 	tcase_add_test(tc, irq_handlers_gated);

@@ -1350,6 +1350,75 @@ START_TEST(text_has_key_lines)
 }
 END_TEST
 
+/* hwlat's samples on cpu: 9 gaps of 12us and one of top_us, on the CPU and over all. */
+static void hwlat_samples(struct lh_report *rep, int cpu, uint64_t top_us)
+{
+	struct lh_histogram h = { 0 };
+	int i;
+
+	for (i = 0; i < 9; i++)
+		lh_histogram_add(&h, 12000);
+	lh_histogram_add(&h, top_us * 1000);
+	lh_report_set_histogram(rep, "hwlat", cpu, &h);
+	lh_histogram_release(&h);
+}
+
+/*
+ * The hardware floor: hwlat's samples per CPU beside each software tracer's worst there,
+ * within it or over it; none without a software tracer's records.
+ */
+START_TEST(hardware_floor)
+{
+	struct lh_report *rep = lh_report_alloc(NULL, NULL);
+	struct lh_record *r;
+	json_object *root, *f, *sw;
+	char *t;
+
+	hwlat_samples(rep, 1, 7000);
+	hwlat_samples(rep, 0, 3500);
+	t = render(rep, LH_FORMAT_TEXT);
+	ck_assert_msg(!strstr(t, "Hardware floor"), "%s", t);
+	free(t);
+	root = render_json(rep);
+	ja(root, "hardware_floor", 0);
+	json_object_put(root);
+
+	r = mk(LH_TRACER_TIMERLAT, 4100, 0, "spin", 7, "a", "b", nic_frames);
+	lh_report_add(rep, r, NULL);
+	lh_record_free(r);
+	r = mk(LH_TRACER_TIMERLAT, 6301, 1, "spin", 7, "a", "b", nic_frames);
+	lh_report_add(rep, r, NULL);
+	lh_record_free(r);
+	r = mk(LH_TRACER_OSNOISE, 8000, 1, "spin", 7, "a", "b", nic_frames);
+	lh_report_add(rep, r, NULL);
+	lh_record_free(r);
+	t = render(rep, LH_FORMAT_TEXT);
+	ck_assert_msg(strstr(t, "  CPU0           10        3500us     <= 3500us  timerlat 4100us (600us over it)\n"),
+		      "%s", t);
+	ck_assert_msg(strstr(t, "  CPU1           10        7000us     <= 7000us  timerlat 6301us (within the floor), osnoise 8000us (1000us over it)\n"),
+		      "%s", t);
+	free(t);
+	t = render(rep, LH_FORMAT_HTML);
+	ck_assert_msg(strstr(t, "<td>timerlat 6301us (within the floor), osnoise 8000us (1000us over it)</td>"),
+		      "%s", t);
+	free(t);
+	root = render_json(rep);
+	f = at(ja(root, "hardware_floor", 2), 0);
+	ck_assert_int_eq(ji(f, "cpu"), 0);
+	ck_assert_int_eq(ji(f, "samples"), 10);
+	ck_assert_int_eq(ji(f, "worst_us"), 3500);
+	sw = at(ja(f, "software", 1), 0);
+	ck_assert_str_eq(js(sw, "tracer"), "timerlat");
+	ck_assert_int_eq(ji(sw, "worst_us"), 4100);
+	ck_assert(!json_object_get_boolean(jk(sw, "within_floor")));
+	f = at(ja(root, "hardware_floor", 2), 1);
+	sw = at(ja(f, "software", 2), 0);
+	ck_assert(json_object_get_boolean(jk(sw, "within_floor")));
+	json_object_put(root);
+	lh_report_free(rep);
+}
+END_TEST
+
 START_TEST(text_empty_report)
 {
 	struct lh_report *rep = lh_report_alloc(NULL, NULL);
@@ -1465,6 +1534,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, inputs_not_read_are_errors);
 	tcase_add_test(tc, text_has_key_lines);
 	tcase_add_test(tc, text_empty_report);
+	tcase_add_test(tc, hardware_floor);
 	tcase_add_test(tc, write_file_is_atomic);
 	tcase_add_test(tc, format_names);
 	suite_add_tcase(s, tc);

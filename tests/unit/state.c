@@ -793,6 +793,30 @@ static void plant_state(pid_t pid)
 	plant_state_from(pid, tree);
 }
 
+/*
+ * A killed run's hwlat still runs in its instance: recovery stops it before the saved
+ * tracing_thresh is written (hwlat keeps the value it reads when cleared as its next
+ * default); the instance itself goes after, with the other stale instances.
+ */
+START_TEST(recover_stops_killed_sampling_tracer)
+{
+	char *c;
+
+	plant_state(4242);
+	put("instances/lathound-noise-999999/current_tracer", "hwlat");
+	put("instances/lathound-noise-999999/tracing_on", "1");
+	put("instances/other-999999/current_tracer", "hwlat");
+	ck_assert_int_eq(lh_session_recover(sdir, &diag), 1);
+	/* written over "hwlat": a plain file is not truncated as tracefs's are */
+	c = get("instances/lathound-noise-999999/current_tracer");
+	ck_assert_msg(c && !strncmp(c, "nop", 3), "current_tracer reads '%s'", c ? c : "(none)");
+	free(c);
+	ck_assert(file_has("instances/lathound-noise-999999/tracing_on", "0"));
+	ck_assert(file_has("instances/other-999999/current_tracer", "hwlat"));
+	ck_assert(file_has("tracing_thresh", "0\n"));
+}
+END_TEST
+
 START_TEST(recover_killed_run)
 {
 	struct snap *before = snapshot(NULL);
@@ -1347,6 +1371,7 @@ static Suite *state_suite(void)
 	tcase_add_test(tc, tracer_busy);
 	tcase_add_test(tc, tracers_missing);
 	tcase_add_test(tc, recover_killed_run);
+	tcase_add_test(tc, recover_stops_killed_sampling_tracer);
 	tcase_add_test(tc, create_recovers_first);
 	tcase_add_test(tc, corrupt_state_file);
 	tcase_add_test(tc, recover_only_into_the_tracefs_it_names);

@@ -52,8 +52,8 @@ knobs() {
 			trace_options; do
 			[ -r "$T/$f" ] && { echo "== $f"; cat "$T/$f"; }
 		done
-		# global, not per instance: timerlat and osnoise (Debian's RT kernel)
-		for f in "$T"/osnoise/*; do
+		# global, not per instance: timerlat, osnoise and hwlat (Debian's RT kernel)
+		for f in "$T"/osnoise/* "$T"/hwlat_detector/*; do
 			[ -r "$f" ] && { echo "== ${f#$T/}"; cat "$f"; }
 		done
 		echo "== instances"

@@ -3,8 +3,10 @@
 # TCG): the culprit is lhspin, a SCHED_FIFO 99 task pinned to CPU 1 spinning a few ms every
 # PERIOD ms, above timerlat's threads. The host asserts on the reports: the spinner named as
 # the blocking task of its spikes and as the top noise of CPU 1, a rule on it fired, the
-# osnoise knobs given back after a normal end, SIGTERM, SIGKILL + reset; a tracer another
-# user holds refused with EBUSY.
+# osnoise knobs given back after a normal end, SIGTERM, SIGKILL + reset; hwlat's samples
+# (TCG's gaps are its "hardware" noise) alone and in slices beside timerlat, tracing_thresh
+# and hwlat_detector/* as found on every exit path; a tracer another user holds refused
+# with EBUSY.
 # lhvm-program: lhspin
 
 PERIOD=100
@@ -45,6 +47,10 @@ RULES
 echo 2000 >$T/osnoise/timerlat_period_us
 echo 0 >$T/osnoise/print_stack
 echo 1408 >$T/buffer_size_kb
+# hwlat's own, not its defaults (500 ms of every 1 s with interrupts off): width first, it
+# must stay within the window.
+echo 100000 >$T/hwlat_detector/width
+echo 300000 >$T/hwlat_detector/window
 knobs knobs-before.txt
 
 step doctor
@@ -69,35 +75,69 @@ rec os record -t osnoise --noise-cpus 1 -d 5s -o "$OUT/os" --metrics "$OUT/os.pr
 wait $spin
 knobs knobs-os.txt
 
-# start NAME: a background timerlat run; waits until its instance runs timerlat.
+# hwlat on both CPUs, round-robin (one 100 ms width in each 300 ms window): a vCPU the host
+# deschedules inside a width is a gap over tracing_thresh, as an SMI would be.
+step hwlat
+rec hw record -t hwlat -d 6s -o "$OUT/hw" -r "$RULES"
+knobs knobs-hw.txt
+
+# hwlat and timerlat take turns in the instance, slice by slice.
+step hwlat_tl
+rec hwtl record -t hwlat,timerlat --slice 2s -d 8s --timerlat-period 10000 --noise-cpus 1 \
+	-o "$OUT/hwtl" -r "$RULES"
+knobs knobs-hwtl.txt
+
+# start NAME TRACER [ARGS...]: a background run of TRACER; waits until its instance runs it.
 start() {
-	step "$1"
-	"$LH" record -t timerlat --timerlat-period 20000 -o "$OUT/$1" -r "$RULES" \
-		>"$OUT/$1.out" 2>"$OUT/$1.err" &
+	local name=$1 tracer=$2
+	step "$name"
+	shift 2
+	"$LH" record -t "$tracer" "$@" -o "$OUT/$name" -r "$RULES" >"$OUT/$name.out" \
+		2>"$OUT/$name.err" &
 	pid=$!
 	i=0
-	while ! grep -qs timerlat $T/instances/lathound-noise-*/current_tracer &&
+	while ! grep -qs "$tracer" $T/instances/lathound-noise-*/current_tracer &&
 		[ $i -lt 200 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	fact "$1.armed" "$(cat $T/instances/lathound-noise-*/current_tracer 2>/dev/null)"
-	fact "$1.period_running" "$(cat $T/osnoise/timerlat_period_us)"
+	fact "$name.armed" "$(cat $T/instances/lathound-noise-*/current_tracer 2>/dev/null)"
+	fact "$name.period_running" "$(cat $T/osnoise/timerlat_period_us)"
+	fact "$name.thresh_running" "$(cat $T/tracing_thresh)"
 	sleep 1
 }
 
-start term
+start term timerlat --timerlat-period 20000
 kill -TERM $pid
 wait $pid
 fact term.rc $?
 knobs knobs-term.txt
 
-start kill
+start kill timerlat --timerlat-period 20000
 kill -KILL $pid
 wait $pid
 fact killed.period "$(cat $T/osnoise/timerlat_period_us)"
 rec reset reset
 knobs knobs-reset.txt
+
+# hwlat raises tracing_thresh from 0 to its own default while it runs, gives it back when its
+# tracer is cleared, and keeps the value it read then as its next default: after a normal
+# end, SIGTERM and SIGKILL + reset it reads 0 again, and the next hwlat runs at 10 us again.
+start hwterm hwlat
+kill -TERM $pid
+wait $pid
+fact hwterm.rc $?
+knobs knobs-hwterm.txt
+
+start hwkill hwlat
+kill -KILL $pid
+wait $pid
+fact hwkilled.thresh "$(cat $T/tracing_thresh)"
+rec hwreset reset
+knobs knobs-hwreset.txt
+start hwafter hwlat
+kill -TERM $pid
+wait $pid
 
 step busy
 # Another user runs osnoise (rtla osnoise, in an instance of its own): timerlat is refused
