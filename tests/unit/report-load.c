@@ -332,7 +332,7 @@ static char *spike_sample(void)
 	lh_noise_timerlat(n, 1, E + 2200 * US, 7, true, 2200 * US, 77);
 	lh_noise_flush(n);
 	noise_ev(n, LH_NOISE_THREAD, E + 300 * MS, 8 * MS, 4242, "spin99");
-	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS);
+	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS, 0);
 	lh_noise_free(n);
 	return json_of(rep, NULL);
 }

@@ -2,9 +2,10 @@
 # timerlat and osnoise on Debian's own PREEMPT_RT kernel (tests/vm/rt/run, 2 CPUs, plain
 # TCG): the culprit is lhspin, a SCHED_FIFO 99 task pinned to CPU 1 spinning a few ms every
 # PERIOD ms, above timerlat's threads. The host asserts on the reports: the spinner named as
-# the blocking task of its spikes and as the top noise of CPU 1, a rule on it fired, the
-# osnoise knobs given back after a normal end, SIGTERM, SIGKILL + reset; a tracer another
-# user holds refused with EBUSY.
+# the blocking task of its spikes and as the top noise source of CPU 1 (counted in the
+# kernel), a rule on it fired, the osnoise knobs given back after a normal end, SIGTERM,
+# SIGKILL + reset (timerlat, and osnoise with its hist triggers); a tracer another user holds
+# refused with EBUSY.
 # lhvm-program: lhspin
 
 PERIOD=100
@@ -69,21 +70,30 @@ rec os record -t osnoise --noise-cpus 1 -d 5s -o "$OUT/os" --metrics "$OUT/os.pr
 wait $spin
 knobs knobs-os.txt
 
-# start NAME: a background timerlat run; waits until its instance runs timerlat.
+# start NAME [TRACER]: a background timerlat (or TRACER) run; waits until its instance runs
+# it and, for osnoise, until its noise sources' hist triggers are set.
 start() {
+	local tr=${2:-timerlat} i=0
+	local trig=$T/instances/lathound-noise-*/events/osnoise/thread_noise/trigger
 	step "$1"
-	"$LH" record -t timerlat --timerlat-period 20000 -o "$OUT/$1" -r "$RULES" \
+	"$LH" record -t $tr --timerlat-period 20000 -o "$OUT/$1" -r "$RULES" \
 		>"$OUT/$1.out" 2>"$OUT/$1.err" &
 	pid=$!
-	i=0
-	while ! grep -qs timerlat $T/instances/lathound-noise-*/current_tracer &&
+	while ! { grep -qs $tr $T/instances/lathound-noise-*/current_tracer &&
+		{ [ $tr != osnoise ] ||
+		  grep -qs '^hist' $trig; }; } &&
 		[ $i -lt 200 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	fact "$1.armed" "$(cat $T/instances/lathound-noise-*/current_tracer 2>/dev/null)"
 	fact "$1.period_running" "$(cat $T/osnoise/timerlat_period_us)"
+	fact "$1.triggers" "$(cat $T/instances/lathound-noise-*/events/osnoise/*_noise/trigger 2>/dev/null |
+		grep -c '^hist')"
 	sleep 1
+	# the kernel's own text of the sources' histograms, for tests/data/hist/
+	[ $tr != osnoise ] ||
+		cat $T/instances/lathound-noise-*/events/osnoise/*_noise/hist >"$OUT/$1.hist" 2>&1
 }
 
 start term
@@ -98,6 +108,14 @@ wait $pid
 fact killed.period "$(cat $T/osnoise/timerlat_period_us)"
 rec reset reset
 knobs knobs-reset.txt
+
+# osnoise killed with its noise sources' hist triggers set: reset removes them with the
+# instance.
+start oskill osnoise
+kill -KILL $pid
+wait $pid
+rec osreset reset
+knobs knobs-osreset.txt
 
 step busy
 # Another user runs osnoise (rtla osnoise, in an instance of its own): timerlat is refused
