@@ -115,6 +115,7 @@ void lh_hist_data_release(struct lh_hist_data *d)
 		free(d->callers[i].symbol);
 	free(d->callers);
 	free(d->bins);
+	free(d->sources);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -201,6 +202,9 @@ static int key_range(const char **p, const char *end, struct lh_hist_bin *b)
 	return 0;
 }
 
+static int parse_values(const char *p, const char *end, uint64_t *count, uint64_t *sum,
+			const char **what);
+
 /*
  * One entry: "{ common_cpu: 0, lat: ~ 1000-1999 } hitcount: 5  lat: 7500". The CPU key
  * is common_cpu (or cpu); the other key is the latency. Return: 0, or -1 with *what set.
@@ -208,7 +212,7 @@ static int key_range(const char **p, const char *end, struct lh_hist_bin *b)
 static int parse_entry(const char *p, const char *end, struct lh_hist_bin *b,
 		       const char **what)
 {
-	bool have_cpu = false, have_lat = false, have_count = false;
+	bool have_cpu = false, have_lat = false;
 	uint64_t v;
 
 	memset(b, 0, sizeof(*b));
@@ -253,7 +257,19 @@ static int parse_entry(const char *p, const char *end, struct lh_hist_bin *b,
 		*what = "keys are not common_cpu and a latency";
 		return -1;
 	}
-	/* Values: "hitcount: N", then the latency's sum "NAME: N". */
+	return parse_values(p, end, &b->count, &b->sum_ns, what);
+}
+
+/*
+ * An entry's values after its keys: "hitcount: N", then one sum "NAME: N".
+ * Return: 0, or -1 with *what set.
+ */
+static int parse_values(const char *p, const char *end, uint64_t *count, uint64_t *sum,
+			const char **what)
+{
+	bool have_count = false;
+	uint64_t v;
+
 	while (p < end) {
 		const char *name = p, *colon;
 
@@ -272,10 +288,10 @@ static int parse_entry(const char *p, const char *end, struct lh_hist_bin *b,
 			return -1;
 		}
 		if (colon - name == 8 && !memcmp(name, "hitcount", 8)) {
-			b->count = v;
+			*count = v;
 			have_count = true;
 		} else {
-			b->sum_ns = v;
+			*sum = v;
 		}
 	}
 	if (!have_count) {
@@ -308,11 +324,123 @@ static int parse_caller(const char *p, const char *end, struct lh_hist_caller *c
 	return 0;
 }
 
+/* The source keys of osnoise:*_noise tables after the CPU, and the kind each names. */
+static const struct {
+	const char		*key;
+	enum lh_spike_kind	kind;
+} source_keys[] = {
+	{ "desc", LH_SPIKE_IRQ }, { "vector", LH_SPIKE_SOFTIRQ }, { "comm", LH_SPIKE_THREAD },
+};
+
+/*
+ * Skips a CPU key, "common_cpu:" or "cpu:" as the kernel names it (6.1 prints
+ * common_cpu for a trigger keyed by cpu). Return: whether there was one.
+ */
+static bool skip_cpu_key(const char **p, const char *end)
+{
+	return skip(p, end, "common_cpu:") || skip(p, end, "cpu:");
+}
+
+enum table { TABLE_LATENCY, TABLE_CALLERS, TABLE_SOURCES };
+
+/*
+ * The kind of table a "# trigger info: " line (after it, at p) begins: keys=caller, a
+ * CPU alone or a CPU and a source key (sources), anything else a latency table.
+ */
+static enum table table_kind(const char *p, const char *end)
+{
+	const char *k;
+	size_t i;
+
+	if (skip(&p, end, "hist:keys=caller:"))
+		return TABLE_CALLERS;
+	if (!skip(&p, end, "hist:keys=") ||
+	    (!skip(&p, end, "common_cpu") && !skip(&p, end, "cpu")))
+		return TABLE_LATENCY;
+	if (skip(&p, end, ":"))
+		return TABLE_SOURCES;
+	if (!skip(&p, end, ","))
+		return TABLE_LATENCY;
+	for (k = p; k < end && *k != ':' && *k != ','; k++)
+		;
+	for (i = 0; i < LH_ARRAY_SIZE(source_keys); i++)
+		if (strlen(source_keys[i].key) == (size_t)(k - p) &&
+		    !memcmp(p, source_keys[i].key, (size_t)(k - p)) && k < end && *k == ':')
+			return TABLE_SOURCES;
+	return TABLE_LATENCY;
+}
+
+/*
+ * One entry of a sources' table: "{ common_cpu: 1, desc: local_timer   } hitcount: 9
+ * duration: 4000" (a string key is padded with blanks; it ends at the last '}' before the
+ * values), "{ common_cpu: 1, vector: 7 } ..." or "{ common_cpu: 1 } ...".
+ * Return: 0, or -1 with *what set.
+ */
+static int parse_source(const char *p, const char *end, struct lh_hist_source *s,
+			const char **what)
+{
+	const char *close, *v0, *v1;
+	uint64_t v;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->kind = LH_SPIKE_NMI;
+	s->vector = -1;
+	if (!skip(&p, end, "{") || !skip_cpu_key(&p, end) || number(&p, end, &v) || v > INT_MAX) {
+		*what = "bad CPU key";
+		return -1;
+	}
+	s->cpu = (int)v;
+	if (skip(&p, end, "}"))
+		return parse_values(p, end, &s->count, &s->sum_ns, what);
+	if (!skip(&p, end, ",")) {
+		*what = "expected ',' or '}' after the CPU";
+		return -1;
+	}
+	for (i = 0; i < LH_ARRAY_SIZE(source_keys); i++) {
+		const char *q = p;
+
+		if (skip(&q, end, source_keys[i].key) && q < end && *q == ':') {
+			p = q + 1;
+			break;
+		}
+	}
+	if (i == LH_ARRAY_SIZE(source_keys)) {
+		*what = "not a noise source key";
+		return -1;
+	}
+	s->kind = source_keys[i].kind;
+	if (s->kind == LH_SPIKE_SOFTIRQ) {
+		if (number(&p, end, &v) || v > INT_MAX || !skip(&p, end, "}")) {
+			*what = "bad vector";
+			return -1;
+		}
+		s->vector = (int)v;
+		return parse_values(p, end, &s->count, &s->sum_ns, what);
+	}
+	v0 = p;
+	v1 = memmem(p, (size_t)(end - p), "hitcount:", 9);
+	for (close = v1 ? v1 : v0; close > v0 && *close != '}'; close--)
+		;
+	if (!v1 || close == v0) {
+		*what = "no '}' after a name";
+		return -1;
+	}
+	while (v0 < close && *v0 == ' ')
+		v0++;
+	for (v1 = close; v1 > v0 && v1[-1] == ' '; v1--)
+		;
+	/* a driver's or a task's own text: inert from here on */
+	lh_record_escape(s->name, sizeof(s->name), v0, (size_t)(v1 - v0));
+	return parse_values(close + 1, end, &s->count, &s->sum_ns, what);
+}
+
 int lh_hist_parse(const char *buf, size_t len, const char *name, struct lh_hist_data *d,
 		  struct lh_diag *diag)
 {
 	const char *p = buf, *end = buf + len;
 	unsigned long line = 0;
+	enum table table = TABLE_LATENCY;
 	bool callers = false;	/* in the callers' table */
 
 	while (p < end) {
@@ -328,7 +456,15 @@ int lh_hist_parse(const char *buf, size_t len, const char *name, struct lh_hist_
 		while (q < eol && (*q == ' ' || *q == '\t'))
 			q++;
 		if (skip(&q, eol, "# trigger info:")) {
-			callers = skip(&q, eol, "hist:keys=caller:");
+			table = table_kind(q, eol);
+			callers = table == TABLE_CALLERS;
+		} else if (table == TABLE_SOURCES && q < eol && *q == '{') {
+			LH_GROW(d->sources, d->nr_sources + 1, d->alloc_sources);
+			if (parse_source(q, eol, &d->sources[d->nr_sources], &what))
+				goto bad;
+			d->nr_sources++;
+		} else if (table == TABLE_SOURCES && skip(&q, eol, "Totals:")) {
+			d->source_tables++;
 		} else if (callers && q < eol && *q == '{') {
 			LH_GROW(d->callers, d->nr_callers + 1, d->alloc_callers);
 			if (parse_caller(q, eol, &d->callers[d->nr_callers], &what))
@@ -1044,11 +1180,7 @@ int lh_hist_destroy(struct lh_hist *h, struct lh_diag *diag)
 
 /* ---- leftovers of a killed run -------------------------------------------------------- */
 
-/*
- * Removes every trigger of one event in inst, as the kernel lists them (each line, less its
- * " [active]" or " [paused]", written back with '!'). Return: triggers left.
- */
-static int clear_triggers(struct tracefs_instance *inst, const char *sys, const char *ev)
+int lh_hist_clear_triggers(struct tracefs_instance *inst, const char *sys, const char *ev)
 {
 	char *buf = tracefs_event_file_read(inst, sys, ev, "trigger", NULL), *line, *save;
 	int left = 0;
@@ -1087,17 +1219,17 @@ static int remove_stale_instance(const char *name)
 
 		left = 0;
 		for (k = 0; k < LH_HIST_NR; k++) {
-			left += clear_triggers(inst, kinds[k].end_sys, kinds[k].end_ev);
-			left += clear_triggers(inst, kinds[k].start_sys, kinds[k].start_ev);
+			left += lh_hist_clear_triggers(inst, kinds[k].end_sys, kinds[k].end_ev);
+			left += lh_hist_clear_triggers(inst, kinds[k].start_sys, kinds[k].start_ev);
 		}
-		left += clear_triggers(inst, "power", "cpu_idle");
+		left += lh_hist_clear_triggers(inst, "power", "cpu_idle");
 		path = tracefs_instance_get_file(inst, "events/synthetic");
 		dir = path ? opendir(path) : NULL;
 		tracefs_put_tracing_file(path);
 		while (dir && (de = readdir(dir)))
 			if (de->d_name[0] != '.' && strcmp(de->d_name, "enable") &&
 			    strcmp(de->d_name, "filter"))
-				left += clear_triggers(inst, "synthetic", de->d_name);
+				left += lh_hist_clear_triggers(inst, "synthetic", de->d_name);
 		if (dir)
 			closedir(dir);
 	}

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/record.h"
 #include "util/histogram.h"
 #include "util/util.h"
 
@@ -87,6 +88,20 @@ struct lh_hist_caller {
 	char		*symbol;	/* lh_ksyms_name() of offs (lh_hist_read()), or NULL */
 };
 
+/*
+ * One source of osnoise's noise on one CPU, from a table keyed by the CPU and its source
+ * (osnoise:irq_noise by desc, softirq_noise by vector, thread_noise by comm, nmi_noise by
+ * the CPU alone), its values hitcount and the durations' sum.
+ */
+struct lh_hist_source {
+	int			cpu;
+	enum lh_spike_kind	kind;		/* from the key: desc, vector, comm, none */
+	int			vector;		/* softirq's; -1 otherwise */
+	char			name[32];	/* desc or comm, blanks trimmed; "" otherwise */
+	uint64_t		count;
+	uint64_t		sum_ns;
+};
+
 /* What a kind's histograms held when read: bins of every tier, and what they lost. */
 struct lh_hist_data {
 	struct lh_hist_bin	*bins;
@@ -100,6 +115,10 @@ struct lh_hist_data {
 	size_t			alloc_callers;
 	unsigned int		caller_tables;	/* of those tables parsed */
 	const char		*callers_note;	/* why symbols are offsets (static), or NULL */
+	struct lh_hist_source	*sources;	/* the noise sources' tables, if any */
+	size_t			nr_sources;
+	size_t			alloc_sources;
+	unsigned int		source_tables;	/* of those tables parsed */
 };
 
 /* Frees the bins; d is zeroed, ready for reuse. */
@@ -110,8 +129,11 @@ void lh_hist_data_release(struct lh_hist_data *d);
  * keys are common_cpu and a latency in ns (plain, .buckets=N or .log2), with the values
  * hitcount and the latency's sum, and appends its bins to d (merging equal ones). A table
  * whose trigger info says "hist:keys=caller" is the callers' one ("{ caller: N } hitcount: N"
- * then "max: N" of its onmax()): appended to d->callers. name is used in messages. Return: 0, or -1 with "cannot parse histogram 'NAME': line N: ..." in
- * diag (what was parsed before stays in d).
+ * then "max: N" of its onmax()): appended to d->callers. A table keyed by the CPU alone or by
+ * the CPU and desc, vector or comm is a noise sources' one (osnoise:*_noise): appended to
+ * d->sources, its totals to source_tables, hits and dropped. name is used in messages.
+ * Return: 0, or -1 with "cannot parse histogram 'NAME': line N: ..." in diag (what was
+ * parsed before stays in d).
  */
 int lh_hist_parse(const char *buf, size_t len, const char *name, struct lh_hist_data *d,
 		  struct lh_diag *diag);
@@ -243,5 +265,13 @@ int lh_hist_destroy(struct lh_hist *h, struct lh_diag *diag);
  * the session lock held. Return: objects removed, or -1 when one could not be (diag).
  */
 int lh_hist_remove_stale(struct lh_diag *diag);
+
+struct tracefs_instance;
+/*
+ * Removes every trigger of event sys:ev in inst, as the kernel lists them (each line, less
+ * its " [active]" or " [paused]", written back with '!'): a killed run's, before its instance
+ * goes. Return: triggers left (those the kernel refused, e.g. one another needs first).
+ */
+int lh_hist_clear_triggers(struct tracefs_instance *inst, const char *sys, const char *ev);
 
 #endif /* LH_HIST_H */

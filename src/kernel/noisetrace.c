@@ -47,7 +47,7 @@ static const struct {
 
 enum field {
 	F_SEQNUM, F_CONTEXT, F_TIMER_LATENCY,		/* timerlat */
-	F_NOISE, F_RUNTIME, F_MAX_SAMPLE,		/* osnoise */
+	F_NOISE, F_RUNTIME, F_MAX_SAMPLE, F_HW_COUNT,	/* osnoise */
 	F_DURATION, F_OUTER,				/* hwlat */
 	F_SIZE, F_CALLER,				/* kernel_stack */
 	F_START, F_NDURATION, F_VECTOR, F_DESC, F_COMM, F_PID,	/* *_noise: per event */
@@ -90,6 +90,19 @@ struct lh_noisetrace {
 	uint64_t		section_min_ns;	/* as last written to the watches' filters */
 	uint64_t		missed;
 	uint64_t		implausible_said;	/* noise events said left out */
+
+	/* osnoise's noise by source, counted in the kernel while osnoise is armed */
+	struct tracefs_hist	*src[EV_NR];	/* [EV_IRQ..EV_THREAD], started */
+	bool			src_tried;	/* at osnoise's first arming */
+	bool			src_counted;	/* started: counting, or paused */
+	bool			src_on;		/* counting (not paused) */
+	const char		*src_why;	/* not counted: why (static) */
+	struct lh_hist_data	src_data;	/* as last read */
+};
+
+/* The key of each noise event's histogram after the CPU (NULL: the CPU alone). */
+static const char *const source_key[EV_NR] = {
+	[EV_IRQ] = "desc", [EV_SOFTIRQ] = "vector", [EV_THREAD] = "comm",
 };
 
 /* The ring buffer's page header and the events this kernel has of those above. */
@@ -145,8 +158,8 @@ static void find_all_fields(struct lh_noisetrace *t)
 {
 	static const enum field tl[] = { F_SEQNUM, F_CONTEXT, F_TIMER_LATENCY };
 	static const char *tl_n[] = { "seqnum", "context", "timer_latency" };
-	static const enum field os[] = { F_NOISE, F_RUNTIME, F_MAX_SAMPLE };
-	static const char *os_n[] = { "noise", "runtime", "max_sample" };
+	static const enum field os[] = { F_NOISE, F_RUNTIME, F_MAX_SAMPLE, F_HW_COUNT };
+	static const char *os_n[] = { "noise", "runtime", "max_sample", "hw_count" };
 	static const enum field hw[] = { F_DURATION, F_OUTER };
 	static const char *hw_n[] = { "duration", "outer_duration" };
 	static const enum field st[] = { F_SIZE, F_CALLER };
@@ -349,6 +362,140 @@ static void update_print_stack(struct lh_noisetrace *t)
 	lh_diag_release(&d);
 }
 
+/*
+ * Removes the sources' histograms, before the instance (as a killed run's are, with
+ * lh_hist_clear_triggers()). Return: 0, or -1.
+ */
+static int sources_destroy(struct lh_noisetrace *t, struct lh_diag *diag)
+{
+	int i, ret = 0;
+
+	for (i = EV_IRQ; i <= EV_THREAD; i++) {
+		if (!t->src[i])
+			continue;
+		if (tracefs_hist_destroy(t->inst, t->src[i]))
+			ret = lh_diag_fail(diag, "cannot remove the histogram of '%s:%s' in instance '%s': %s",
+					   event_names[i].system, event_names[i].name, t->name,
+					   strerror(errno));
+		tracefs_hist_free(t->src[i]);
+		t->src[i] = NULL;
+	}
+	t->src_on = false;
+	return ret;
+}
+
+/*
+ * osnoise's noise by source: a histogram on each noise event this kernel has, keyed by CPU
+ * and source, counting events and summing their durations, started at osnoise's first
+ * arming. A kernel without hist triggers counts none: said, and the report has no sources.
+ */
+static void sources_start(struct lh_noisetrace *t, struct lh_diag *diag)
+{
+	struct lh_diag d = { 0 };
+	int i;
+
+	t->src_tried = true;
+	for (i = EV_IRQ; i <= EV_THREAD; i++) {
+		struct tracefs_hist *h;
+		int err;
+
+		if (t->ev[i].id < 0)
+			continue;
+		h = tracefs_hist_alloc(t->tep, event_names[i].system, event_names[i].name,
+				       "common_cpu", TRACEFS_HIST_KEY_NORMAL);
+		if (!h)
+			goto fail;
+		err = source_key[i] ? tracefs_hist_add_key(h, source_key[i],
+							   TRACEFS_HIST_KEY_NORMAL) : 0;
+		err = err ?: tracefs_hist_add_value(h, "duration");
+		if (err || tracefs_hist_start(t->inst, h)) {
+			tracefs_hist_free(h);
+			goto fail;
+		}
+		t->src[i] = h;
+	}
+	t->src_counted = t->src_on = true;
+	return;
+fail:
+	t->src_why = "the kernel refused a histogram trigger on an osnoise noise event";
+	lh_diag_add(diag, LH_DIAG_WARNING,
+		    "osnoise's noise is not counted by source: cannot start a histogram on '%s:%s' in instance '%s': %s",
+		    event_names[i].system, event_names[i].name, t->name,
+		    strerror(errno ? errno : EINVAL));
+	sources_destroy(t, &d);
+	lh_diag_release(&d);
+}
+
+/* Pauses or continues the sources' histograms: they count osnoise's noise only. */
+static int sources_count(struct lh_noisetrace *t, bool on, struct lh_diag *diag)
+{
+	int i;
+
+	if (t->src_on == on)
+		return 0;
+	for (i = EV_IRQ; i <= EV_THREAD; i++)
+		if (t->src[i] && (on ? tracefs_hist_continue(t->inst, t->src[i]) :
+				       tracefs_hist_pause(t->inst, t->src[i])))
+			return lh_diag_fail(diag, "cannot %s the histogram of '%s:%s' in instance '%s': %s",
+					    on ? "continue" : "pause", event_names[i].system,
+					    event_names[i].name, t->name, strerror(errno));
+	t->src_on = on;
+	return 0;
+}
+
+/*
+ * Reads the sources' histograms (hist.c's reader) into t->src_data; what was read before
+ * stays when one cannot be. Return: 0, or -1 with the reason in diag.
+ */
+static int sources_read(struct lh_noisetrace *t, struct lh_diag *diag)
+{
+	struct lh_hist_data d = { 0 };
+	unsigned int want = 0;
+	char name[128];
+	int i, size;
+
+	for (i = EV_IRQ; i <= EV_THREAD; i++) {
+		char *buf;
+
+		if (!t->src[i])
+			continue;
+		want++;
+		snprintf(name, sizeof(name), "%s/events/%s/%s/hist", t->name,
+			 event_names[i].system, event_names[i].name);
+		buf = tracefs_event_file_read(t->inst, event_names[i].system, event_names[i].name,
+					      "hist", &size);
+		if (!buf) {
+			lh_hist_data_release(&d);
+			return lh_diag_fail(diag, "cannot read histogram '%s': %s", name,
+					    strerror(errno ? errno : EIO));
+		}
+		if (lh_hist_parse(buf, (size_t)size, name, &d, diag)) {
+			free(buf);
+			lh_hist_data_release(&d);
+			return -1;
+		}
+		free(buf);
+	}
+	if (d.source_tables != want) {
+		lh_hist_data_release(&d);
+		return lh_diag_fail(diag, "osnoise's noise sources: %u histogram tables read, expected %u",
+				    d.source_tables, want);
+	}
+	lh_hist_data_release(&t->src_data);
+	t->src_data = d;
+	return 0;
+}
+
+const struct lh_hist_data *lh_noisetrace_sources(const struct lh_noisetrace *t, const char **why)
+{
+	if (!t->src_counted) {
+		if (why)
+			*why = t->src_why ? t->src_why : "osnoise was not armed";
+		return NULL;
+	}
+	return &t->src_data;
+}
+
 int lh_noisetrace_create(struct lh_noisetrace **tp, const struct lh_noisetrace_opts *o,
 			 lh_noise_spike_fn fn, void *arg, struct lh_diag *diag)
 {
@@ -402,8 +549,11 @@ int lh_noisetrace_destroy(struct lh_noisetrace *t, struct lh_diag *diag)
 		/* The tracer's kernel threads stop with it. */
 		tracefs_tracer_clear(t->inst);
 	}
+	if (sources_destroy(t, diag))
+		ret = -1;
 	if (lh_state_instance_destroy(t->inst, t->name, diag))
 		ret = -1;
+	lh_hist_data_release(&t->src_data);
 	tep_free(t->tep);
 	lh_noise_free(t->noise);
 	free(t);
@@ -450,6 +600,10 @@ int lh_noisetrace_arm(struct lh_noisetrace *t, enum lh_tracer tr, uint64_t max_n
 	}
 	if (lh_ringbuf_open(&t->rb, t->inst, t->name, t->tep, diag))
 		return -1;
+	if (tr == LH_TRACER_OSNOISE && !t->src_tried)
+		sources_start(t, diag);
+	else if (sources_count(t, tr == LH_TRACER_OSNOISE, diag))
+		return -1;
 	if (tracefs_trace_on(t->inst))
 		return lh_diag_fail(diag, "cannot start tracing in instance '%s': %s", t->name,
 				    strerror(errno));
@@ -471,6 +625,8 @@ int lh_noisetrace_disarm(struct lh_noisetrace *t, struct lh_diag *diag)
 	if (tracefs_tracer_clear(t->inst))
 		ret = lh_diag_fail(diag, "cannot set current_tracer to 'nop' in instance '%s': %s",
 				   t->name, strerror(errno));
+	if (sources_count(t, false, diag))
+		ret = -1;
 	t->armed = LH_TRACER_UNKNOWN;
 	return ret;
 }
@@ -578,7 +734,8 @@ static void decode(void *arg, int cpu, void *data, int size, uint64_t ts)
 		/* µs: run_osnoise() converts its sample with time_to_us() */
 		lh_noise_osnoise(t->noise, cpu, ts, field(e, F_RUNTIME, data, size) * 1000,
 				 field(e, F_NOISE, data, size) * 1000,
-				 field(e, F_MAX_SAMPLE, data, size) * 1000);
+				 field(e, F_MAX_SAMPLE, data, size) * 1000,
+				 field(e, F_HW_COUNT, data, size));
 		return;
 	case EV_HWLAT: {
 		uint64_t in = field(e, F_DURATION, data, size);
@@ -623,6 +780,9 @@ long lh_noisetrace_read(struct lh_noisetrace *t, bool final, struct lh_diag *dia
 
 	if (events < 0)
 		return -1;
+	/* the sources as the kernel counted them at the end of each slice of osnoise */
+	if (final && t->armed == LH_TRACER_OSNOISE && t->src_on && sources_read(t, diag))
+		return -1;
 	if (final) {
 		uint64_t bad = lh_noise_stats(t->noise)->implausible;
 
@@ -656,12 +816,15 @@ uint64_t lh_noisetrace_lost(const struct lh_noisetrace *t)
 static int stop_stale_instance(const char *name, bool remove)
 {
 	struct tracefs_instance *inst = tracefs_instance_alloc(NULL, name);
-	int ret = 0;
+	int ret = 0, i;
 
 	if (!inst)
 		return -1;
 	tracefs_trace_off(inst);
 	tracefs_tracer_clear(inst);
+	/* then the sources' histograms, as lh_noisetrace_destroy() removes them */
+	for (i = EV_IRQ; i <= EV_THREAD; i++)
+		lh_hist_clear_triggers(inst, event_names[i].system, event_names[i].name);
 	if (remove)
 		ret = lh_state_instance_remove(inst, name);
 	tracefs_instance_free(inst);

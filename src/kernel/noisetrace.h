@@ -6,6 +6,11 @@
  * and print_stack's stacks, read from the per-CPU ring buffers and decoded with
  * libtraceevent into the breakdown of noise.c, whose spikes go to the caller.
  *
+ * While osnoise is armed, hist triggers on the instance's osnoise:*_noise events count its
+ * noise by CPU and source in the kernel (lh_noisetrace_sources()); they are paused while
+ * another tracer runs and removed before the instance (a killed run's by
+ * lh_noisetrace_remove_stale()).
+ *
  * The osnoise/ knobs are global, not per instance: the session saves them before anything
  * changes (session.c), this module writes them (timerlat_period_us, cpus, print_stack, the
  * stops), and the session gives them back. The instance is created with tracing off and no
@@ -86,6 +91,13 @@ int lh_noisetrace_watch(struct lh_noisetrace *t, enum lh_tracer tracer, const ch
 
 /* Return: the breakdown (histograms, counters; borrowed). */
 const struct lh_noise *lh_noisetrace_noise(const struct lh_noisetrace *t);
+/*
+ * osnoise's noise by source as the kernel counted it (hist triggers on the osnoise:*_noise
+ * events of the instance, counting while osnoise is armed), as of the last final read of an
+ * osnoise slice: entries by CPU and source, hits and what the kernel dropped.
+ * Return: the tables (borrowed), or NULL with *why (static) when they are not counted.
+ */
+const struct lh_hist_data *lh_noisetrace_sources(const struct lh_noisetrace *t, const char **why);
 /* Return: events the ring buffers lost so far (sub-buffers' missed counts). */
 uint64_t lh_noisetrace_lost(const struct lh_noisetrace *t);
 

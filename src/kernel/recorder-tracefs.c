@@ -127,24 +127,61 @@ static long tfs_sample_read(void *ctx, bool final, lh_record_fn feed, void *arg,
 	return ret;
 }
 
+/* The sources the kernel counted on rn's CPU, into rn (bounded: report.h keeps the top). */
+static void sample_sources(const struct lh_hist_data *src, struct lh_report_noise *rn)
+{
+	size_t i;
+
+	rn->has_sources = true;
+	for (i = 0; i < src->nr_sources; i++) {
+		const struct lh_hist_source *e = &src->sources[i];
+		struct lh_report_source rs = { .kind = e->kind, .count = e->count,
+					       .noise_ns = e->sum_ns };
+		const char *sirq;
+
+		if (e->cpu != rn->cpu)
+			continue;
+		if (e->kind == LH_SPIKE_SOFTIRQ) {
+			sirq = lh_noise_softirq_name(e->vector);
+			if (sirq)
+				snprintf(rs.name, sizeof(rs.name), "%s", sirq);
+			else
+				snprintf(rs.name, sizeof(rs.name), "%d", e->vector);
+		} else {
+			snprintf(rs.name, sizeof(rs.name), "%s", e->name);
+		}
+		lh_report_noise_add_source(rn, &rs);
+	}
+}
+
 /*
  * Once osnoise was armed, each CPU of its set (and any other that sent a period) with its
- * periods, runtime and noise: a CPU of the set without a period is said too, with none.
+ * periods, runtime, noise, longest single noise, hardware noise and sources: a CPU of the
+ * set without a period is said too, with none.
  */
-static void sample_noise(const struct lh_noise *n, struct lh_report *rep)
+static void sample_noise(const struct lh_noisetrace *nt, struct lh_report *rep)
 {
+	const struct lh_noise *n = lh_noisetrace_noise(nt);
+	const struct lh_hist_data *src = lh_noisetrace_sources(nt, NULL);
 	int cpu;
 
 	for (cpu = 0; cpu < lh_noise_nr_cpus(n); cpu++) {
+		const struct lh_histogram *h = lh_noise_histogram(n, cpu, LH_NOISE_HIST_OSNOISE);
 		struct lh_report_noise rn = {
 			.cpu = cpu,
-			.periods = lh_noise_histogram(n, cpu, LH_NOISE_HIST_OSNOISE)->count,
+			.periods = h->count,
+			.max_single_ns = h->count ? h->max_ns : 0,
+			.hw_count = lh_noise_cpu_hw(n, cpu),
 		};
 
 		lh_noise_cpu_time(n, cpu, &rn.runtime_ns, &rn.noise_ns);
+		if (src)
+			sample_sources(src, &rn);
 		if (rn.periods || lh_noise_cpu_expected(n, cpu))
 			lh_report_set_noise(rep, &rn);
 	}
+	if (src)
+		lh_report_set_noise_dropped(rep, src->dropped);
 }
 
 /* Per CPU and over all CPUs, each kind that counted a sample. */
@@ -158,7 +195,7 @@ static void tfs_sample_hist(void *ctx, struct lh_report *rep)
 		return;
 	n = lh_noisetrace_noise(t->noise);
 	if (t->osnoise_armed)
-		sample_noise(n, rep);
+		sample_noise(t->noise, rep);
 	for (h = 0; h < LH_NOISE_HIST_NR; h++) {
 		struct lh_histogram all = { 0 };
 

@@ -375,7 +375,8 @@ static int arm(struct lh_recorder *r, enum lh_tracer t)
 	r->st.armed = LH_TRACER_UNKNOWN;
 	if (r->ops->arm(r->ctx, t, max_us, &d))
 		return run_error(r, &d);
-	lh_diag_release(&d);
+	/* what arming could not do and the run goes on without (osnoise's sources) */
+	note_diag(r, &d);
 	r->st.armed = t;
 	r->st.tracer[t].arms++;
 	r->armed_since = r->ops->now(r->ctx);

@@ -509,6 +509,55 @@ static void write_kernel_hists(struct writer *w)
 }
 
 /*
+ * osnoise's noise by source, per CPU as the report keeps them: the LH_REPORT_NOISE_SOURCES
+ * noisiest of each CPU by kind and name (bounded cardinality), their events and noise; a
+ * source's series begins when it enters a CPU's kept ones. Hardware noise, counted only.
+ */
+static void write_noise_sources(struct writer *w)
+{
+	const struct lh_report *rep = w->rep;
+	size_t i, j;
+	int pass;
+	static const char *const name[] = {
+		"lathound_osnoise_source_events_total",
+		"lathound_osnoise_source_noise_seconds_total", "lathound_osnoise_hw_noise_total",
+	};
+	static const char *const help[] = {
+		"Noise events of the source on the CPU, counted in the kernel (the noisiest sources of each CPU).",
+		"Their noise, summed.",
+		"Hardware noise osnoise saw on the CPU (counted, not timed apart).",
+	};
+
+	for (pass = 0; pass < 3; pass++) {
+		lh_metrics_family(w->out, name[pass], "counter", help[pass]);
+		for (i = 0; i < rep->nr_noise; i++) {
+			const struct lh_report_noise *n = &rep->noise[i];
+			char cpu[16];
+
+			snprintf(cpu, sizeof(cpu), "%d", n->cpu);
+			if (pass == 2) {
+				lh_metrics_u64(w->out, name[pass],
+					       (struct lh_metrics_label[]){ { "cpu", cpu } }, 1,
+					       n->hw_count);
+				continue;
+			}
+			for (j = 0; j < n->nr_sources; j++) {
+				const struct lh_report_source *s = &n->sources[j];
+				struct lh_metrics_label l[] = {
+					{ "cpu", cpu }, { "kind", lh_spike_kind_name(s->kind) },
+					{ "name", s->name },
+				};
+
+				if (pass == 0)
+					lh_metrics_u64(w->out, name[pass], l, 3, s->count);
+				else
+					lh_metrics_seconds(w->out, name[pass], l, 3, s->noise_ns);
+			}
+		}
+	}
+}
+
+/*
  * osnoise's figures per CPU, as counters: what PromQL's rate() and 1 - noise / runtime (the %
  * CPU available rtla prints) need. A CPU to be measured that had no period has its series at 0
  * (--min-available fails closed on it).
@@ -520,18 +569,19 @@ static void write_noise(struct writer *w)
 	int pass;
 	static const char *const name[] = {
 		"lathound_osnoise_periods_total", "lathound_osnoise_runtime_seconds_total",
-		"lathound_osnoise_noise_seconds_total",
+		"lathound_osnoise_noise_seconds_total", "lathound_osnoise_max_single_noise_seconds",
 	};
 	static const char *const help[] = {
 		"osnoise periods measured on the CPU.",
 		"Time osnoise's workload ran on the CPU, its periods added up.",
 		"Of that, time taken by noise (IRQs, softirqs, NMIs, other threads, hardware).",
+		"The longest single noise of any osnoise period on the CPU.",
 	};
 
 	if (!rep->nr_noise)
 		return;
-	for (pass = 0; pass < 3; pass++) {
-		lh_metrics_family(w->out, name[pass], "counter", help[pass]);
+	for (pass = 0; pass < 4; pass++) {
+		lh_metrics_family(w->out, name[pass], pass == 3 ? "gauge" : "counter", help[pass]);
 		for (i = 0; i < rep->nr_noise; i++) {
 			const struct lh_report_noise *n = &rep->noise[i];
 			char cpu[16];
@@ -542,9 +592,11 @@ static void write_noise(struct writer *w)
 				lh_metrics_u64(w->out, name[pass], l, 1, n->periods);
 			else
 				lh_metrics_seconds(w->out, name[pass], l, 1,
-						   pass == 1 ? n->runtime_ns : n->noise_ns);
+						   pass == 1 ? n->runtime_ns :
+						   pass == 2 ? n->noise_ns : n->max_single_ns);
 		}
 	}
+	write_noise_sources(w);
 }
 
 int lh_metrics_write(struct lh_report *rep, const struct lh_metrics_run *run, FILE *out)

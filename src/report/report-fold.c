@@ -353,7 +353,9 @@ static int fold_khists(struct lh_report *dst, const struct lh_report *src,
 /*
  * osnoise's figures by CPU: periods, runtime and noise add, so that the % CPU available of the
  * fold is the one of every period counted; a CPU listed with no period stays listed (one
- * that was to be measured and was not: --min-available fails closed on it).
+ * that was to be measured and was not: --min-available fails closed on it). Hardware noise
+ * and sources add too (sources by kind and name, the top kept: report.h), the longest
+ * single noise is the longer.
  */
 int lh_report_fold_noise(struct lh_report *dst, const struct lh_report *src,
 			 const struct lh_report_fold_ops *ops)
@@ -375,7 +377,17 @@ int lh_report_fold_noise(struct lh_report *dst, const struct lh_report *src,
 				s->runtime_ns);
 		ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.noise_us", t, s->cpu), n->noise_ns,
 				s->noise_ns);
+		ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.hw_count", t, s->cpu), n->hw_count,
+				s->hw_count);
+		if (s->max_single_ns > n->max_single_ns)
+			n->max_single_ns = s->max_single_ns;
+		if (lh_report_noise_add_sources(n, s))
+			ret = said(ops, LH_REPORT_FOLD_OVERFLOW,
+				   AT_TRACER("noise_cpus.sources", t, s->cpu));
 	}
+	if (src->nr_noise)
+		ret |= FOLD_ADD(ops, AT_TRACER("sources_dropped", t, LH_REPORT_FOLD_NO_CPU),
+				dst->noise_dropped, src->noise_dropped);
 	return ret;
 }
 

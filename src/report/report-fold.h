@@ -135,8 +135,9 @@ struct lh_report_histogram *lh_report_khist(struct lh_report *dst, const char *s
 					    const char *kind, int cpu);
 
 /*
- * Folds osnoise's periods, runtime and noise of src into dst's by CPU (a CPU src lists with
- * no period is listed in dst too), as lh_report_fold() does: for a caller that keeps them
+ * Folds osnoise's periods, runtime, noise, hardware noise, longest single noise and noise
+ * sources of src into dst's by CPU (a CPU src lists with no period is listed in dst too), and
+ * the sources' drops, as lh_report_fold() does: for a caller that keeps them
  * apart, e.g. per host. Return: 0, or -1 when ops was told of a sum past 2^64.
  */
 int lh_report_fold_noise(struct lh_report *dst, const struct lh_report *src,

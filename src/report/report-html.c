@@ -302,7 +302,33 @@ static void write_tracers(const struct lh_report *rep, FILE *out)
 	fputs("</table>\n", out);
 }
 
-/* osnoise per CPU: periods, runtime, noise and the % CPU available. */
+/* A CPU's noise sources as the kernel counted them: each kept one, then the rest summed. */
+static void write_sources(const struct lh_report_noise *n, FILE *out)
+{
+	size_t i;
+
+	if (!n->has_sources) {
+		fputs("not counted", out);
+		return;
+	}
+	for (i = 0; i < n->nr_sources; i++) {
+		const struct lh_report_source *s = &n->sources[i];
+
+		fprintf(out, "%s%s ", i ? "<br>" : "", lh_spike_kind_name(s->kind));
+		lh_escape_xml(out, s->name);
+		fprintf(out, " %.3f us (%" PRIu64 ")", (double)s->noise_ns / 1e3, s->count);
+	}
+	if (n->other_sources)
+		fprintf(out, "<br>%" PRIu64 " more %.3f us (%" PRIu64 ")", n->other_sources,
+			(double)n->other_ns / 1e3, n->other_count);
+	if (!n->nr_sources)
+		fputs("none", out);
+}
+
+/*
+ * osnoise per CPU: periods, runtime, noise, the % CPU available, the longest single noise,
+ * hardware noise and the noise sources.
+ */
 static void write_noise(const struct lh_report *rep, FILE *out)
 {
 	char pct[16];
@@ -313,7 +339,8 @@ static void write_noise(const struct lh_report *rep, FILE *out)
 		return;
 	fputs("<h2 id=\"noise\">osnoise: CPU available</h2>\n<table><tr><th>CPU</th>"
 	      "<th class=\"n\">periods</th><th class=\"n\">runtime</th><th class=\"n\">noise</th>"
-	      "<th class=\"n\">available</th></tr>\n", out);
+	      "<th class=\"n\">available</th><th class=\"n\">longest single</th>"
+	      "<th class=\"n\">hardware</th><th>noisiest sources (events)</th></tr>\n", out);
 	for (i = 0; i < rep->nr_noise; i++) {
 		const struct lh_report_noise *n = &rep->noise[i];
 
@@ -324,9 +351,15 @@ static void write_noise(const struct lh_report *rep, FILE *out)
 			fputs("no period", out);
 		else
 			fprintf(out, "%s %%", lh_gate_fmt_available(milli, pct, sizeof(pct)));
+		fprintf(out, "</td><td class=\"n\">%.3f us</td><td class=\"n\">%" PRIu64 "</td><td>",
+			(double)n->max_single_ns / 1e3, n->hw_count);
+		write_sources(n, out);
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
+	if (rep->noise_dropped)
+		fprintf(out, "<p class=\"note\">%" PRIu64 " noise events the kernel could not count by source.</p>\n",
+			rep->noise_dropped);
 }
 
 /* hwlat's samples per CPU beside the software tracers' worst there (lh_report_floors()). */

@@ -886,12 +886,43 @@ static void cpus_json(struct jw *w, const struct lh_report_tracer *tr)
 	jw_end(w);
 }
 
-/* osnoise per CPU: its periods, their runtime and noise, and the % CPU available. */
+/* A CPU's noise sources, the kernel's counts: the noisiest, then the rest summed. */
+static void sources_json(struct jw *w, const struct lh_report_noise *n)
+{
+	size_t i;
+
+	jw_arr(w, "sources");
+	for (i = 0; i < n->nr_sources; i++) {
+		const struct lh_report_source *s = &n->sources[i];
+
+		jw_obj(w, NULL);
+		jw_str(w, "kind", lh_spike_kind_name(s->kind));
+		jw_str(w, "name", s->name);
+		jw_uint(w, "count", s->count);
+		jw_us(w, "noise_us", s->noise_ns);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_obj(w, "sources_other");
+	jw_uint(w, "sources", n->other_sources);
+	jw_uint(w, "count", n->other_count);
+	jw_us(w, "noise_us", n->other_ns);
+	jw_end(w);
+}
+
+/*
+ * osnoise per CPU: its periods, their runtime and noise, the % CPU available, the longest
+ * single noise, hardware noise and, when the kernel counted them, the sources.
+ */
 static void noise_json(struct jw *w, const struct lh_report *rep)
 {
 	uint32_t milli;
 	size_t i;
 
+	for (i = 0; i < rep->nr_noise && !rep->noise[i].has_sources; i++)
+		;
+	if (i < rep->nr_noise)
+		jw_uint(w, "sources_dropped", rep->noise_dropped);
 	jw_arr(w, "noise_cpus");
 	for (i = 0; i < rep->nr_noise; i++) {
 		const struct lh_report_noise *n = &rep->noise[i];
@@ -905,6 +936,10 @@ static void noise_json(struct jw *w, const struct lh_report *rep)
 			jw_null(w, "available_percent");
 		else
 			jw_double(w, "available_percent", (double)milli / 1000.0);
+		jw_us(w, "max_single_us", n->max_single_ns);
+		jw_uint(w, "hw_count", n->hw_count);
+		if (n->has_sources)
+			sources_json(w, n);
 		jw_end(w);
 	}
 	jw_end(w);

@@ -166,6 +166,8 @@ struct lh_report {
 	struct lh_report_noise		*noise;
 	size_t				nr_noise;
 	size_t				alloc_noise;
+	/* noise events the kernel could not count by source (lh_report_set_noise_dropped()) */
+	uint64_t			noise_dropped;
 
 	/* histograms the kernel counted (lh_report_set_histogram()) */
 	struct lh_report_histogram	*hists;

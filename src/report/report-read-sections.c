@@ -246,6 +246,87 @@ static void check_worsts(struct lh_report_read *c, json_object *v, uint64_t coun
 }
 
 /*
+ * A CPU's noise sources ("sources" and "sources_other", absent when the kernel did not count
+ * them) into got: at most LH_REPORT_NOISE_SOURCES, of known kinds, each once, in the writers'
+ * order, each with an event; the rest summed, with an event each, none noisier than the last
+ * kept and only once that many are kept.
+ */
+static void load_sources(struct lh_report_read *c, json_object *e, struct lh_report_noise *got)
+{
+	json_object *a, *o, *s;
+	size_t i, j, n, p;
+
+	if (!json_object_object_get_ex(e, "sources", NULL))
+		return;
+	got->has_sources = true;
+	a = lh_report_read_array(c, e, "sources", &n);
+	if (!c->failed && n > LH_REPORT_NOISE_SOURCES)
+		lh_report_read_bad(c, "sources", "%zu sources, more than the %d a report keeps", n,
+				   LH_REPORT_NOISE_SOURCES);
+	for (i = 0; i < n && !c->failed; i++) {
+		struct lh_report_source *src = &got->sources[i];
+		const char *kind, *name;
+
+		p = lh_report_read_push(c, "sources", 0);
+		lh_report_read_push(c, NULL, i);
+		s = lh_report_read_element(c, a, i);
+		kind = lh_report_read_str(c, s, "kind", false, &c->rep->arena);
+		name = lh_report_read_str(c, s, "name", false, &c->rep->arena);
+		src->count = lh_report_read_u64(c, s, "count");
+		src->noise_ns = lh_report_read_ns(c, s, "noise_us", 1000);
+		if (c->failed) {
+			lh_report_read_pop(c, p);
+			break;
+		}
+		if (lh_spike_kind_parse(kind, &src->kind))
+			lh_report_read_bad(c, "kind", "'%s' is not a kind of noise", kind);
+		else if (strlen(name) >= LH_REPORT_SOURCE_NAME)
+			lh_report_read_bad(c, "name",
+					   "longer than the %d bytes a source's name has",
+					   LH_REPORT_SOURCE_NAME - 1);
+		else if (!src->count)
+			lh_report_read_bad(c, "count", "a source without an event");
+		if (!c->failed) {
+			snprintf(src->name, sizeof(src->name), "%s", name);
+			for (j = 0; j < i; j++)
+				if (got->sources[j].kind == src->kind &&
+				    !strcmp(got->sources[j].name, src->name))
+					lh_report_read_bad(c, "name",
+							   "%s '%s' is listed twice", kind, name);
+			if (!c->failed && i &&
+			    lh_report_source_cmp(&got->sources[i - 1], src) >= 0)
+				lh_report_read_bad(c, NULL, "not noisier than the source before it, yet listed after it");
+		}
+		lh_report_read_pop(c, p);
+		got->nr_sources = i + 1;
+	}
+	o = lh_report_read_member(c, e, "sources_other", json_type_object, false);
+	if (c->failed)
+		return;
+	p = lh_report_read_push(c, "sources_other", 0);
+	got->other_sources = lh_report_read_u64(c, o, "sources");
+	got->other_count = lh_report_read_u64(c, o, "count");
+	got->other_ns = lh_report_read_ns(c, o, "noise_us", 1000);
+	if (!c->failed && !got->other_sources && (got->other_count || got->other_ns))
+		lh_report_read_bad(c, NULL, "noise of no source");
+	else if (!c->failed && got->other_sources && got->nr_sources < LH_REPORT_NOISE_SOURCES)
+		lh_report_read_bad(c, "sources", "%llu summed while only %zu are kept",
+				   (unsigned long long)got->other_sources, got->nr_sources);
+	else if (!c->failed && got->other_count < got->other_sources)
+		lh_report_read_bad(c, "count", "%llu events of %llu sources",
+				   (unsigned long long)got->other_count,
+				   (unsigned long long)got->other_sources);
+	else if (!c->failed && got->other_sources &&
+		 got->other_ns > lh_sat_mul(got->other_sources,
+					    got->sources[got->nr_sources - 1].noise_ns))
+		lh_report_read_bad(c, "noise_us", "%llu ns of %llu sources, each at most the last kept (%llu ns)",
+				   (unsigned long long)got->other_ns,
+				   (unsigned long long)got->other_sources,
+				   (unsigned long long)got->sources[got->nr_sources - 1].noise_ns);
+	lh_report_read_pop(c, p);
+}
+
+/*
  * osnoise's per-CPU figures ("noise_cpus", absent before it), added to the report's: a CPU
  * listed twice, noise over runtime, periods without runtime, or an availability that is not
  * the one its sums give is an error.
@@ -259,6 +340,9 @@ static void load_noise(struct lh_report_read *c, json_object *o)
 
 	if (!json_object_object_get_ex(o, "noise_cpus", NULL))
 		return;
+	if (json_object_object_get_ex(o, "sources_dropped", NULL))
+		LH_REPORT_READ_ADD_COUNT(c, "sources_dropped", c->rep->noise_dropped,
+					 lh_report_read_u64(c, o, "sources_dropped"));
 	a = lh_report_read_array(c, o, "noise_cpus", &n);
 	for (i = 0; i < n && !c->failed; i++) {
 		struct lh_report_noise got, *slot;
@@ -268,10 +352,17 @@ static void load_noise(struct lh_report_read *c, json_object *o)
 		p = lh_report_read_push(c, "noise_cpus", 0);
 		lh_report_read_push(c, NULL, i);
 		e = lh_report_read_element(c, a, i);
+		memset(&got, 0, sizeof(got));
 		got.cpu = lh_report_read_int(c, e, "cpu", false);
 		got.periods = lh_report_read_u64(c, e, "periods");
 		got.runtime_ns = lh_report_read_ns(c, e, "runtime_us", 1000);
 		got.noise_ns = lh_report_read_ns(c, e, "noise_us", 1000);
+		/* (absent from reports written before them) */
+		if (json_object_object_get_ex(e, "max_single_us", NULL))
+			got.max_single_ns = lh_report_read_ns(c, e, "max_single_us", 1000);
+		if (json_object_object_get_ex(e, "hw_count", NULL))
+			got.hw_count = lh_report_read_u64(c, e, "hw_count");
+		load_sources(c, e, &got);
 		v = lh_report_read_member(c, e, "available_percent", json_type_double, true);
 		if (c->failed) {
 			lh_report_read_pop(c, p);
@@ -299,12 +390,24 @@ static void load_noise(struct lh_report_read *c, json_object *o)
 			lh_report_read_bad(c, "available_percent",
 					   "%s, but its noise and runtime give %s",
 					   v ? json_object_get_string(v) : "null", want);
+		else if (got.max_single_ns > got.noise_ns)
+			lh_report_read_bad(c, "max_single_us",
+					   "%llu ns, more than the CPU's noise of %llu ns",
+					   (unsigned long long)got.max_single_ns,
+					   (unsigned long long)got.noise_ns);
+		else if (!got.periods && got.hw_count)
+			lh_report_read_bad(c, "hw_count", "hardware noise in no period");
 		if (!c->failed) {
 			listed[got.cpu] = true;
 			slot = lh_report_noise_slot(c->rep, got.cpu);
 			LH_REPORT_READ_ADD_COUNT(c, "periods", slot->periods, got.periods);
 			LH_REPORT_READ_ADD_COUNT(c, "runtime_us", slot->runtime_ns, got.runtime_ns);
 			LH_REPORT_READ_ADD_COUNT(c, "noise_us", slot->noise_ns, got.noise_ns);
+			LH_REPORT_READ_ADD_COUNT(c, "hw_count", slot->hw_count, got.hw_count);
+			if (got.max_single_ns > slot->max_single_ns)
+				slot->max_single_ns = got.max_single_ns;
+			if (lh_report_noise_add_sources(slot, &got))
+				lh_report_read_overflowed(c, "sources");
 		}
 		lh_report_read_pop(c, p);
 	}

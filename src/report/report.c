@@ -986,6 +986,96 @@ void lh_report_set_noise(struct lh_report *rep, const struct lh_report_noise *n)
 		*slot = *n;
 }
 
+void lh_report_set_noise_dropped(struct lh_report *rep, uint64_t dropped)
+{
+	rep->noise_dropped = dropped;
+}
+
+int lh_report_source_cmp(const struct lh_report_source *a, const struct lh_report_source *b)
+{
+	if (a->noise_ns != b->noise_ns)
+		return a->noise_ns > b->noise_ns ? -1 : 1;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* Moves kept source i up to its place in the order. */
+static void source_rise(struct lh_report_noise *n, size_t i)
+{
+	for (; i > 0 && lh_report_source_cmp(&n->sources[i], &n->sources[i - 1]) < 0; i--) {
+		struct lh_report_source t = n->sources[i];
+
+		n->sources[i] = n->sources[i - 1];
+		n->sources[i - 1] = t;
+	}
+}
+
+/* Sums s into n's "other". Return: 0, or -1 past 2^64. */
+static int source_other(struct lh_report_noise *n, const struct lh_report_source *s, uint64_t nr)
+{
+	int ret = 0;
+
+	ret |= LH_ADD_CHECKED(n->other_sources, nr);
+	ret |= LH_ADD_CHECKED(n->other_count, s->count);
+	ret |= LH_ADD_CHECKED(n->other_ns, s->noise_ns);
+	return ret;
+}
+
+int lh_report_noise_add_source(struct lh_report_noise *n, const struct lh_report_source *s)
+{
+	struct lh_report_source *last;
+	size_t i;
+	int ret = 0;
+
+	n->has_sources = true;
+	for (i = 0; i < n->nr_sources; i++) {
+		struct lh_report_source *k = &n->sources[i];
+
+		if (k->kind == s->kind && !strcmp(k->name, s->name)) {
+			ret |= LH_ADD_CHECKED(k->count, s->count);
+			ret |= LH_ADD_CHECKED(k->noise_ns, s->noise_ns);
+			source_rise(n, i);
+			return ret;
+		}
+	}
+	if (n->nr_sources < LH_REPORT_NOISE_SOURCES) {
+		n->sources[n->nr_sources] = *s;
+		n->sources[n->nr_sources].name[LH_REPORT_SOURCE_NAME - 1] = '\0';
+		source_rise(n, n->nr_sources++);
+		return 0;
+	}
+	/* Full: the quieter of s and the last kept goes to "other", each at most the last kept. */
+	last = &n->sources[n->nr_sources - 1];
+	if (lh_report_source_cmp(s, last) >= 0)
+		return source_other(n, s, 1);
+	ret = source_other(n, last, 1);
+	*last = *s;
+	last->name[LH_REPORT_SOURCE_NAME - 1] = '\0';
+	source_rise(n, n->nr_sources - 1);
+	return ret;
+}
+
+int lh_report_noise_add_sources(struct lh_report_noise *dst, const struct lh_report_noise *src)
+{
+	const struct lh_report_source other = { .count = src->other_count,
+						.noise_ns = src->other_ns };
+	int ret = 0;
+	size_t i;
+
+	if (!src->has_sources)
+		return 0;
+	dst->has_sources = true;
+	for (i = 0; i < src->nr_sources; i++)
+		ret |= lh_report_noise_add_source(dst, &src->sources[i]);
+	/* each of src's others is at most its last kept, so at most dst's last kept now */
+	if (src->other_sources)
+		ret |= source_other(dst, &other, src->other_sources);
+	return ret;
+}
+
 char *lh_report_available_violation(const struct lh_gate *g, const struct lh_report_noise *n)
 {
 	char got[16], min[16];

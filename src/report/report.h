@@ -291,13 +291,58 @@ int lh_report_write_file(struct lh_report *rep, enum lh_format f, const char *pa
 void lh_report_set_histogram(struct lh_report *rep, const char *kind, int cpu,
 			     const struct lh_histogram *h);
 
+/* The noise sources a report keeps per CPU, noisiest first; the rest are summed as "other". */
+#define LH_REPORT_NOISE_SOURCES	8
+/* a source's name (an irq's desc, a softirq's name, a comm), NUL included */
+#define LH_REPORT_SOURCE_NAME	32
+
+/*
+ * One source of osnoise's noise on a CPU, as the kernel counted its osnoise:*_noise events:
+ * kind irq (named by its desc), softirq (by the kernel's name of its vector, "TIMER",
+ * "NET_RX"..., or its number), nmi (no name) or thread (its comm).
+ */
+struct lh_report_source {
+	enum lh_spike_kind	kind;
+	char			name[LH_REPORT_SOURCE_NAME];
+	uint64_t		count;		/* its noise events */
+	uint64_t		noise_ns;	/* their durations, summed */
+};
+
 /* osnoise's figures of one CPU, over every period counted. */
 struct lh_report_noise {
 	int		cpu;
 	uint64_t	periods;
 	uint64_t	runtime_ns;
 	uint64_t	noise_ns;
+	uint64_t	max_single_ns;	/* longest single noise of a period (max_sample) */
+	uint64_t	hw_count;	/* hardware noise seen (hw_count): counted, not timed */
+	/* by source, counted in the kernel (has_sources): the noisiest, then the rest summed */
+	bool		has_sources;
+	size_t		nr_sources;
+	struct lh_report_source sources[LH_REPORT_NOISE_SOURCES];
+	uint64_t	other_sources;	/* summed in other_*: each at most the last kept */
+	uint64_t	other_count;
+	uint64_t	other_ns;
 };
+
+/*
+ * The order of kept sources: noisier first, then more frequent, then by kind and name.
+ * Return: <0, 0 or >0 as strcmp().
+ */
+int lh_report_source_cmp(const struct lh_report_source *a, const struct lh_report_source *b);
+/*
+ * Adds source s (kind, name) to n's, by kind and name, keeping the LH_REPORT_NOISE_SOURCES
+ * noisiest (then most frequent) in that order and summing the rest into other_*. The one way
+ * sources are added, from the kernel, a report read back and a fold, so that one report of
+ * many folded is one of their sources. Return: 0, or -1 when a sum would pass 2^64 (it then
+ * stays at UINT64_MAX).
+ */
+int lh_report_noise_add_source(struct lh_report_noise *n, const struct lh_report_source *s);
+/*
+ * Adds the sources of src (its kept ones, then its "other") to dst's and marks dst as counted
+ * by source. Return: 0, or -1 when a sum would pass 2^64.
+ */
+int lh_report_noise_add_sources(struct lh_report_noise *dst, const struct lh_report_noise *src);
 
 /*
  * Sets n->cpu's osnoise figures (n is copied; cpu 0 to LH_REPORT_MAX_CPUS - 1, others are
@@ -306,6 +351,11 @@ struct lh_report_noise {
  * closed on it.
  */
 void lh_report_set_noise(struct lh_report *rep, const struct lh_report_noise *n);
+/*
+ * Sets the noise events the kernel could not count by source (its histograms' "Dropped"),
+ * replacing the figure set before. A report of sources with drops says so.
+ */
+void lh_report_set_noise_dropped(struct lh_report *rep, uint64_t dropped);
 
 /* A caller with the longest sections of a kind counted in the kernel. */
 struct lh_report_caller {

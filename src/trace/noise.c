@@ -51,6 +51,7 @@ struct cpu_state {
 	struct lh_histogram	hist[LH_NOISE_HIST_NR];
 	uint64_t		runtime_ns;
 	uint64_t		noise_ns;
+	uint64_t		hw_count;
 };
 
 struct lh_noise {
@@ -463,7 +464,7 @@ void lh_noise_stack(struct lh_noise *n, int cpu, const char *const *frames, size
 }
 
 void lh_noise_osnoise(struct lh_noise *n, int cpu, uint64_t ts, uint64_t runtime_ns,
-		      uint64_t noise_ns, uint64_t max_sample_ns)
+		      uint64_t noise_ns, uint64_t max_sample_ns, uint64_t hw_count)
 {
 	struct cpu_state *c = cpu_of(n, cpu);
 	struct lh_noise_spike *s = &n->spike;
@@ -474,6 +475,7 @@ void lh_noise_osnoise(struct lh_noise *n, int cpu, uint64_t ts, uint64_t runtime
 	n->st.samples++;
 	c->runtime_ns += runtime_ns;
 	c->noise_ns += noise_ns;
+	c->hw_count = lh_sat_add(c->hw_count, hw_count);
 	n->st.runtime_ns += runtime_ns;
 	n->st.noise_ns += noise_ns;
 	lh_histogram_add(&c->hist[LH_NOISE_HIST_OSNOISE], max_sample_ns);
@@ -654,6 +656,11 @@ void lh_noise_cpu_time(const struct lh_noise *n, int cpu, uint64_t *runtime_ns,
 		return;
 	*runtime_ns = n->cpus[cpu].runtime_ns;
 	*noise_ns = n->cpus[cpu].noise_ns;
+}
+
+uint64_t lh_noise_cpu_hw(const struct lh_noise *n, int cpu)
+{
+	return cpu >= 0 && cpu < n->nr_cpus ? n->cpus[cpu].hw_count : 0;
 }
 
 /* ---- the spike as a record ---- */

@@ -158,10 +158,11 @@ void lh_noise_timerlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t seqnum
 void lh_noise_stack(struct lh_noise *n, int cpu, const char *const *frames, size_t nr);
 /*
  * An osnoise period summary (ftrace:osnoise) at ts: runtime, noise, longest single noise, in
- * ns (the kernel's entry has µs).
+ * ns (the kernel's entry has µs), and the hardware noise it saw (hw_count: noise with no
+ * interrupt, NMI or thread to explain it; the kernel counts it but times it only in noise).
  */
 void lh_noise_osnoise(struct lh_noise *n, int cpu, uint64_t ts, uint64_t runtime_ns,
-		      uint64_t noise_ns, uint64_t max_sample_ns);
+		      uint64_t noise_ns, uint64_t max_sample_ns, uint64_t hw_count);
 /* An hwlat sample (ftrace:hwlat) at ts: the longer of its inner and outer latency. */
 void lh_noise_hwlat(struct lh_noise *n, int cpu, uint64_t ts, uint64_t ns);
 /*
@@ -222,6 +223,8 @@ const struct lh_noise_stats *lh_noise_stats(const struct lh_noise *n);
 /* Return: osnoise's runtime and noise on cpu so far (0 when none). */
 void lh_noise_cpu_time(const struct lh_noise *n, int cpu, uint64_t *runtime_ns,
 		       uint64_t *noise_ns);
+/* Return: osnoise's hardware noise count (hw_count) on cpu so far (0 when none). */
+uint64_t lh_noise_cpu_hw(const struct lh_noise *n, int cpu);
 
 /*
  * Fills r (lh_record_reset() first) with spike s, so that rules, gates and reports take it

@@ -324,7 +324,7 @@ run diff --max-available-drop osnoise=1 "$TMP/tl-base.json" "$TMP/av-forged2.jso
 expect_rc "osnoise: ... nor a fail" 1
 # Fail closed: a CPU without a period, a CPU on one side only, a side without osnoise.
 jq '.tracers.osnoise.noise_cpus[0] |= (.periods = 0 | .runtime_us = 0 | .noise_us = 0 |
-	.available_percent = null)' "$TMP/tl-same.json" >"$TMP/av-none.json"
+	.available_percent = null | .max_single_us = 0)' "$TMP/tl-same.json" >"$TMP/av-none.json"
 run diff --max-available-drop osnoise=5 "$TMP/tl-base.json" "$TMP/av-none.json"
 expect_rc "osnoise: a CPU that measured no period cannot be compared" 1
 expect_in "osnoise: ... saying which" "$err" \

@@ -296,8 +296,8 @@ expect_in "JUnit: a testcase per host, board2's failed" "$out" \
 expect_in "JUnit: the counts" "$out" 'failures="1" errors="0"'
 # Two runs of one host: its CPUs over every period of both.
 jq '.run.run_id = "33333333333333333333333333333333" |
-	.tracers.osnoise.noise_cpus[1] |= (.noise_us = 40 | .available_percent = 99.998)' \
-	"$SPIKES" >"$TMP/n3.json"
+	.tracers.osnoise.noise_cpus[1] |= (.noise_us = 40 | .available_percent = 99.998 |
+	.max_single_us = 40)' "$SPIKES" >"$TMP/n3.json"
 run merge -f json --min-available osnoise=99.5 "$TMP/n1.json" "$TMP/n3.json"
 expect_rc "two runs of board1: CPU1 at 99.598 % over both passes 99.5" 0
 echo "$out" >"$TMP/nm3.json"
@@ -319,7 +319,7 @@ expect_in "JUnit: that host's testcase is an error" "$out" \
 	'<testcase classname="lathound.merge.min_available" name="rig-c min available">
       <error message="osnoise is gated by --min-available but no period was measured'
 jq '.tracers.osnoise.noise_cpus[0] |= (.periods = 0 | .runtime_us = 0 | .noise_us = 0 |
-	.available_percent = null)' "$TMP/n2.json" >"$TMP/n2-none.json"
+	.available_percent = null | .max_single_us = 0)' "$TMP/n2.json" >"$TMP/n2-none.json"
 run merge --min-available osnoise=90 "$TMP/n1.json" "$TMP/n2-none.json"
 expect_rc "--min-available and a CPU that measured no period" 1
 expect_in "... naming the host and the CPU" "$err" \

@@ -3,7 +3,8 @@
 # A timerlat/osnoise/hwlat spike as the structured part of its record: a saved report with
 # spikes (tests/data/reports/spikes.json) reads back byte for byte, every format shows the
 # breakdown, and a report whose spike contradicts itself is refused naming the field.
-# osnoise's % CPU available per CPU in every format, and --min-available judging it.
+# osnoise's % CPU available per CPU in every format, and --min-available judging it; its
+# noise by source, shown, folded and checked.
 . "$(dirname "$0")/../lib.sh"
 
 R=$DATA/reports/spikes.json
@@ -81,7 +82,7 @@ expect_in "junit: CPU1's testcase fails" "$out" '<failure message="osnoise: CPU1
 expect_in "junit: CPU0's testcase passes" "$out" "<system-out>99.998 % available over 2 periods; --min-available osnoise=99.500</system-out>"
 # fail closed: a CPU of osnoise's set without a period, a report without osnoise
 jq '.tracers.osnoise.noise_cpus[0] |= (.periods = 0 | .runtime_us = 0 | .noise_us = 0 |
-	.available_percent = null)' "$R" >"$TMP/none.json"
+	.available_percent = null | .max_single_us = 0)' "$R" >"$TMP/none.json"
 run report "$TMP/none.json"
 expect_rc "a CPU without a period, ungated, is no error" 0
 run report --min-available osnoise=90 "$TMP/none.json"
@@ -107,5 +108,37 @@ refused '.tracers.osnoise.noise_cpus[1].available_percent = 99.9' \
 	"tracers.osnoise.noise_cpus[1].available_percent: 99.9, but its noise and runtime give 99.198"
 refused '.tracers.osnoise.noise_cpus[1].noise_us = 3000000' \
 	"tracers.osnoise.noise_cpus[1].noise_us: 3000000000 ns, more than its runtime of 2000000000 ns"
+
+# ---- osnoise: noise by source, as the kernel counted it ----
+run report "$R"
+expect_in "text: CPU1's noisiest sources named, noisiest first" "$out" \
+	"noisiest: thread lhspin 16000.000 us (2), irq local_timer 28.000 us (2000), softirq TIMER 9.500 us (20)"
+expect_in "text: CPU1's longest single noise and hardware noise" "$out" \
+	"longest single noise 8000.000 us, hardware noise 1"
+run report -f html "$R"
+expect_in "html: CPU1's noisiest source" "$out" "thread lhspin 16000.000 us (2)<br>irq local_timer"
+# two runs of one board: sources add by CPU, kind and name
+jq '.run.run_id = "fedcba9876543210fedcba9876543210" |
+    .tracers.osnoise.noise_cpus[1].sources[2] = {kind: "softirq", name: "NET_RX", count: 3,
+						   noise_us: 9} |
+    .tracers.osnoise.sources_dropped = 4' "$R" >"$TMP/second.json"
+run report -f json "$R" "$TMP/second.json"
+expect_rc "report of two runs with sources" 0
+expect_jq "... CPU1's sources folded by kind and name, noisiest first, the drops added" "$TMP/out" \
+	'.tracers.osnoise.sources_dropped == 4 and
+	 ([.tracers.osnoise.noise_cpus[1].sources[] | [.kind, .name, .count, .noise_us]] ==
+	  [["thread", "lhspin", 4, 32000], ["irq", "local_timer", 4000, 56],
+	   ["softirq", "TIMER", 20, 9.5], ["softirq", "NET_RX", 3, 9]])'
+# a saved report's sources are checked, never trusted
+refused '.tracers.osnoise.noise_cpus[1].sources[1].noise_us = 20000' \
+	"tracers.osnoise.noise_cpus[1].sources[1]: not noisier than the source before it, yet listed after it"
+refused '.tracers.osnoise.noise_cpus[1].sources_other = {sources: 1, count: 1, noise_us: 5}' \
+	"tracers.osnoise.noise_cpus[1].sources_other.sources: 1 summed while only 3 are kept"
+refused '.tracers.osnoise.noise_cpus[1].sources[0].kind = "hw"' \
+	"tracers.osnoise.noise_cpus[1].sources[0].kind: 'hw' is not a kind of noise"
+refused '.tracers.osnoise.noise_cpus[1].max_single_us = 20000' \
+	"tracers.osnoise.noise_cpus[1].max_single_us: 20000000 ns, more than the CPU's noise of 16040000 ns"
+refused 'del(.tracers.osnoise.noise_cpus[1].sources_other)' \
+	"tracers.osnoise.noise_cpus[1].sources_other"
 
 finish

@@ -282,7 +282,9 @@ END_TEST
 
 static void noise_cpu(int cpu, uint64_t periods, uint64_t runtime, uint64_t noise)
 {
-	struct lh_report_noise n = { cpu, periods, runtime, noise };
+	struct lh_report_noise n = {
+		.cpu = cpu, .periods = periods, .runtime_ns = runtime, .noise_ns = noise,
+	};
 
 	lh_report_set_noise(rep, &n);
 }

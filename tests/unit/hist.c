@@ -337,6 +337,122 @@ START_TEST(callers_table)
 }
 END_TEST
 
+/*
+ * osnoise's noise sources (noisetrace.c's triggers), as 6.1 prints them: the CPU key named
+ * common_cpu, a string key padded to 50 columns, a vector as a number, nmi by CPU alone.
+ * One table each, their hits and drops added; a latency table after them is one again.
+ */
+START_TEST(sources_tables)
+{
+	static const char text[] =
+		"# event histogram\n#\n"
+		"# trigger info: hist:keys=common_cpu,desc:vals=hitcount,duration:sort=hitcount:size=2048 [active]\n#\n\n"
+		"{ common_cpu:          1, desc: call_function_single                               } hitcount:          1  duration:      10715506\n"
+		"{ common_cpu:          1, desc: virtio0-input.0 }x}                                } hitcount:          2  duration:          4000\n"
+		"{ common_cpu:          1, desc: local_timer                                        } hitcount:        638  duration:     186180233\n\n"
+		"Totals:\n    Hits: 641\n    Entries: 3\n    Dropped: 2\n\n"
+		"# event histogram\n#\n"
+		"# trigger info: hist:keys=common_cpu,vector:vals=hitcount,duration:sort=hitcount:size=2048 [active]\n#\n\n"
+		"{ common_cpu:          0, vector:          9 } hitcount:         12  duration:         96000\n\n"
+		"Totals:\n    Hits: 12\n    Entries: 1\n    Dropped: 0\n\n"
+		"# event histogram\n#\n"
+		"# trigger info: hist:keys=common_cpu:vals=hitcount,duration:sort=hitcount:size=2048 [active]\n#\n\n"
+		"Totals:\n    Hits: 0\n    Entries: 0\n    Dropped: 0\n\n"
+		"# event histogram\n#\n"
+		"# trigger info: hist:keys=common_cpu,comm:vals=hitcount,duration:sort=hitcount:size=2048 [active]\n#\n\n"
+		"{ common_cpu:          1, comm: lhspin                                             } hitcount:         31  duration:     398481748\n"
+		"{ cpu:          1, comm: \x1b[31mred                                        } hitcount:          1  duration:           100\n\n"
+		"Totals:\n    Hits: 32\n    Entries: 2\n    Dropped: 0\n\n"
+		"# event histogram\n#\n"
+		"# trigger info: hist:keys=common_cpu,lat.buckets=1000:vals=hitcount,lat:sort=hitcount:size=2048 [active]\n#\n\n"
+		"{ common_cpu:          0, lat: ~ 6000-6999 } hitcount:          3  lat:      18000\n\n"
+		"Totals:\n    Hits: 3\n    Entries: 1\n    Dropped: 0\n";
+	struct lh_hist_data d = { 0 };
+	struct lh_diag diag = { 0 };
+
+	ck_assert_int_eq(parse_str(text, &d, &diag), 0);
+	ck_assert_uint_eq(d.source_tables, 4);
+	ck_assert_uint_eq(d.tables, 1);
+	ck_assert_uint_eq(d.nr, 1);
+	ck_assert_uint_eq(d.hits, 641 + 12 + 32 + 3);
+	ck_assert_uint_eq(d.dropped, 2);
+	ck_assert_uint_eq(d.nr_sources, 6);
+	ck_assert_int_eq(d.sources[0].cpu, 1);
+	ck_assert_int_eq(d.sources[0].kind, LH_SPIKE_IRQ);
+	ck_assert_str_eq(d.sources[0].name, "call_function_single");
+	ck_assert_uint_eq(d.sources[0].sum_ns, 10715506);
+	/* a '}' in a desc: the name runs to the last one before the values */
+	ck_assert_str_eq(d.sources[1].name, "virtio0-input.0 }x}");
+	ck_assert_uint_eq(d.sources[2].count, 638);
+	ck_assert_int_eq(d.sources[3].kind, LH_SPIKE_SOFTIRQ);
+	ck_assert_int_eq(d.sources[3].vector, 9);
+	ck_assert_str_eq(d.sources[3].name, "");
+	ck_assert_int_eq(d.sources[4].kind, LH_SPIKE_THREAD);
+	ck_assert_str_eq(d.sources[4].name, "lhspin");
+	ck_assert_uint_eq(d.sources[4].count, 31);
+	ck_assert_uint_eq(d.sources[4].sum_ns, 398481748);
+	/* a task's own name made inert */
+	ck_assert_str_eq(d.sources[5].name, "\\x1b[31mred");
+	lh_hist_data_release(&d);
+
+	/* an nmi entry: the CPU alone */
+	ck_assert_int_eq(parse_str("# trigger info: hist:keys=common_cpu:vals=hitcount,duration [active]\n"
+				   "{ common_cpu:          3 } hitcount:          2  duration:       50\n",
+				   &d, &diag), 0);
+	ck_assert_uint_eq(d.nr_sources, 1);
+	ck_assert_int_eq(d.sources[0].kind, LH_SPIKE_NMI);
+	ck_assert_int_eq(d.sources[0].cpu, 3);
+	ck_assert_uint_eq(d.sources[0].sum_ns, 50);
+	lh_hist_data_release(&d);
+	/* refused: no values, a vector that is not a number, an unknown key, no hitcount */
+	ck_assert_int_eq(parse_str("# trigger info: hist:keys=common_cpu,comm:vals=hitcount [active]\n"
+				   "{ common_cpu: 1, comm: x }\n", &d, &diag), -1);
+	ck_assert_int_eq(parse_str("# trigger info: hist:keys=common_cpu,vector:vals=hitcount [active]\n"
+				   "{ common_cpu: 1, vector: x } hitcount: 1\n", &d, &diag), -1);
+	ck_assert_int_eq(parse_str("# trigger info: hist:keys=common_cpu,comm:vals=hitcount [active]\n"
+				   "{ common_cpu: 1, pid: 7 } hitcount: 1\n", &d, &diag), -1);
+	ck_assert_int_eq(parse_str("# trigger info: hist:keys=common_cpu,desc:vals=hitcount [active]\n"
+				   "{ common_cpu: 1, desc: a } duration: 1\n", &d, &diag), -1);
+	lh_hist_data_release(&d);
+	lh_diag_release(&diag);
+}
+END_TEST
+
+/*
+ * The real thing: noisetrace.c's four triggers as Debian's 6.1 RT kernel printed them (the
+ * RT suite's killed osnoise run, tests/vm/scenarios/timerlat.sh, both CPUs).
+ */
+START_TEST(real_sources)
+{
+	struct lh_hist_data d = { 0 };
+	struct lh_diag diag = { 0 };
+	size_t len, i;
+	char *buf = slurp("vm-rt-osnoise-sources.hist", &len);
+	uint64_t count = 0;
+
+	ck_assert_int_eq(lh_hist_parse(buf, len, "real", &d, &diag), 0);
+	ck_assert_uint_eq(d.source_tables, 4);
+	ck_assert_uint_eq(d.tables, 0);
+	ck_assert_uint_eq(d.nr_sources, 6 + 22);
+	ck_assert_uint_eq(d.hits, 535 + 422);
+	ck_assert_uint_eq(d.dropped, 0);
+	for (i = 0; i < d.nr_sources; i++)
+		count += d.sources[i].count;
+	/* read while osnoise ran: the kernel printed the totals after entries, 3 events later */
+	ck_assert_uint_eq(count, 954);
+	ck_assert_int_eq(d.sources[5].cpu, 1);
+	ck_assert_int_eq(d.sources[5].kind, LH_SPIKE_IRQ);
+	ck_assert_str_eq(d.sources[5].name, "local_timer");
+	ck_assert_uint_eq(d.sources[5].sum_ns, 72116893);
+	ck_assert_int_eq(d.sources[19].kind, LH_SPIKE_THREAD);
+	ck_assert_str_eq(d.sources[19].name, "lathound");
+	ck_assert_uint_eq(d.sources[19].count, 23);
+	lh_hist_data_release(&d);
+	lh_diag_release(&diag);
+	free(buf);
+}
+END_TEST
+
 /* Writes text to a temporary file. Return: its path (static). */
 static const char *fake_kallsyms(const char *text)
 {
@@ -437,6 +553,8 @@ static Suite *hist_suite(void)
 	tcase_add_test(tc, percentile_rank_edges);
 	tcase_add_test(tc, tiers_and_clip);
 	tcase_add_test(tc, callers_table);
+	tcase_add_test(tc, sources_tables);
+	tcase_add_test(tc, real_sources);
 	tcase_add_test(tc, ksyms);
 	suite_add_tcase(s, tc);
 	return s;

@@ -180,7 +180,8 @@ static struct lh_merge *available_fleet(const char *pct)
 static void noise(struct lh_report *rep, int cpu, uint64_t periods, uint64_t noise_us)
 {
 	lh_report_set_noise(rep, &(struct lh_report_noise){
-		cpu, periods, periods * 1000000000, noise_us * 1000,
+		.cpu = cpu, .periods = periods, .runtime_ns = periods * 1000000000,
+		.noise_ns = noise_us * 1000,
 	});
 }
 

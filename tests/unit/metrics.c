@@ -464,13 +464,20 @@ END_TEST
 START_TEST(run_osnoise_cpus)
 {
 	struct run_fixture f;
-	const struct lh_report_noise one = {
+	struct lh_report_noise one = {
 		.cpu = 1, .periods = 5, .runtime_ns = 5000000000ULL, .noise_ns = 412500000ULL,
+		.max_single_ns = 8000000, .hw_count = 4,
 	}, none = { .cpu = 0 };
+	const struct lh_report_source spin = { .kind = LH_SPIKE_THREAD, .name = "lhspin",
+					       .count = 40, .noise_ns = 400000000ULL };
+	const struct lh_report_source quote = { .kind = LH_SPIKE_IRQ, .name = "a\"b",
+						.count = 2, .noise_ns = 5000 };
 
 	run_fixture(&f, NULL);
 	ck_assert_int_eq(lh_metrics_write(f.rep, &f.run, out), 0);
 	ck_assert_ptr_null(strstr(text(), "lathound_osnoise_"));
+	lh_report_noise_add_source(&one, &spin);
+	lh_report_noise_add_source(&one, &quote);
 	lh_report_set_noise(f.rep, &one);
 	lh_report_set_noise(f.rep, &none);
 	teardown();
@@ -484,6 +491,14 @@ START_TEST(run_osnoise_cpus)
 	ck_line("# TYPE lathound_osnoise_noise_seconds_total counter");
 	ck_line("lathound_osnoise_noise_seconds_total{cpu=\"1\"} 0.4125");
 	ck_line("lathound_osnoise_noise_seconds_total{cpu=\"0\"} 0");
+	ck_line("# TYPE lathound_osnoise_max_single_noise_seconds gauge");
+	ck_line("lathound_osnoise_max_single_noise_seconds{cpu=\"1\"} 0.008");
+	/* by source: each kept one of each CPU, its name a label value escaped */
+	ck_line("# TYPE lathound_osnoise_source_events_total counter");
+	ck_line("lathound_osnoise_source_events_total{cpu=\"1\",kind=\"thread\",name=\"lhspin\"} 40");
+	ck_line("lathound_osnoise_source_noise_seconds_total{cpu=\"1\",kind=\"thread\",name=\"lhspin\"} 0.4");
+	ck_line("lathound_osnoise_source_noise_seconds_total{cpu=\"1\",kind=\"irq\",name=\"a\\\"b\"} 0.000005");
+	ck_line("lathound_osnoise_hw_noise_total{cpu=\"1\"} 4");
 	run_free(&f);
 }
 END_TEST

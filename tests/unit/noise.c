@@ -386,7 +386,7 @@ START_TEST(osnoise_top_thread)
 	noise(1, LH_NOISE_THREAD, E + 100 * MS, 40 * US, 31, "kworker/1:0");
 	noise(1, LH_NOISE_IRQ, E + 200 * MS, 20 * US, 236, "local_timer");
 	noise(1, LH_NOISE_THREAD, E + 300 * MS, 8 * MS, 4242, "spin99");
-	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS);
+	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS, 2);
 	ck_assert_uint_eq(nr_got, 1);
 	s = &got[0];
 	ck_assert_int_eq(s->tracer, LH_NOISE_OSNOISE);
@@ -400,6 +400,10 @@ START_TEST(osnoise_top_thread)
 	ck_assert_uint_eq(rt, 1000 * MS);
 	ck_assert_uint_eq(no, 8060 * US);
 	ck_assert_uint_eq(lh_noise_histogram(n, 1, LH_NOISE_HIST_OSNOISE)->count, 1);
+	/* the period's hardware noise, per CPU; none elsewhere */
+	ck_assert_uint_eq(lh_noise_cpu_hw(n, 1), 2);
+	ck_assert_uint_eq(lh_noise_cpu_hw(n, 0), 0);
+	ck_assert_uint_eq(lh_noise_cpu_hw(n, 99), 0);
 }
 END_TEST
 
@@ -650,7 +654,7 @@ START_TEST(osnoise_and_hwlat_records)
 	struct lh_record *r = lh_record_alloc();
 
 	noise(1, LH_NOISE_THREAD, E + 300 * MS, 8 * MS, 4242, "spin99");
-	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS);
+	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS, 0);
 	ck_assert_uint_eq(nr_got, 1);
 	lh_noise_spike_record(&got[0], r);
 	ck_assert(r->spike.set && r->spike.has_period && !r->spike.has_irq);

@@ -263,9 +263,11 @@ START_TEST(noise_folds_by_cpu)
 	const struct lh_report_fold_ops ops = { .overflow = on_overflow, .arg = &told };
 	uint32_t milli;
 
-	lh_report_set_noise(a, &(struct lh_report_noise){ 1, 2, 2000000000, 16040000 });
-	lh_report_set_noise(a, &(struct lh_report_noise){ 0, 0, 0, 0 });
-	lh_report_set_noise(b, &(struct lh_report_noise){ 1, 2, 2000000000, 40000 });
+	lh_report_set_noise(a, &(struct lh_report_noise){
+		.cpu = 1, .periods = 2, .runtime_ns = 2000000000, .noise_ns = 16040000 });
+	lh_report_set_noise(a, &(struct lh_report_noise){ .cpu = 0 });
+	lh_report_set_noise(b, &(struct lh_report_noise){
+		.cpu = 1, .periods = 2, .runtime_ns = 2000000000, .noise_ns = 40000 });
 	ck_assert_int_eq(lh_report_fold(dst, a, &ops), 0);
 	ck_assert_int_eq(lh_report_fold(dst, b, &ops), 0);
 	ck_assert_uint_eq(dst->nr_noise, 2);
@@ -290,12 +292,104 @@ START_TEST(noise_folds_by_cpu)
 }
 END_TEST
 
+/* Return: n with a source of kind, name, count and noise (us) added. */
+static struct lh_report_noise *with_source(struct lh_report_noise *n, enum lh_spike_kind kind,
+					   const char *name, uint64_t count, uint64_t us)
+{
+	struct lh_report_source s = { .kind = kind, .count = count, .noise_ns = us * 1000 };
+
+	snprintf(s.name, sizeof(s.name), "%s", name);
+	ck_assert_int_eq(lh_report_noise_add_source(n, &s), 0);
+	return n;
+}
+
+/*
+ * Noise sources fold by CPU, kind and name, noisiest first; hardware noise and drops add,
+ * the longest single noise is the longer; a sum past 2^64 is told naming the CPU.
+ */
+START_TEST(noise_sources_fold)
+{
+	struct lh_report *a = lh_report_alloc(NULL, NULL), *b = lh_report_alloc(NULL, NULL);
+	struct lh_report *dst = lh_report_fold_alloc();
+	struct told told = { 0 };
+	const struct lh_report_fold_ops ops = { .overflow = on_overflow, .arg = &told };
+	struct lh_report_noise na = { .cpu = 1, .periods = 1, .runtime_ns = 1000000000,
+				      .noise_ns = 200000, .max_single_ns = 90000, .hw_count = 1 };
+	struct lh_report_noise nb = { .cpu = 1, .periods = 1, .runtime_ns = 1000000000,
+				      .noise_ns = 150000, .max_single_ns = 120000, .hw_count = 2 };
+	const struct lh_report_noise *n;
+
+	with_source(with_source(&na, LH_SPIKE_THREAD, "lhspin", 10, 100), LH_SPIKE_IRQ,
+		    "local_timer", 100, 50);
+	with_source(with_source(&nb, LH_SPIKE_IRQ, "eth0", 7, 70), LH_SPIKE_THREAD, "lhspin", 3,
+		    30);
+	lh_report_set_noise(a, &na);
+	lh_report_set_noise(b, &nb);
+	lh_report_set_noise_dropped(a, 1);
+	lh_report_set_noise_dropped(b, 2);
+	ck_assert_int_eq(lh_report_fold(dst, a, &ops), 0);
+	ck_assert_int_eq(lh_report_fold(dst, b, &ops), 0);
+	n = &dst->noise[0];
+	ck_assert(n->has_sources);
+	ck_assert_uint_eq(n->nr_sources, 3);
+	ck_assert_str_eq(n->sources[0].name, "lhspin");
+	ck_assert_uint_eq(n->sources[0].count, 13);
+	ck_assert_uint_eq(n->sources[0].noise_ns, 130000);
+	ck_assert_str_eq(n->sources[1].name, "eth0");
+	ck_assert_str_eq(n->sources[2].name, "local_timer");
+	ck_assert_uint_eq(n->other_sources, 0);
+	ck_assert_uint_eq(n->hw_count, 3);
+	ck_assert_uint_eq(n->max_single_ns, 120000);
+	ck_assert_uint_eq(dst->noise_dropped, 3);
+	b->noise[0].sources[0].count = UINT64_MAX;
+	ck_assert_int_eq(lh_report_fold(dst, b, &ops), -1);
+	ck_assert_str_eq(told.overflow, "noise_cpus.sources");
+	ck_assert_int_eq(told.cpu, 1);
+	lh_report_free(dst);
+	lh_report_free(a);
+	lh_report_free(b);
+}
+END_TEST
+
+/*
+ * A CPU keeps its LH_REPORT_NOISE_SOURCES noisiest sources whatever the order they come in;
+ * the rest is summed, none of them noisier than the last kept, nothing lost.
+ */
+START_TEST(noise_sources_bounded)
+{
+	struct lh_report_noise n = { .cpu = 0 };
+	uint64_t kept = 0;
+	char name[16];
+	size_t i;
+
+	/* 20 sources of 1..20 us, in a scrambled order, one of them twice */
+	for (i = 0; i < 20; i++) {
+		unsigned int v = (unsigned int)(i * 7 % 20) + 1;
+
+		snprintf(name, sizeof(name), "t%u", v);
+		with_source(&n, LH_SPIKE_THREAD, name, 1, v);
+	}
+	with_source(&n, LH_SPIKE_THREAD, "t3", 1, 3);
+	ck_assert_uint_eq(n.nr_sources, LH_REPORT_NOISE_SOURCES);
+	for (i = 0; i < n.nr_sources; i++) {
+		ck_assert_uint_eq(n.sources[i].noise_ns, (20 - i) * 1000);
+		kept += n.sources[i].noise_ns;
+	}
+	ck_assert_uint_eq(n.other_sources, 13);
+	ck_assert_uint_eq(n.other_count, 13);
+	ck_assert_uint_eq(kept + n.other_ns, (20 * 21 / 2 + 3) * 1000);
+	ck_assert_uint_le(n.other_ns, n.other_sources * n.sources[n.nr_sources - 1].noise_ns);
+}
+END_TEST
+
 static Suite *report_fold_suite(void)
 {
 	Suite *s = suite_create("report-fold");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, fold_like_one_report);
+	tcase_add_test(tc, noise_sources_fold);
+	tcase_add_test(tc, noise_sources_bounded);
 	tcase_add_test(tc, count_past_2_64_said);
 	tcase_add_test(tc, histograms_fold_one_way);
 	tcase_add_test(tc, tracer_histogram_misfit_said);

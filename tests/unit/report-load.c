@@ -332,7 +332,7 @@ static char *spike_sample(void)
 	lh_noise_timerlat(n, 1, E + 2200 * US, 7, true, 2200 * US, 77);
 	lh_noise_flush(n);
 	noise_ev(n, LH_NOISE_THREAD, E + 300 * MS, 8 * MS, 4242, "spin99");
-	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS);
+	lh_noise_osnoise(n, 1, E + 1000 * MS, 1000 * MS, 8060 * US, 8 * MS, 0);
 	lh_noise_free(n);
 	return json_of(rep, NULL);
 }
@@ -493,7 +493,9 @@ END_TEST
 static char *noise_sample(void)
 {
 	static const struct lh_report_noise cpus[] = {
-		{ 3, 2, 2000000000ULL, 0 }, { 1, 4, 4000000000ULL, 8060001 }, { 0, 0, 0, 0 },
+		{ .cpu = 3, .periods = 2, .runtime_ns = 2000000000ULL },
+		{ .cpu = 1, .periods = 4, .runtime_ns = 4000000000ULL, .noise_ns = 8060001 },
+		{ .cpu = 0 },
 	};
 	struct lh_report *rep = lh_report_alloc(rules, NULL);
 	size_t i;
@@ -550,6 +552,106 @@ START_TEST(noise_refused)
 			   "gate.min_available_percent: 99.1234 is not a percentage with at most 3 decimals");
 	assert_buf_refused(noise_sample(), "gate.min_available_percent.timerlat",
 			   json_object_new_int(99), "gate.min_available_percent: 'timerlat' is not osnoise");
+}
+END_TEST
+
+/*
+ * A report of osnoise on CPU 1 with ten sources counted in the kernel: thread src0 (100 us,
+ * the noisiest) to irq src9 (10 us); the eight noisiest kept, two summed (20 us, 2 events).
+ */
+static char *sources_sample(void)
+{
+	struct lh_report_noise n = { .cpu = 1, .periods = 4, .runtime_ns = 4000000000ULL,
+				     .noise_ns = 8060001, .max_single_ns = 8000000,
+				     .hw_count = 3 };
+	struct lh_report *rep = lh_report_alloc(rules, NULL);
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		struct lh_report_source src = {
+			.kind = i ? LH_SPIKE_IRQ : LH_SPIKE_THREAD, .count = 1,
+			.noise_ns = (uint64_t)(10 - i) * 10000,
+		};
+
+		snprintf(src.name, sizeof(src.name), "src%d", i);
+		ck_assert_int_eq(lh_report_noise_add_source(&n, &src), 0);
+	}
+	lh_report_set_noise(rep, &n);
+	lh_report_set_noise_dropped(rep, 5);
+	return json_of(rep, NULL);
+}
+
+/* Sources read back as written, their order and "other" checked; two reports add by name. */
+START_TEST(sources_read_back_same)
+{
+	char *bufs[2] = { sources_sample(), NULL }, *again;
+	struct lh_diag diag = { 0 };
+	struct lh_report *rep = read_all(bufs, 1, &diag);
+	const struct lh_report_noise *n;
+
+	ck_assert_ptr_nonnull(rep);
+	n = &rep->noise[0];
+	ck_assert(n->has_sources);
+	ck_assert_uint_eq(n->nr_sources, LH_REPORT_NOISE_SOURCES);
+	ck_assert_str_eq(n->sources[0].name, "src0");
+	ck_assert_int_eq(n->sources[0].kind, LH_SPIKE_THREAD);
+	ck_assert_uint_eq(n->other_sources, 2);
+	ck_assert_uint_eq(n->other_count, 2);
+	ck_assert_uint_eq(n->other_ns, 30000);
+	ck_assert_uint_eq(n->hw_count, 3);
+	ck_assert_uint_eq(n->max_single_ns, 8000000);
+	ck_assert_ptr_nonnull(strstr(bufs[0], "\"sources_dropped\": 5"));
+	again = json_of(rep, NULL);	/* (frees rep) */
+	ck_assert_str_eq(again, bufs[0]);
+	free(again);
+
+	/* the same board's second report: by kind and name, drops and hardware noise add */
+	bufs[1] = strdup(bufs[0]);
+	rep = read_all(bufs, 2, &diag);
+	ck_assert_ptr_nonnull(rep);
+	n = &rep->noise[0];
+	ck_assert_uint_eq(n->sources[0].noise_ns, 200000);
+	ck_assert_uint_eq(n->sources[0].count, 2);
+	ck_assert_uint_eq(n->nr_sources, LH_REPORT_NOISE_SOURCES);
+	ck_assert_uint_eq(n->other_sources, 4);
+	ck_assert_uint_eq(n->other_ns, 60000);
+	ck_assert_uint_eq(n->hw_count, 6);
+	ck_assert_uint_eq(rep->noise_dropped, 10);
+	lh_report_free(rep);
+	lh_diag_release(&diag);
+	free(bufs[0]);
+	free(bufs[1]);
+}
+END_TEST
+
+#define NS	NC "0.sources."
+#define NSM	NCM "[0].sources"
+
+/* What a saved report's sources must be, or it is refused. */
+START_TEST(sources_refused)
+{
+	assert_buf_refused(sources_sample(), NS "0.kind", json_object_new_string("hw"),
+			   NSM "[0].kind: 'hw' is not a kind of noise");
+	assert_buf_refused(sources_sample(), NS "0.count", json_object_new_int(0),
+			   NSM "[0].count: a source without an event");
+	assert_buf_refused(sources_sample(), NS "0.name",
+			   json_object_new_string("a-name-of-thirty-two-bytes-or-so"),
+			   NSM "[0].name: longer than the 31 bytes a source's name has");
+	assert_buf_refused(sources_sample(), NS "2.noise_us", json_object_new_int(95),
+			   NSM "[2]: not noisier than the source before it, yet listed after it");
+	/* (thread src0 and irq src0 are two sources; two irq src1 one listed twice) */
+	assert_buf_refused(sources_sample(), NS "2.name", json_object_new_string("src1"),
+			   NSM "[2].name: irq 'src1' is listed twice");
+	assert_buf_refused(sources_sample(), NC "0.sources_other.noise_us", json_object_new_int(61),
+			   NCM "[0].sources_other.noise_us: 61000 ns of 2 sources, each at most the last kept (30000 ns)");
+	assert_buf_refused(sources_sample(), NC "0.sources_other.count", json_object_new_int(1),
+			   NCM "[0].sources_other.count: 1 events of 2 sources");
+	assert_buf_refused(sources_sample(), NC "0.sources_other.sources", json_object_new_int(0),
+			   NCM "[0].sources_other: noise of no source");
+	assert_buf_refused(sources_sample(), NC "0.max_single_us", json_object_new_int(9000),
+			   NCM "[0].max_single_us: 9000000 ns, more than the CPU's noise of 8060001 ns");
+	assert_buf_refused(sources_sample(), NC "0.sources", json_object_new_int(1),
+			   NCM "[0].sources");
 }
 END_TEST
 
@@ -613,6 +715,8 @@ static Suite *report_load_suite(void)
 	tcase_add_test(tc, spike_strings_inert);
 	tcase_add_test(tc, noise_read_back_same);
 	tcase_add_test(tc, noise_refused);
+	tcase_add_test(tc, sources_read_back_same);
+	tcase_add_test(tc, sources_refused);
 	tcase_add_test(tc, noise_gate_read_back);
 	suite_add_tcase(s, tc);
 	return s;

@@ -2,11 +2,12 @@
 # timerlat and osnoise on Debian's own PREEMPT_RT kernel (tests/vm/rt/run, 2 CPUs, plain
 # TCG): the culprit is lhspin, a SCHED_FIFO 99 task pinned to CPU 1 spinning a few ms every
 # PERIOD ms, above timerlat's threads. The host asserts on the reports: the spinner named as
-# the blocking task of its spikes and as the top noise of CPU 1, a rule on it fired, the
-# osnoise knobs given back after a normal end, SIGTERM, SIGKILL + reset; hwlat's samples
-# (TCG's gaps are its "hardware" noise) alone and in slices beside timerlat, tracing_thresh
-# and hwlat_detector/* as found on every exit path; a tracer another user holds refused
-# with EBUSY.
+# the blocking task of its spikes and as the top noise source of CPU 1 (counted in the
+# kernel), a rule on it fired, the osnoise knobs given back after a normal end, SIGTERM,
+# SIGKILL + reset (timerlat, and osnoise with its hist triggers); hwlat's samples (TCG's gaps
+# are its "hardware" noise) alone and in slices beside timerlat, tracing_thresh and
+# hwlat_detector/* as found on every exit path; a tracer another user holds refused with
+# EBUSY.
 # lhvm-program: lhspin
 
 PERIOD=100
@@ -87,16 +88,19 @@ rec hwtl record -t hwlat,timerlat --slice 2s -d 8s --timerlat-period 10000 --noi
 	-o "$OUT/hwtl" -r "$RULES"
 knobs knobs-hwtl.txt
 
-# start NAME TRACER [ARGS...]: a background run of TRACER; waits until its instance runs it.
+# start NAME TRACER [ARGS...]: a background run of TRACER; waits until its instance runs it
+# and, for osnoise, until its noise sources' hist triggers are set.
 start() {
-	local name=$1 tracer=$2
+	local name=$1 tracer=$2 i=0
+	local trig=$T/instances/lathound-noise-*/events/osnoise/thread_noise/trigger
 	step "$name"
 	shift 2
 	"$LH" record -t "$tracer" "$@" -o "$OUT/$name" -r "$RULES" >"$OUT/$name.out" \
 		2>"$OUT/$name.err" &
 	pid=$!
-	i=0
-	while ! grep -qs "$tracer" $T/instances/lathound-noise-*/current_tracer &&
+	while ! { grep -qs "$tracer" $T/instances/lathound-noise-*/current_tracer &&
+		{ [ "$tracer" != osnoise ] ||
+		  grep -qs '^hist' $trig; }; } &&
 		[ $i -lt 200 ]; do
 		sleep 0.1
 		i=$((i + 1))
@@ -104,7 +108,12 @@ start() {
 	fact "$name.armed" "$(cat $T/instances/lathound-noise-*/current_tracer 2>/dev/null)"
 	fact "$name.period_running" "$(cat $T/osnoise/timerlat_period_us)"
 	fact "$name.thresh_running" "$(cat $T/tracing_thresh)"
+	fact "$name.triggers" "$(cat $T/instances/lathound-noise-*/events/osnoise/*_noise/trigger 2>/dev/null |
+		grep -c '^hist')"
 	sleep 1
+	# the kernel's own text of the sources' histograms, for tests/data/hist/
+	[ "$tracer" != osnoise ] ||
+		cat $T/instances/lathound-noise-*/events/osnoise/*_noise/hist >"$OUT/$name.hist" 2>&1
 }
 
 start term timerlat --timerlat-period 20000
@@ -138,6 +147,14 @@ knobs knobs-hwreset.txt
 start hwafter hwlat
 kill -TERM $pid
 wait $pid
+
+# osnoise killed with its noise sources' hist triggers set: reset removes them with the
+# instance.
+start oskill osnoise
+kill -KILL $pid
+wait $pid
+rec osreset reset
+knobs knobs-osreset.txt
 
 step busy
 # Another user runs osnoise (rtla osnoise, in an instance of its own): timerlat is refused
