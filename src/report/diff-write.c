@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The comparison's writers (diff.h): text, JSON (json-c) and JUnit XML (junit.h), each with
+ * The comparison's writers (diff.h): text, JSON (json-write.h) and JUnit XML (junit.h), each with
  * the verdict lh_diff_compute() judged.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
-#include "escape.h"
+#include "json-write.h"
 #include "junit.h"
 #include "report-priv.h"
 
@@ -223,182 +222,186 @@ static int write_text(const struct lh_diff *d, FILE *out)
 	return 0;
 }
 
-/* µs from ns, exact (lh_report_json_us()), as a report writes them. */
-static json_object *jns_us(uint64_t ns)
+/* One side of row r: "sections" of its records, or "samples" of its kind (null: absent). */
+static void json_side(struct lh_json *w, const char *key, const struct lh_diff_row *r,
+		      const struct lh_diff_value *v)
 {
-	return lh_report_json_us_object(ns, false);
+	if (!v->present) {
+		lh_json_null(w, key);
+		return;
+	}
+	lh_json_obj(w, key);
+	lh_json_uint(w, r->kind ? "samples" : "sections", v->count);
+	lh_json_us(w, "worst_us", v->worst_ns);
+	lh_json_us_if(w, "p99_us", v->dist, v->p99_ns);
+	lh_json_us_if(w, "p99_9_us", v->dist, v->p999_ns);
+	lh_json_us_if(w, "kernel_p99_us", v->kernel.set, v->kernel.p99_ns);
+	lh_json_us_if(w, "kernel_p99_9_us", v->kernel.set, v->kernel.p999_ns);
+	lh_json_end(w);
 }
 
-/* One side of row r: "sections" of its records, or "samples" of its kind. */
-static json_object *jside(const struct lh_diff_row *r, const struct lh_diff_value *v)
+static void json_names(struct lh_json *w, const char *key, const struct lh_diff_side *s)
 {
-	json_object *o;
-
-	if (!v->present)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, r->kind ? "samples" : "sections", json_object_new_uint64(v->count));
-	json_object_object_add(o, "worst_us", jns_us(v->worst_ns));
-	json_object_object_add(o, "p99_us", v->dist ? jns_us(v->p99_ns) : NULL);
-	json_object_object_add(o, "p99_9_us", v->dist ? jns_us(v->p999_ns) : NULL);
-	json_object_object_add(o, "kernel_p99_us", v->kernel.set ? jns_us(v->kernel.p99_ns) : NULL);
-	json_object_object_add(o, "kernel_p99_9_us", v->kernel.set ?
-			       jns_us(v->kernel.p999_ns) : NULL);
-	return o;
-}
-
-static json_object *jnames(const struct lh_diff_side *s)
-{
-	json_object *a = json_object_new_array();
 	size_t i;
 
+	lh_json_arr(w, key);
 	for (i = 0; i < s->nr; i++)
-		json_object_array_add(a, json_object_new_string(s->names[i]));
-	return a;
+		lh_json_str(w, NULL, s->names[i]);
+	lh_json_end(w);
 }
 
-static json_object *jrow(const struct lh_diff_row *r)
+static void json_row(struct lh_json *w, const struct lh_diff_row *r)
 {
-	json_object *o = json_object_new_object();
 	bool both = r->base.present && r->new.present;
 
-	json_object_object_add(o, "tracer", json_object_new_string(lh_tracer_name(r->tracer)));
-	json_object_object_add(o, "samples", r->kind ? json_object_new_string(r->kind) : NULL);
-	json_object_object_add(o, "cpu", r->cpu == LH_DIFF_ALL_CPUS ?
-				json_object_new_string("all") : json_object_new_int(r->cpu));
-	json_object_object_add(o, "by", json_object_new_string(lh_diff_basis_name(r->basis)));
-	json_object_object_add(o, "from", r->dist == LH_DIFF_DIST_NONE ? NULL :
-			       json_object_new_string(lh_diff_dist_name(r->dist)));
-	json_object_object_add(o, "base", jside(r, &r->base));
-	json_object_object_add(o, "new", jside(r, &r->new));
-	json_object_object_add(o, "change_us", !both ? NULL :
-			       lh_report_json_us_object(r->new_ns > r->base_ns ?
-							r->new_ns - r->base_ns :
-							r->base_ns - r->new_ns,
-							r->new_ns < r->base_ns));
-	json_object_object_add(o, "change_pct", both && isfinite(r->change_pct) ?
-				json_object_new_double(r->change_pct) : NULL);
-	json_object_object_add(o, "gated", json_object_new_boolean(r->gated));
+	lh_json_obj(w, NULL);
+	lh_json_str(w, "tracer", lh_tracer_name(r->tracer));
+	lh_json_str(w, "samples", r->kind);
+	if (r->cpu == LH_DIFF_ALL_CPUS)
+		lh_json_str(w, "cpu", "all");
+	else
+		lh_json_int(w, "cpu", r->cpu);
+	lh_json_str(w, "by", lh_diff_basis_name(r->basis));
+	lh_json_str(w, "from", r->dist == LH_DIFF_DIST_NONE ? NULL : lh_diff_dist_name(r->dist));
+	json_side(w, "base", r, &r->base);
+	json_side(w, "new", r, &r->new);
+	if (both)
+		lh_json_us_sign(w, "change_us", r->new_ns > r->base_ns ? r->new_ns - r->base_ns :
+				r->base_ns - r->new_ns, r->new_ns < r->base_ns);
+	else
+		lh_json_null(w, "change_us");
+	lh_json_real(w, "change_pct", both ? r->change_pct : NAN);
+	lh_json_bool(w, "gated", r->gated);
 	if (r->gated)
-		json_object_object_add(o, "max_growth_pct", json_object_new_double(r->limit_pct));
-	json_object_object_add(o, "failed", json_object_new_boolean(r->failed));
-	return o;
+		lh_json_real(w, "max_growth_pct", r->limit_pct);
+	lh_json_bool(w, "failed", r->failed);
+	lh_json_end(w);
 }
 
 /* One side of a CPU's availability: its figures as a report writes them, or null. */
-static json_object *jnoise(const struct lh_diff_noise *v)
+static void json_noise(struct lh_json *w, const char *key, const struct lh_diff_noise *v)
 {
-	json_object *o;
-
-	if (!v->listed)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "periods", json_object_new_uint64(v->n.periods));
-	json_object_object_add(o, "runtime_us", jns_us(v->n.runtime_ns));
-	json_object_object_add(o, "noise_us", jns_us(v->n.noise_ns));
-	json_object_object_add(o, "available_percent", v->measured ?
-			       json_object_new_double((double)v->milli / 1000.0) : NULL);
-	return o;
+	if (!v->listed) {
+		lh_json_null(w, key);
+		return;
+	}
+	lh_json_obj(w, key);
+	lh_json_noise_members(w, &v->n);
+	lh_json_end(w);
 }
 
-static json_object *javailable(const struct lh_diff *d)
+static void json_available(struct lh_json *w, const struct lh_diff *d)
 {
-	json_object *a = json_object_new_array(), *o;
 	size_t i;
 
+	lh_json_arr(w, "available");
 	for (i = 0; i < d->nr_available; i++) {
 		const struct lh_diff_available *x = &d->available[i];
-		bool both = x->base.measured && x->new.measured;
 
-		o = json_object_new_object();
-		json_object_object_add(o, "cpu", json_object_new_int(x->cpu));
-		json_object_object_add(o, "base", jnoise(&x->base));
-		json_object_object_add(o, "new", jnoise(&x->new));
-		json_object_object_add(o, "change_points", both ?
-				       json_object_new_double((double)x->change_milli / 1000.0) :
-				       NULL);
-		json_object_object_add(o, "gated", json_object_new_boolean(x->gated));
+		lh_json_obj(w, NULL);
+		lh_json_int(w, "cpu", x->cpu);
+		json_noise(w, "base", &x->base);
+		json_noise(w, "new", &x->new);
+		if (x->base.measured && x->new.measured)
+			lh_json_double(w, "change_points", (double)x->change_milli / 1000.0);
+		else
+			lh_json_null(w, "change_points");
+		lh_json_bool(w, "gated", x->gated);
 		if (x->gated)
-			json_object_object_add(o, "max_drop_points",
-					       json_object_new_double((double)d->gate.available_drop_milli / 1000.0));
-		json_object_object_add(o, "failed", json_object_new_boolean(x->failed));
-		json_object_array_add(a, o);
+			lh_json_double(w, "max_drop_points",
+				       (double)d->gate.available_drop_milli / 1000.0);
+		lh_json_bool(w, "failed", x->failed);
+		lh_json_end(w);
 	}
-	return a;
+	lh_json_end(w);
+}
+
+static void json_offenders(struct lh_json *w, const struct lh_diff *d)
+{
+	size_t i;
+
+	lh_json_arr(w, "offenders");
+	for (i = 0; i < d->nr_offenders; i++) {
+		const struct lh_diff_offender *o = &d->offenders[i];
+
+		lh_json_obj(w, NULL);
+		lh_json_str(w, "change", change_names[o->change]);
+		lh_json_str(w, "signature", o->signature);
+		lh_json_uint(w, "base_count", o->base_count);
+		lh_json_uint(w, "new_count", o->new_count);
+		lh_json_uint(w, "base_worst_us", o->base_worst_us);
+		lh_json_uint(w, "new_worst_us", o->new_worst_us);
+		lh_json_end(w);
+	}
+	lh_json_end(w);
+}
+
+static void json_rules(struct lh_json *w, const struct lh_diff *d)
+{
+	size_t i;
+
+	lh_json_arr(w, "rules");
+	for (i = 0; i < d->nr_rules; i++) {
+		lh_json_obj(w, NULL);
+		lh_json_str(w, "id", d->rules[i].id);
+		lh_json_str(w, "severity", lh_severity_name(d->rules[i].severity));
+		lh_json_bool(w, "in_base", d->rules[i].in_base);
+		lh_json_uint(w, "base_hits", d->rules[i].base_hits);
+		lh_json_uint(w, "new_hits", d->rules[i].new_hits);
+		lh_json_bool(w, "failed", d->rules[i].failed);
+		lh_json_end(w);
+	}
+	lh_json_end(w);
+}
+
+static void json_irqs(struct lh_json *w, const struct lh_diff *d)
+{
+	size_t i;
+
+	lh_json_arr(w, "irq_handlers");
+	for (i = 0; i < d->nr_irqs; i++) {
+		const struct lh_diff_irq *q = &d->irqs[i];
+
+		lh_json_obj(w, NULL);
+		lh_json_int(w, "irq", q->irq);
+		lh_json_str(w, "name", q->name);
+		lh_json_us_if(w, "base_max_us", q->base_count, q->base_max_ns);
+		lh_json_us(w, "new_max_us", q->new_max_ns);
+		lh_json_us_if(w, "base_p99_us", q->base_pct.set, q->base_pct.p99_ns);
+		lh_json_us_if(w, "new_p99_us", q->new_pct.set, q->new_pct.p99_ns);
+		lh_json_str(w, "by", lh_diff_basis_name(q->basis));
+		lh_json_real(w, "change_pct", q->change_pct);
+		lh_json_bool(w, "failed", q->failed);
+		lh_json_end(w);
+	}
+	lh_json_end(w);
 }
 
 static int write_json(const struct lh_diff *d, FILE *out)
 {
-	json_object *root = json_object_new_object(), *a;
+	struct lh_json *w = lh_json_alloc(out);
 	size_t i;
 
-	json_object_object_add(root, "diff_version", json_object_new_int(1));
-	json_object_object_add(root, "verdict", json_object_new_string(lh_diff_verdict(d)));
-	json_object_object_add(root, "error", d->verdict.error ? json_object_new_string(d->verdict.error) : NULL);
-	a = json_object_new_array();
-	for (i = 0; i < d->verdict.nr_violations; i++)
-		json_object_array_add(a, json_object_new_string(d->verdict.violations[i]));
-	json_object_object_add(root, "violations", a);
-	json_object_object_add(root, "base", jnames(&d->base));
-	json_object_object_add(root, "new", jnames(&d->new));
-	json_object_object_add(root, "p99_9_min_sections", json_object_new_int(LH_DIFF_MIN_DIST));
-	a = json_object_new_array();
+	if (!w)
+		return -1;
+	w->exact_u64 = true;	/* sums of reports, exact to 2^64 */
+	lh_json_obj(w, NULL);
+	lh_json_int(w, "diff_version", 1);
+	lh_json_verdict(w, lh_diff_verdict(d), &d->verdict);
+	json_names(w, "base", &d->base);
+	json_names(w, "new", &d->new);
+	lh_json_int(w, "p99_9_min_sections", LH_DIFF_MIN_DIST);
+	lh_json_arr(w, "rows");
 	for (i = 0; i < d->nr_rows; i++)
-		json_object_array_add(a, jrow(&d->rows[i]));
-	json_object_object_add(root, "rows", a);
-	json_object_object_add(root, "new_offenders", json_object_new_uint64(d->nr_new_offenders));
-	a = json_object_new_array();
-	for (i = 0; i < d->nr_offenders; i++) {
-		const struct lh_diff_offender *o = &d->offenders[i];
-		json_object *j = json_object_new_object();
-
-		json_object_object_add(j, "change", json_object_new_string(change_names[o->change]));
-		json_object_object_add(j, "signature", json_object_new_string(o->signature));
-		json_object_object_add(j, "base_count", json_object_new_uint64(o->base_count));
-		json_object_object_add(j, "new_count", json_object_new_uint64(o->new_count));
-		json_object_object_add(j, "base_worst_us", json_object_new_uint64(o->base_worst_us));
-		json_object_object_add(j, "new_worst_us", json_object_new_uint64(o->new_worst_us));
-		json_object_array_add(a, j);
-	}
-	json_object_object_add(root, "offenders", a);
-	a = json_object_new_array();
-	for (i = 0; i < d->nr_rules; i++) {
-		json_object *j = json_object_new_object();
-
-		json_object_object_add(j, "id", json_object_new_string(d->rules[i].id));
-		json_object_object_add(j, "severity",
-				       json_object_new_string(lh_severity_name(d->rules[i].severity)));
-		json_object_object_add(j, "in_base", json_object_new_boolean(d->rules[i].in_base));
-		json_object_object_add(j, "base_hits", json_object_new_uint64(d->rules[i].base_hits));
-		json_object_object_add(j, "new_hits", json_object_new_uint64(d->rules[i].new_hits));
-		json_object_object_add(j, "failed", json_object_new_boolean(d->rules[i].failed));
-		json_object_array_add(a, j);
-	}
-	json_object_object_add(root, "rules", a);
-	a = json_object_new_array();
-	for (i = 0; i < d->nr_irqs; i++) {
-		json_object *j = json_object_new_object();
-
-		json_object_object_add(j, "irq", json_object_new_int(d->irqs[i].irq));
-		json_object_object_add(j, "name", json_object_new_string(d->irqs[i].name));
-		json_object_object_add(j, "base_max_us", d->irqs[i].base_count ?
-				       jns_us(d->irqs[i].base_max_ns) : NULL);
-		json_object_object_add(j, "new_max_us", jns_us(d->irqs[i].new_max_ns));
-		json_object_object_add(j, "base_p99_us", d->irqs[i].base_pct.set ?
-				       jns_us(d->irqs[i].base_pct.p99_ns) : NULL);
-		json_object_object_add(j, "new_p99_us", d->irqs[i].new_pct.set ?
-				       jns_us(d->irqs[i].new_pct.p99_ns) : NULL);
-		json_object_object_add(j, "by",
-				       json_object_new_string(lh_diff_basis_name(d->irqs[i].basis)));
-		json_object_object_add(j, "change_pct", isfinite(d->irqs[i].change_pct) ?
-				       json_object_new_double(d->irqs[i].change_pct) : NULL);
-		json_object_object_add(j, "failed", json_object_new_boolean(d->irqs[i].failed));
-		json_object_array_add(a, j);
-	}
-	json_object_object_add(root, "irq_handlers", a);
-	json_object_object_add(root, "available", javailable(d));
-
-	return lh_escape_json_write(root, out);
+		json_row(w, &d->rows[i]);
+	lh_json_end(w);
+	lh_json_uint(w, "new_offenders", d->nr_new_offenders);
+	json_offenders(w, d);
+	json_rules(w, d);
+	json_irqs(w, d);
+	json_available(w, d);
+	lh_json_end(w);
+	return lh_json_close(w);
 }
 
 /* Return: the violations whose subject is what ("irqsoff", "irq ") joined by "; ", or NULL. */

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Text made safe for markup (escape.h). */
-#include <errno.h>
-#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,20 +47,4 @@ int lh_escape_xml(FILE *out, const char *s)
 		}
 	}
 	return ferror(out) ? -1 : 0;
-}
-
-int lh_escape_json_write(struct json_object *root, FILE *out)
-{
-	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							  JSON_C_TO_STRING_SPACED |
-							  JSON_C_TO_STRING_NOSLASHESCAPE);
-	int ret = 0, e;
-
-	errno = 0;
-	if (!text || fputs(text, out) == EOF || putc('\n', out) == EOF)
-		ret = -1;
-	e = errno;
-	json_object_put(root);
-	errno = e;
-	return ret;
 }

@@ -16,11 +16,4 @@
  */
 int lh_escape_xml(FILE *out, const char *s);
 
-/*
- * Writes the JSON document root (json-c) pretty, with a final newline, and puts root.
- * Return: 0, or -1 with errno when writing failed.
- */
-struct json_object;
-int lh_escape_json_write(struct json_object *root, FILE *out);
-
 #endif /* LH_ESCAPE_H */

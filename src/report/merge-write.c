@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The fleet report's writers (merge.h): text, JSON (json-c) and JUnit XML (junit.h), each
+ * The fleet report's writers (merge.h): text, JSON (json-write.h) and JUnit XML (junit.h), each
  * with the verdict lh_merge_finish() judged.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "json-write.h"
 #include "junit.h"
 #include "merge-priv.h"
 #include "merge.h"
@@ -324,282 +323,229 @@ static int write_text(const struct lh_merge *m, FILE *out)
 	return 0;
 }
 
-static json_object *jstr(const char *s)
+/* A latency in whole µs, or null when !seen. */
+static void json_us_seen(struct lh_json *w, const char *key, bool seen, uint64_t us)
 {
-	return s ? json_object_new_string(s) : NULL;
+	if (seen)
+		lh_json_uint(w, key, us);
+	else
+		lh_json_null(w, key);
 }
 
-static json_object *jus(bool seen, uint64_t us)
+/* Who a host is: board, host, kernel (each null when its reports did not say). */
+static void json_host_members(struct lh_json *w, const struct lh_merge_host *h)
 {
-	return seen ? json_object_new_int64(us > INT64_MAX ? INT64_MAX : (int64_t)us) : NULL;
+	lh_json_str(w, "board", h->board);
+	lh_json_str(w, "host", h->host);
+	lh_json_str(w, "kernel", h->kernel);
 }
 
-static void add(json_object *o, const char *key, json_object *v)
+static void json_host_ref(struct lh_json *w, const char *key, const struct lh_merge_host *h)
 {
-	json_object_object_add(o, key, v);
+	lh_json_obj(w, key);
+	json_host_members(w, h);
+	lh_json_end(w);
 }
 
-/* µs from ns, exact (lh_report_json_us()). */
-static json_object *jns(uint64_t ns)
+static void json_tracers(struct lh_json *w, const struct lh_merge *m)
 {
-	return lh_report_json_us_object(ns, false);
-}
-
-/* A histogram object of doc/report-json.md (its #histograms section). */
-static json_object *jhist(const struct lh_histogram *h)
-{
-	json_object *o = json_object_new_object(), *p, *r, *a, *b;
-	uint64_t lo, hi;
-	unsigned int i;
-	size_t k;
-
-	add(o, "unit", jstr("us"));
-	add(o, "count", json_object_new_uint64(h->count));
-	add(o, "min", h->count ? jns(h->min_ns) : NULL);
-	add(o, "max", h->count ? jns(h->max_ns) : NULL);
-	add(o, "mean", h->count ? jns((uint64_t)(lh_histogram_mean_ns(h) + 0.5)) : NULL);
-	p = json_object_new_object();
-	r = json_object_new_object();
-	for (i = 0; i < LH_HISTOGRAM_NR_PCT; i++) {
-		bool known = lh_histogram_percentile(h, i, &lo, &hi);
-
-		add(p, lh_histogram_pct_key[i], known ? jns(hi) : NULL);
-		add(r, lh_histogram_pct_key[i], known ? jns(hi - lo) : NULL);
-	}
-	add(o, "percentiles", p);
-	add(o, "resolution", r);
-	a = json_object_new_array();
-	for (k = 0; k < h->nr; k++) {
-		b = json_object_new_object();
-		add(b, "lo", jns(h->b[k].lo_ns));
-		add(b, "hi", jns(h->b[k].hi_ns));
-		add(b, "count", json_object_new_uint64(h->b[k].count));
-		json_object_array_add(a, b);
-	}
-	add(o, "buckets", a);
-	add(o, "dropped", json_object_new_uint64(h->dropped));
-	return o;
-}
-
-static json_object *jhost_ref(const struct lh_merge_host *h)
-{
-	json_object *o = json_object_new_object();
-
-	add(o, "board", jstr(h->board));
-	add(o, "host", jstr(h->host));
-	add(o, "kernel", jstr(h->kernel));
-	return o;
-}
-
-static json_object *jtracers(const struct lh_merge *m)
-{
-	json_object *o = json_object_new_object(), *e, *a, *c;
 	size_t slot;
 	int i;
 
+	lh_json_obj(w, "tracers");
 	for (i = 0; i < LH_TRACER_NR; i++) {
 		const struct lh_merge_tracer *mt = &m->tracers[lh_tracer_at(i)];
 		const struct lh_report_tracer *ft = lh_merge_fleet_tracer(m, lh_tracer_at(i));
-		const struct lh_report_where *w = &ft->worst, *g = &ft->gate;
+		const struct lh_report_where *wh = &ft->worst, *g = &ft->gate;
 
 		if (!ft->count && !mt->not_measured)
 			continue;
-		e = json_object_new_object();
-		add(e, "sections", json_object_new_uint64(ft->count));
-		add(e, "worst_us", jus(w->set, w->latency_us));
-		add(e, "worst_host", w->set ? jhost_ref(&m->hosts[mt->worst_host]) : NULL);
-		add(e, "gate_worst_us", jus(g->set, g->latency_us));
-		add(e, "gate_worst_host", g->set ? jhost_ref(&m->hosts[mt->gate_host]) : NULL);
-		add(e, "not_measured", jstr(mt->not_measured));
-		add(e, "every_section", json_object_new_boolean(!mt->maxima_only));
-		add(e, "histogram", jhist(&ft->hist));
-		a = json_object_new_array();
+		lh_json_obj(w, lh_tracer_name(lh_tracer_at(i)));
+		lh_json_uint(w, "sections", ft->count);
+		json_us_seen(w, "worst_us", wh->set, wh->latency_us);
+		if (wh->set)
+			json_host_ref(w, "worst_host", &m->hosts[mt->worst_host]);
+		else
+			lh_json_null(w, "worst_host");
+		json_us_seen(w, "gate_worst_us", g->set, g->latency_us);
+		if (g->set)
+			json_host_ref(w, "gate_worst_host", &m->hosts[mt->gate_host]);
+		else
+			lh_json_null(w, "gate_worst_host");
+		lh_json_str(w, "not_measured", mt->not_measured);
+		lh_json_bool(w, "every_section", !mt->maxima_only);
+		lh_json_hist(w, "histogram", &ft->hist);
+		lh_json_arr(w, "cpus");
 		for (slot = 0; slot < ft->nr_cpus; slot++) {
 			if (!ft->cpus[slot].count)
 				continue;
-			c = json_object_new_object();
-			add(c, "cpu", slot ? json_object_new_int(lh_report_slot_cpu(slot)) : NULL);
-			add(c, "sections", json_object_new_uint64(ft->cpus[slot].count));
-			add(c, "max_us", jus(true, ft->cpus[slot].max_us));
-			add(c, "histogram", jhist(&ft->cpus[slot].dist));
-			json_object_array_add(a, c);
+			lh_json_obj(w, NULL);
+			lh_json_known(w, "cpu", lh_report_slot_cpu(slot));
+			lh_json_uint(w, "sections", ft->cpus[slot].count);
+			lh_json_uint(w, "max_us", ft->cpus[slot].max_us);
+			lh_json_hist(w, "histogram", &ft->cpus[slot].dist);
+			lh_json_end(w);
 		}
-		add(e, "cpus", a);
-		add(o, lh_tracer_name(lh_tracer_at(i)), e);
+		lh_json_end(w);
+		lh_json_end(w);
 	}
-	return o;
+	lh_json_end(w);
 }
 
 /* A host's osnoise figures per CPU, as a report's noise_cpus; [] when none. */
-static json_object *jnoise(const struct lh_merge_host *h)
+static void json_noise(struct lh_json *w, const struct lh_merge_host *h)
 {
-	json_object *a = json_object_new_array(), *e;
-	uint32_t milli;
 	size_t i;
 
+	lh_json_arr(w, "noise_cpus");
 	for (i = 0; h->noise && i < h->noise->nr_noise; i++) {
 		const struct lh_report_noise *n = &h->noise->noise[i];
 
-		e = json_object_new_object();
-		add(e, "cpu", json_object_new_int(n->cpu));
-		add(e, "periods", json_object_new_uint64(n->periods));
-		add(e, "runtime_us", jns(n->runtime_ns));
-		add(e, "noise_us", jns(n->noise_ns));
-		add(e, "available_percent", lh_gate_available(n->runtime_ns, n->noise_ns, &milli) ?
-		    NULL : json_object_new_double((double)milli / 1000.0));
-		json_object_array_add(a, e);
+		lh_json_obj(w, NULL);
+		lh_json_int(w, "cpu", n->cpu);
+		lh_json_noise_members(w, n);
+		lh_json_end(w);
 	}
-	return a;
+	lh_json_end(w);
 }
 
-/* The hosts in output order; pos[i]: where host i is in it. */
-static json_object *jhosts(const struct lh_merge *m, const uint32_t *v)
+/* The hosts in output order v. */
+static void json_hosts(struct lh_json *w, const struct lh_merge *m, const uint32_t *v)
 {
-	json_object *a = json_object_new_array(), *e, *tr, *x;
 	size_t i;
 	int t;
 
+	lh_json_arr(w, "hosts");
 	for (i = 0; i < m->nr_hosts; i++) {
 		const struct lh_merge_host *h = &m->hosts[v[i]];
 
-		e = jhost_ref(h);
-		add(e, "reports", json_object_new_uint64(h->reports));
-		add(e, "reports_fail", json_object_new_uint64(h->reports_fail));
-		add(e, "reports_error", json_object_new_uint64(h->reports_error));
-		tr = json_object_new_object();
+		lh_json_obj(w, NULL);
+		json_host_members(w, h);
+		lh_json_uint(w, "reports", h->reports);
+		lh_json_uint(w, "reports_fail", h->reports_fail);
+		lh_json_uint(w, "reports_error", h->reports_error);
+		lh_json_obj(w, "tracers");
 		for (t = 0; t < LH_TRACER_NR; t++) {
 			if (!h->sections[lh_tracer_at(t)])
 				continue;
-			x = json_object_new_object();
-			add(x, "sections", json_object_new_uint64(h->sections[lh_tracer_at(t)]));
-			add(x, "worst_us", jus(true, h->worst_us[lh_tracer_at(t)]));
-			add(tr, lh_tracer_name(lh_tracer_at(t)), x);
+			lh_json_obj(w, lh_tracer_name(lh_tracer_at(t)));
+			lh_json_uint(w, "sections", h->sections[lh_tracer_at(t)]);
+			lh_json_uint(w, "worst_us", h->worst_us[lh_tracer_at(t)]);
+			lh_json_end(w);
 		}
-		add(e, "tracers", tr);
-		add(e, "noise_cpus", jnoise(h));
-		json_object_array_add(a, e);
+		lh_json_end(w);
+		json_noise(w, h);
+		lh_json_end(w);
 	}
-	return a;
+	lh_json_end(w);
 }
 
-static json_object *jhost_set(const struct lh_merge_hosts *s, const uint32_t *pos)
+/* The output positions (pos[] of each host index) of the hosts of s. */
+static void json_host_set(struct lh_json *w, const struct lh_merge_hosts *s, const uint32_t *pos)
 {
-	json_object *a = json_object_new_array();
 	size_t i;
 
+	lh_json_arr(w, "hosts");
 	for (i = 0; i < s->nr; i++)
-		json_object_array_add(a, json_object_new_uint64(pos[s->v[i]]));
-	return a;
+		lh_json_uint(w, NULL, pos[s->v[i]]);
+	lh_json_end(w);
 }
 
-static json_object *jsigs(const struct lh_merge *m, const uint32_t *pos)
+static void json_sigs(struct lh_json *w, const struct lh_merge *m, const uint32_t *pos)
 {
 	size_t i, n = m->fleet->nr_offenders;
 	uint32_t *v = sorted(m, n, cmp_sig);
-	json_object *a = json_object_new_array(), *e;
 
+	lh_json_arr(w, "offenders");
 	for (i = 0; i < n; i++) {
 		const struct lh_merge_sig *s = &m->sigs[v[i]];
 		const struct lh_report_offender *o = &m->fleet->offenders[v[i]];
 
-		e = json_object_new_object();
-		add(e, "signature", jstr(o->signature));
-		add(e, "tracer", jstr(lh_tracer_name(o->sig.tracer)));
-		add(e, "sections", json_object_new_uint64(o->count));
-		add(e, "worst_us", jus(true, o->worst_us));
-		add(e, "worst_host", json_object_new_uint64(pos[s->worst_host]));
-		add(e, "hosts", jhost_set(&s->hosts, pos));
-		json_object_array_add(a, e);
+		lh_json_obj(w, NULL);
+		lh_json_str(w, "signature", o->signature);
+		lh_json_str(w, "tracer", lh_tracer_name(o->sig.tracer));
+		lh_json_uint(w, "sections", o->count);
+		lh_json_uint(w, "worst_us", o->worst_us);
+		lh_json_uint(w, "worst_host", pos[s->worst_host]);
+		json_host_set(w, &s->hosts, pos);
+		lh_json_end(w);
 	}
+	lh_json_end(w);
 	free(v);
-	return a;
 }
 
-static json_object *jrules(const struct lh_merge *m, const uint32_t *pos)
+static void json_rules(struct lh_json *w, const struct lh_merge *m, const uint32_t *pos)
 {
-	json_object *a = json_object_new_array(), *e;
 	size_t i;
 
+	lh_json_arr(w, "rules");
 	for (i = 0; i < lh_merge_nr_rules(m); i++) {
 		const struct lh_rule *d = lh_rules_get(m->fleet->own_rules, i);
 		const struct lh_report_rule *r = lh_merge_rule(m, i);
 
-		e = json_object_new_object();
-		add(e, "id", jstr(d->id));
-		add(e, "severity", jstr(lh_severity_name(d->severity)));
-		add(e, "hits", json_object_new_uint64(r->hits));
-		add(e, "gate_hits", json_object_new_uint64(r->gate_hits));
-		add(e, "unevaluated", json_object_new_uint64(r->unevaluated));
-		add(e, "worst_us", jus(r->hits, r->worst_us));
-		add(e, "hosts", jhost_set(&m->rule_hosts[i], pos));
-		json_object_array_add(a, e);
+		lh_json_obj(w, NULL);
+		lh_json_str(w, "id", d->id);
+		lh_json_str(w, "severity", lh_severity_name(d->severity));
+		lh_json_uint(w, "hits", r->hits);
+		lh_json_uint(w, "gate_hits", r->gate_hits);
+		lh_json_uint(w, "unevaluated", r->unevaluated);
+		json_us_seen(w, "worst_us", r->hits, r->worst_us);
+		json_host_set(w, &m->rule_hosts[i], pos);
+		lh_json_end(w);
 	}
-	return a;
+	lh_json_end(w);
 }
 
 static int write_json(const struct lh_merge *m, FILE *out)
 {
-	json_object *root = json_object_new_object(), *a, *o;
-	uint32_t *v = sorted(m, m->nr_hosts, cmp_host), *pos;
+	struct lh_json *w = lh_json_alloc(out);
+	uint32_t *v, *pos;
 	size_t i;
-	int t;
 
+	if (!w)
+		return -1;
+	w->exact_u64 = true;	/* sums of reports, exact to 2^64 */
+	v = sorted(m, m->nr_hosts, cmp_host);
 	pos = lh_xcalloc(m->nr_hosts ? m->nr_hosts : 1, sizeof(*pos));
 	for (i = 0; i < m->nr_hosts; i++)
 		pos[v[i]] = (uint32_t)i;
-	add(root, "lathound", jstr(LH_VERSION));
-	add(root, "merge_version", json_object_new_int(1));
-	add(root, "verdict", jstr(lh_merge_verdict(m)));
-	add(root, "error", jstr(m->verdict.error));
-	a = json_object_new_array();
-	for (i = 0; i < m->verdict.nr_violations; i++)
-		json_object_array_add(a, jstr(m->verdict.violations[i]));
-	add(root, "violations", a);
-	o = json_object_new_object();
-	for (t = 0; t < LH_TRACER_NR; t++)
-		if (m->o.gate.has_max[t])
-			add(o, t == LH_TRACER_UNKNOWN ? "all" : lh_tracer_name(t),
-			    json_object_new_double((double)m->o.gate.max_ns[t] / 1000));
-	a = json_object_new_object();
-	add(a, "max_us", o);
-	add(a, "fail_on", jstr(lh_gate_fail_on_name(&m->o.gate)));
-	o = json_object_new_object();
-	if (m->o.gate.has_min_available)
-		add(o, "osnoise", json_object_new_double((double)m->o.gate.min_available_milli /
-							 1000.0));
-	add(a, "min_available_percent", o);
-	add(root, "gate", a);
-	add(root, "reports", json_object_new_uint64(m->reports));
-	add(root, "reports_unreadable", json_object_new_uint64(m->unread));
-	add(root, "reports_error", json_object_new_uint64(m->reports_error));
-	a = json_object_new_array();
+	lh_json_obj(w, NULL);
+	lh_json_str(w, "lathound", LH_VERSION);
+	lh_json_int(w, "merge_version", 1);
+	lh_json_verdict(w, lh_merge_verdict(m), &m->verdict);
+	lh_json_gate(w, &m->o.gate);
+	lh_json_uint(w, "reports", m->reports);
+	lh_json_uint(w, "reports_unreadable", m->unread);
+	lh_json_uint(w, "reports_error", m->reports_error);
+	lh_json_arr(w, "problems");
 	for (i = 0; i < m->nr_problems && i < LH_MERGE_PROBLEMS; i++)
-		json_object_array_add(a, jstr(m->problems[i]));
-	add(root, "problems", a);
-	add(root, "problems_total", json_object_new_uint64(m->nr_problems));
-	add(root, "tracers", jtracers(m));
-	add(root, "hosts", jhosts(m, v));
-	add(root, "offenders", jsigs(m, pos));
-	o = json_object_new_object();
-	add(o, "sections", json_object_new_uint64(m->fleet->other_count));
-	add(o, "worst_us", jus(m->fleet->other_count, m->fleet->other_worst_us));
-	add(root, "offenders_other", o);
-	add(root, "rules", jrules(m, pos));
-	a = json_object_new_array();
+		lh_json_str(w, NULL, m->problems[i]);
+	lh_json_end(w);
+	lh_json_uint(w, "problems_total", m->nr_problems);
+	json_tracers(w, m);
+	json_hosts(w, m, v);
+	json_sigs(w, m, pos);
+	lh_json_obj(w, "offenders_other");
+	lh_json_uint(w, "sections", m->fleet->other_count);
+	json_us_seen(w, "worst_us", m->fleet->other_count, m->fleet->other_worst_us);
+	lh_json_end(w);
+	json_rules(w, m, pos);
+	lh_json_arr(w, "histograms");
 	for (i = 0; i < m->fleet->nr_hists; i++) {
 		const struct lh_report_histogram *k = &m->fleet->hists[i];
 
-		o = jhist(&k->h);
-		json_object_object_add_ex(o, "source", jstr(k->source), 0);
-		json_object_object_add_ex(o, "kind", jstr(k->kind), 0);
-		json_object_object_add_ex(o, "cpu", k->cpu < 0 ? NULL : json_object_new_int(k->cpu),
-					  0);
-		json_object_array_add(a, o);
+		lh_json_obj(w, NULL);
+		lh_json_hist_members(w, &k->h);
+		lh_json_str(w, "source", k->source);
+		lh_json_str(w, "kind", k->kind);
+		lh_json_known(w, "cpu", k->cpu);
+		lh_json_end(w);
 	}
-	add(root, "histograms", a);
+	lh_json_end(w);
+	lh_json_end(w);
 	free(v);
 	free(pos);
-	return lh_escape_json_write(root, out);
+	return lh_json_close(w);
 }
 
 /* Return: the violation of tracer tn's testcase ("TRACER: ..."), or NULL. */

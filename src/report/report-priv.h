@@ -373,9 +373,6 @@ char *lh_report_floor_text(const struct lh_report_floor *f, char *buf, size_t le
  * diff): an integer when whole, else its decimals without trailing zeros. Return: buf.
  */
 char *lh_report_json_us(uint64_t ns, char *buf, size_t len);
-struct json_object;
-/* Return: lh_report_json_us() of ns (negative: -ns) as a json-c number (the caller puts it). */
-struct json_object *lh_report_json_us_object(uint64_t ns, bool negative);
 /* "2026-11-29T18:00:01Z", or NULL when ns is 0. Return: buf or NULL. */
 char *lh_report_iso8601(uint64_t ns, char *buf, size_t len);
 

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <json-c/json.h>
 
 #include "report-priv.h"
 #include "rules/rules.h"
@@ -154,15 +153,6 @@ char *lh_report_json_us(uint64_t ns, char *buf, size_t len)
 	for (n = strlen(buf); n && buf[n - 1] == '0'; n--)
 		buf[n - 1] = '\0';
 	return buf;
-}
-
-struct json_object *lh_report_json_us_object(uint64_t ns, bool negative)
-{
-	char buf[32];
-
-	buf[0] = '-';
-	lh_report_json_us(ns, buf + negative, sizeof(buf) - 1);
-	return json_object_new_double_s((negative ? -1.0 : 1.0) * ((double)ns / 1000), buf);
 }
 
 char *lh_report_iso8601(uint64_t ns, char *buf, size_t len)
