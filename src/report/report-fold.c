@@ -357,36 +357,40 @@ static int fold_khists(struct lh_report *dst, const struct lh_report *src,
  * and sources add too (sources by kind and name, the top kept: report.h), the longest
  * single noise is the longer.
  */
+int lh_report_fold_noise_cpu(struct lh_report *dst, const struct lh_report_noise *s,
+			     const struct lh_report_fold_ops *ops)
+{
+	const int t = LH_TRACER_OSNOISE;
+	struct lh_report_noise *n = lh_report_noise_slot(dst, s->cpu);
+	int ret = 0;
+
+	if (!n)
+		return 0;	/* (a report read back tracks no such CPU) */
+	ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.periods", t, s->cpu), n->periods, s->periods);
+	ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.runtime_us", t, s->cpu), n->runtime_ns,
+			s->runtime_ns);
+	ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.noise_us", t, s->cpu), n->noise_ns,
+			s->noise_ns);
+	ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.hw_count", t, s->cpu), n->hw_count,
+			s->hw_count);
+	if (s->max_single_ns > n->max_single_ns)
+		n->max_single_ns = s->max_single_ns;
+	if (lh_report_noise_add_sources(n, s))
+		ret = said(ops, LH_REPORT_FOLD_OVERFLOW, AT_TRACER("noise_cpus.sources", t, s->cpu));
+	return ret;
+}
+
 int lh_report_fold_noise(struct lh_report *dst, const struct lh_report *src,
 			 const struct lh_report_fold_ops *ops)
 {
-	const int t = LH_TRACER_OSNOISE;
-	struct lh_report_noise *n;
 	int ret = 0;
 	size_t i;
 
-	for (i = 0; i < src->nr_noise; i++) {
-		const struct lh_report_noise *s = &src->noise[i];
-
-		n = lh_report_noise_slot(dst, s->cpu);
-		if (!n)
-			continue;	/* (a report read back tracks no such CPU) */
-		ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.periods", t, s->cpu), n->periods,
-				s->periods);
-		ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.runtime_us", t, s->cpu), n->runtime_ns,
-				s->runtime_ns);
-		ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.noise_us", t, s->cpu), n->noise_ns,
-				s->noise_ns);
-		ret |= FOLD_ADD(ops, AT_TRACER("noise_cpus.hw_count", t, s->cpu), n->hw_count,
-				s->hw_count);
-		if (s->max_single_ns > n->max_single_ns)
-			n->max_single_ns = s->max_single_ns;
-		if (lh_report_noise_add_sources(n, s))
-			ret = said(ops, LH_REPORT_FOLD_OVERFLOW,
-				   AT_TRACER("noise_cpus.sources", t, s->cpu));
-	}
+	for (i = 0; i < src->nr_noise; i++)
+		ret |= lh_report_fold_noise_cpu(dst, &src->noise[i], ops);
 	if (src->nr_noise)
-		ret |= FOLD_ADD(ops, AT_TRACER("sources_dropped", t, LH_REPORT_FOLD_NO_CPU),
+		ret |= FOLD_ADD(ops, AT_TRACER("sources_dropped", LH_TRACER_OSNOISE,
+					       LH_REPORT_FOLD_NO_CPU),
 				dst->noise_dropped, src->noise_dropped);
 	return ret;
 }

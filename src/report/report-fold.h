@@ -142,6 +142,13 @@ struct lh_report_histogram *lh_report_khist(struct lh_report *dst, const char *s
  */
 int lh_report_fold_noise(struct lh_report *dst, const struct lh_report *src,
 			 const struct lh_report_fold_ops *ops);
+/*
+ * Folds one CPU's osnoise figures s into dst's slot of that CPU, as lh_report_fold_noise()
+ * does for each: for a reader that decodes them one CPU at a time. Return: 0, or -1 when ops
+ * was told of a sum past 2^64.
+ */
+int lh_report_fold_noise_cpu(struct lh_report *dst, const struct lh_report_noise *s,
+			     const struct lh_report_fold_ops *ops);
 
 /*
  * Folds one report src into dst, as one report of all their sections would count them:

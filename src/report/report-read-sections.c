@@ -327,12 +327,14 @@ static void load_sources(struct lh_report_read *c, json_object *e, struct lh_rep
 }
 
 /*
- * osnoise's per-CPU figures ("noise_cpus", absent before it), added to the report's: a CPU
- * listed twice, noise over runtime, periods without runtime, or an availability that is not
- * the one its sums give is an error.
+ * osnoise's per-CPU figures ("noise_cpus", absent before it), folded into the report's as
+ * merge and diff fold them (lh_report_fold_noise_cpu()): a CPU listed twice, noise over
+ * runtime, periods without runtime, or an availability that is not the one its sums give is
+ * an error.
  */
 static void load_noise(struct lh_report_read *c, json_object *o)
 {
+	const struct lh_report_fold_ops ops = LH_REPORT_READ_OPS(c, 0);
 	bool listed[LH_REPORT_MAX_CPUS] = { 0 };
 	char want[16];
 	json_object *a, *e, *v;
@@ -345,7 +347,7 @@ static void load_noise(struct lh_report_read *c, json_object *o)
 					 lh_report_read_u64(c, o, "sources_dropped"));
 	a = lh_report_read_array(c, o, "noise_cpus", &n);
 	for (i = 0; i < n && !c->failed; i++) {
-		struct lh_report_noise got, *slot;
+		struct lh_report_noise got;
 		uint32_t milli = 0;
 		bool has;
 
@@ -397,19 +399,12 @@ static void load_noise(struct lh_report_read *c, json_object *o)
 					   (unsigned long long)got.noise_ns);
 		else if (!got.periods && got.hw_count)
 			lh_report_read_bad(c, "hw_count", "hardware noise in no period");
-		if (!c->failed) {
-			listed[got.cpu] = true;
-			slot = lh_report_noise_slot(c->rep, got.cpu);
-			LH_REPORT_READ_ADD_COUNT(c, "periods", slot->periods, got.periods);
-			LH_REPORT_READ_ADD_COUNT(c, "runtime_us", slot->runtime_ns, got.runtime_ns);
-			LH_REPORT_READ_ADD_COUNT(c, "noise_us", slot->noise_ns, got.noise_ns);
-			LH_REPORT_READ_ADD_COUNT(c, "hw_count", slot->hw_count, got.hw_count);
-			if (got.max_single_ns > slot->max_single_ns)
-				slot->max_single_ns = got.max_single_ns;
-			if (lh_report_noise_add_sources(slot, &got))
-				lh_report_read_overflowed(c, "sources");
-		}
 		lh_report_read_pop(c, p);
+		if (!c->failed) {
+			/* (a sum past 2^64 named as the fold names it: noise_cpus.periods) */
+			listed[got.cpu] = true;
+			lh_report_fold_noise_cpu(c->rep, &got, &ops);
+		}
 	}
 }
 

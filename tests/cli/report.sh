@@ -239,4 +239,17 @@ expect_jq "a saved report's floor is recomputed from its samples, not copied" \
 run report "$DATA/reports/spikes.json"
 expect_not_in "no floor without hwlat's samples" "$out" "Hardware floor"
 
+
+# One board's osnoise figures fold as merge and diff fold them (lh_report_fold_noise_cpu()):
+# periods that add up past 2^64 over three runs are an error, never a small sum.
+for r in a b c; do
+	jq --arg r "$r" '.run.run_id = $r | .tracers.osnoise.noise_cpus[0].periods = 9223372036854775807' \
+		"$DATA/reports/spikes.json" >"$TMP/osn-$r.json"
+done
+run report "$TMP/osn-a.json" "$TMP/osn-b.json"
+expect_rc "two runs whose osnoise periods add up to 2^64 - 2 load" 0
+run report "$TMP/osn-a.json" "$TMP/osn-b.json" "$TMP/osn-c.json"
+expect_rc "three runs whose osnoise periods add up past 2^64 are an error" 1
+expect_in "... said, named as the fold names it" "$err" \
+	"report '$TMP/osn-c.json': tracers.osnoise.noise_cpus.periods: the reports' counts add up past 2^64"
 finish
