@@ -423,6 +423,14 @@ void lh_json_hist_members(struct lh_json *w, const struct lh_histogram *h)
 	lh_json_uint(w, "dropped", h->dropped);
 }
 
+void lh_json_khist_members(struct lh_json *w, const struct lh_report_histogram *k)
+{
+	lh_json_hist_members(w, &k->h);
+	lh_json_str(w, "source", k->source);
+	lh_json_str(w, "kind", k->kind);
+	lh_json_known(w, "cpu", k->cpu);
+}
+
 void lh_json_hist(struct lh_json *w, const char *key, const struct lh_histogram *h)
 {
 	lh_json_obj(w, key);

@@ -25,6 +25,7 @@
 struct json_object;
 struct lh_gate;
 struct lh_histogram;
+struct lh_report_histogram;
 struct lh_report_noise;
 struct lh_verdict;
 
@@ -120,6 +121,11 @@ void lh_json_name_count(struct lh_json *w, const char *name, size_t len, unsigne
 void lh_json_hist(struct lh_json *w, const char *key, const struct lh_histogram *h);
 /* The members of a histogram object, in an object the caller opened (with its own too). */
 void lh_json_hist_members(struct lh_json *w, const struct lh_histogram *h);
+/*
+ * The members of a histogram the kernel counted (a report's "histograms" entry): the
+ * histogram's, then its source, kind and CPU (null: all CPUs), in an object the caller opened.
+ */
+void lh_json_khist_members(struct lh_json *w, const struct lh_report_histogram *k);
 /*
  * osnoise's figures of a CPU as a report's noise_cpus has them, in an object the caller
  * opened: periods, runtime_us, noise_us and available_percent (null without a period).

@@ -535,10 +535,7 @@ static int write_json(const struct lh_merge *m, FILE *out)
 		const struct lh_report_histogram *k = &m->fleet->hists[i];
 
 		lh_json_obj(w, NULL);
-		lh_json_hist_members(w, &k->h);
-		lh_json_str(w, "source", k->source);
-		lh_json_str(w, "kind", k->kind);
-		lh_json_known(w, "cpu", k->cpu);
+		lh_json_khist_members(w, k);
 		lh_json_end(w);
 	}
 	lh_json_end(w);

@@ -701,10 +701,7 @@ static void hists_json(struct lh_json *w, const struct lh_report *rep)
 		const struct lh_report_histogram *k = &rep->hists[i];
 
 		lh_json_obj(w, NULL);
-		lh_json_hist_members(w, &k->h);
-		lh_json_str(w, "source", k->source);
-		lh_json_str(w, "kind", k->kind);
-		lh_json_known(w, "cpu", k->cpu);
+		lh_json_khist_members(w, k);
 		if (k->has_callers)
 			callers_json(w, k);
 		lh_json_end(w);
