@@ -303,6 +303,10 @@ void lh_json_double(struct lh_json *w, const char *key, double v)
 	char buf[64];
 	size_t n;
 
+	if (!isfinite(v)) {
+		lh_json_null(w, key);
+		return;
+	}
 	snprintf(buf, sizeof(buf), "%.3f", v);
 	n = strlen(buf);
 	while (n > 2 && buf[n - 1] == '0' && buf[n - 2] != '.')

@@ -93,7 +93,10 @@ void lh_json_int(struct lh_json *w, const char *key, int64_t v);
 void lh_json_uint(struct lh_json *w, const char *key, uint64_t v);
 /* v, or null when it is negative (unknown). */
 void lh_json_known(struct lh_json *w, const char *key, int v);
-/* A number kept to three decimals (a mean, a percentage): "1990.0", "0.002", not %.17g. */
+/*
+ * A number kept to three decimals (a mean, a percentage): "1990.0", "0.002", not %.17g;
+ * null when it is not finite (JSON has no NaN).
+ */
 void lh_json_double(struct lh_json *w, const char *key, double v);
 /*
  * A number with every digit a double holds, as json-c writes one (%.17g, ".0" appended when

@@ -150,17 +150,22 @@ static void us_values(struct lh_json *w)
 	lh_json_us_if(w, NULL, false, 5);
 	lh_json_double(w, NULL, 3.0);
 	lh_json_double(w, NULL, 99.198);
+	lh_json_double(w, NULL, NAN);
+	lh_json_double(w, NULL, INFINITY);
 	lh_json_end(w);
 }
 
-/* µs exact, an integer when whole, signed when negative; a three-decimal number keeps ".0". */
+/*
+ * µs exact, an integer when whole, signed when negative; a three-decimal number keeps ".0",
+ * and is null when not finite (printf's "nan" is no JSON).
+ */
 START_TEST(us_exact)
 {
 	char *text = written(us_values);
 
 	ck_assert_str_eq(text, "[\n  2002,\n  1.5,\n  0.002,\n  0,\n  18446744073709551.615,\n"
 			 "  -1.5,\n  -3,\n  -0.002,\n  -9223372036854775.808,\n  7,\n  null,\n"
-			 "  3.0,\n  99.198\n]\n");
+			 "  3.0,\n  99.198,\n  null,\n  null\n]\n");
 	free(text);
 }
 END_TEST
