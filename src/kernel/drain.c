@@ -2,6 +2,7 @@
 /* Reading one CPU's live buffer as it fills, to keep it nearly empty (drain.h says why). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,17 @@ int lh_drain_open(struct lh_drain **dp, int cpu, struct lh_diag *diag)
 	d->page = lh_xmalloc((size_t)d->page_size);
 	kb = tracefs_instance_get_buffer_size(NULL, cpu);
 	d->pages = (kb > 0 ? (long)kb * 1024 : 1024 * 1024) / d->page_size + 1;
+	/*
+	 * The kernel wakes a poller once buffer_percent of the buffer's pages are full, the
+	 * page being written counted as full: a buffer of two pages (--buffer-size 4K) meets
+	 * that even empty and polls ready for ever, and draining it would spin. Emptied, the
+	 * buffer must not poll ready.
+	 */
+	if (lh_drain_read(d) < 0 || poll(&(struct pollfd){ .fd = d->fd, .events = POLLIN }, 1, 0)) {
+		lh_diag_fail(diag, "'%s' polls ready when empty (a buffer of too few pages for buffer_percent): not drained",
+			     path);
+		goto fail;
+	}
 	*dp = d;
 	return 0;
 fail:

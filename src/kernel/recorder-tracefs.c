@@ -47,7 +47,9 @@ static uint64_t tfs_wall(void *ctx)
 
 /*
  * Waits on the watch and the caller's fd; a drained live buffer (lh_session_drain_fd()) that
- * fills meanwhile is read and the wait goes on.
+ * fills meanwhile is read and the wait goes on, until the deadline. A buffer of two pages
+ * meets the kernel's buffer_percent watermark even empty, so it polls ready for ever: once
+ * a read of it found nothing, it is left out of the rest of this wait.
  */
 static int tfs_wait(void *ctx, uint64_t deadline)
 {
@@ -70,10 +72,12 @@ static int tfs_wait(void *ctx, uint64_t deadline)
 		wake = (p[0].revents & POLLIN ? LH_RECORDER_WAKE_NOTIFY : 0) |
 		       (p[1].revents ? LH_RECORDER_WAKE_EVENT : 0);
 		if (p[2].revents) {
-			lh_session_drain(t->session, p[2].revents);
-			p[2].fd = lh_session_drain_fd(t->session);	/* -1 once it failed */
+			long got = lh_session_drain(t->session, p[2].revents);
+
+			/* -1 once it failed */
+			p[2].fd = got ? lh_session_drain_fd(t->session) : -1;
 		}
-	} while (n && !wake);
+	} while (n && !wake && lh_now_ns() < deadline);
 	return wake;
 }
 
