@@ -48,7 +48,7 @@
 #define STATUS_EVERY		NS_PER_S
 #define COMMAND_GRACE		(5 * NS_PER_S)	/* after SIGTERM, before SIGKILL */
 #define SHOW_DIAG		20
-#define DEFAULT_LIVE_BUFFER_KB	16	/* ring buffer per CPU of live reads (live_buffer()) */
+#define DEFAULT_LIVE_BUFFER_KB	8	/* ring buffer per CPU of live reads (live_buffer()) */
 
 static const char *const record_usage[] = {
 	"lathound record [<options>] [-- COMMAND [ARGS...]]",
@@ -882,7 +882,7 @@ int lh_cmd_record(int argc, char **argv)
 				"add a kprobe event for the run (kprobe_events syntax; repeatable)",
 				lh_opt_list),
 		LH_OPT_CALLBACK(0, "buffer-size", &o.buffer_bytes, "SIZE",
-				"ring buffer size per CPU (default: as it is; 16K with -T without --function-trace)",
+				"ring buffer size per CPU (default: as it is; 8K with -T without --function-trace)",
 				opt_size),
 		LH_OPT_BOOL(0, "irq-only", &o.irq_only,
 			    "arm no latency tracer: collect IRQ handler statistics only"),

@@ -356,6 +356,21 @@ check "set_ftrace_notrace given back byte for byte" test "$(od -c "$F/set_ftrace
 check "buffer_size_kb given back" test "$(cat "$F/buffer_size_kb")" = 1408
 expect_tree "--filter --notrace --buffer-size"
 
+# ---- -T without --buffer-size: the small buffer of live reads (doc/lathound-record.1) ----
+mkfake
+(
+	wait_armed irqsoff || exit 1
+	cat "$F/buffer_size_kb" >"$TMP/during-live-buffer"
+) &
+BG=$!
+rec -t irqsoff -T 1000us -d 1s -o "$TMP/o-live-buffer" -q "${NORULES[@]}"
+wait $BG
+BG=
+expect_rc "record -T 1000us" 0
+check "buffer_size_kb was 8 while armed with -T (got '$(cat "$TMP/during-live-buffer")')" \
+	test "$(cat "$TMP/during-live-buffer")" = 8
+check "buffer_size_kb given back after -T" test "$(cat "$F/buffer_size_kb")" = 1408
+
 # ---- no tracefs where it is looked for ----
 mkfake
 run record --tracefs "$TMP/nowhere" --state-dir "$ST" -t irqsoff -d 500ms -o "$TMP/o-nomount"
