@@ -365,7 +365,7 @@ static void write_noise(const struct lh_report *rep, FILE *out)
 /* hwlat's samples per CPU beside the software tracers' worst there (lh_report_floors()). */
 static void write_floor(const struct lh_report *rep, FILE *out)
 {
-	char worst[32], p99[32], sw[LH_REPORT_FLOOR_TEXT];
+	char worst[32], p99[40], sw[LH_REPORT_FLOOR_TEXT];
 	size_t n, i;
 	struct lh_report_floor *f = lh_report_floors(rep, &n);
 
@@ -379,13 +379,9 @@ static void write_floor(const struct lh_report *rep, FILE *out)
 	      "<th class=\"n\">p99</th><th>software worst on the CPU</th></tr>\n", out);
 	for (i = 0; i < n; i++) {
 		lh_report_fmt_us(f[i].hwlat->max_ns, worst, sizeof(worst));
-		if (!f[i].has_p99)
-			strcpy(p99, "-");
-		else
-			lh_report_fmt_us(f[i].p99_ns, p99, sizeof(p99));
 		fprintf(out, "<tr><td>CPU%d</td><td class=\"n\">%" PRIu64 "</td>"
-			"<td class=\"n\">%s</td><td class=\"n\">&le; %s</td><td>", f[i].cpu,
-			f[i].hwlat->count, worst, p99);
+			"<td class=\"n\">%s</td><td class=\"n\">%s</td><td>", f[i].cpu,
+			f[i].hwlat->count, worst, lh_report_floor_p99(&f[i], "&le; ", p99, sizeof(p99)));
 		/* tracer names and figures only: nothing to escape */
 		fprintf(out, "%s</td></tr>\n", lh_report_floor_text(&f[i], sw, sizeof(sw)));
 	}

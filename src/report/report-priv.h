@@ -365,6 +365,12 @@ static inline bool lh_report_floor_within(const struct lh_report_floor *f, uint6
  * (600us over it), osnoise 800us (within the floor)", "-" without one. Return: buf.
  */
 char *lh_report_floor_text(const struct lh_report_floor *f, char *buf, size_t len);
+/*
+ * Writes the floor's p99 in µs after prefix (the writer's "at most": "<= ", "&le; ") into buf,
+ * or "-" when hwlat's samples give none. Return: buf.
+ */
+char *lh_report_floor_p99(const struct lh_report_floor *f, const char *prefix, char *buf,
+			  size_t len);
 #define LH_REPORT_FLOOR_TEXT	(LH_TRACER_NR * 64)
 #define LH_REPORT_SECTION_CALLER 256	/* the longest start site a report may name */
 #define LH_REPORT_SECTION_TEXT	(LH_REPORT_SECTION_CALLER + 192)

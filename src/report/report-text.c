@@ -245,7 +245,7 @@ static void print_noise(const struct lh_report *rep, FILE *out)
  */
 static void print_floor(const struct lh_report *rep, FILE *out)
 {
-	char worst[32], p99[32], hib[24], name[16], sw[LH_REPORT_FLOOR_TEXT];
+	char worst[32], p99[40], name[16], sw[LH_REPORT_FLOOR_TEXT];
 	size_t n, i;
 	struct lh_report_floor *f = lh_report_floors(rep, &n);
 
@@ -257,13 +257,8 @@ static void print_floor(const struct lh_report *rep, FILE *out)
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "CPU%d", f[i].cpu);
 		lh_report_fmt_us(f[i].hwlat->max_ns, worst, sizeof(worst));
-		if (f[i].has_p99)
-			snprintf(p99, sizeof(p99), "<= %s",
-				 lh_report_fmt_us(f[i].p99_ns, hib, sizeof(hib)));
-		else
-			strcpy(p99, "-");
 		fprintf(out, "  %-7s  %8" PRIu64 "  %12s  %12s  ", name, f[i].hwlat->count, worst,
-			p99);
+			lh_report_floor_p99(&f[i], "<= ", p99, sizeof(p99)));
 		fprintf(out, "%s\n", lh_report_floor_text(&f[i], sw, sizeof(sw)));
 	}
 	fprintf(out, "  within: hwlat saw a gap as long on that CPU, so the hardware alone may explain it;\n"

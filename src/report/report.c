@@ -113,6 +113,18 @@ char *lh_report_floor_text(const struct lh_report_floor *f, char *buf, size_t le
 	return buf;
 }
 
+char *lh_report_floor_p99(const struct lh_report_floor *f, const char *prefix, char *buf,
+			  size_t len)
+{
+	char us[32];
+
+	if (!f->has_p99)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s%s", prefix, lh_report_fmt_us(f->p99_ns, us, sizeof(us)));
+	return buf;
+}
+
 char *lh_report_section_text(const struct lh_spike *sp, char *buf, size_t len)
 {
 	const struct lh_spike_section *x = &sp->section;

@@ -1401,6 +1401,8 @@ START_TEST(hardware_floor)
 	t = render(rep, LH_FORMAT_HTML);
 	ck_assert_msg(strstr(t, "<td>timerlat 6301us (within the floor), osnoise 8000us (1000us over it)</td>"),
 		      "%s", t);
+	ck_assert_msg(strstr(t, "<td class=\"n\">7000us</td><td class=\"n\">&le; 7000us</td>"),
+		      "%s", t);
 	free(t);
 	root = render_json(rep);
 	f = at(ja(root, "hardware_floor", 2), 0);
