@@ -48,7 +48,7 @@
 #define STATUS_EVERY		NS_PER_S
 #define COMMAND_GRACE		(5 * NS_PER_S)	/* after SIGTERM, before SIGKILL */
 #define SHOW_DIAG		20
-#define DEFAULT_LIVE_BUFFER_KB	8	/* ring buffer per CPU of live reads (live_buffer()) */
+#define DEFAULT_READ_BUFFER_KB	8	/* ring buffer per CPU of snapshot reads (read_buffer()) */
 
 static const char *const record_usage[] = {
 	"lathound record [<options>] [-- COMMAND [ARGS...]]",
@@ -588,16 +588,16 @@ static int check_opts(struct record_opts *o)
 }
 
 /*
- * Return: whether the run gets the small ring buffers of live reads: with a threshold every
- * section is read, and reading 'trace' walks the whole max buffer to the section's start
- * (1408 kB: ~100 ms in the test guest, longer than sections come). Without function-trace a
- * section holds a few entries; with it (or --buffer-size) the buffers stay as they are.
+ * Return: whether the run gets small ring buffers: reading 'trace' walks the whole max buffer
+ * to the section's start (1408 kB: ~100 ms in the test guest, longer than sections come with
+ * a threshold, and as long blind without one, where reads pause tracing). Without
+ * function-trace a section holds a few entries; with it (or --buffer-size) the buffers stay
+ * as they are.
  */
-static bool live_buffer(const struct record_opts *o)
+static bool read_buffer(const struct record_opts *o)
 {
 	/* the latency tracers' snapshot only: a sampling tracer's own instance keeps its size */
-	return o->threshold_ns && !o->function_trace && !o->irq_only &&
-	       (o->tracers & ~lh_tracer_sampling_mask());
+	return !o->function_trace && !o->irq_only && (o->tracers & ~lh_tracer_sampling_mask());
 }
 
 /* Borrows tracefs. Return: 0, or -1 (printed; tracefs as it was). */
@@ -616,7 +616,7 @@ static int start_tracing(struct run *r, struct lh_diag *notes)
 			.notrace = o->notrace.v,
 			.kprobes = o->kprobes.v,
 			.buffer_kb = o->buffer_bytes ? (unsigned long)(o->buffer_bytes / 1024) :
-				     live_buffer(o) ? DEFAULT_LIVE_BUFFER_KB : 0,
+				     read_buffer(o) ? DEFAULT_READ_BUFFER_KB : 0,
 			.buffer_default = !o->buffer_bytes,
 			.force = o->force,
 			.state_dir = o->state_dir,
@@ -882,7 +882,7 @@ int lh_cmd_record(int argc, char **argv)
 				"add a kprobe event for the run (kprobe_events syntax; repeatable)",
 				lh_opt_list),
 		LH_OPT_CALLBACK(0, "buffer-size", &o.buffer_bytes, "SIZE",
-				"ring buffer size per CPU (default: as it is; 8K with -T without --function-trace)",
+				"ring buffer size per CPU (default: as it is; 8K for the latency tracers without --function-trace)",
 				opt_size),
 		LH_OPT_BOOL(0, "irq-only", &o.irq_only,
 			    "arm no latency tracer: collect IRQ handler statistics only"),

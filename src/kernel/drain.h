@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Keeping the top-level instance's live buffer of one CPU nearly empty while an irqsoff-family
- * tracer is armed for live reads (capture.h), so that a snapshot reads fast.
+ * tracer is armed, so that a snapshot reads fast (capture.h: a live read races the next
+ * section, a paused one leaves the tracer blind while it lasts).
  *
  * When such a tracer records a section it swaps the CPU's live buffer into the max buffer:
  * whatever the live buffer held before the section (the IRQ events of every handler since

@@ -647,16 +647,16 @@ static void drain_stop(struct lh_session *s)
 }
 
 /*
- * With live reads of an irqsoff-family tracer on a machine of one CPU, its live buffer is
- * read as it fills (drain.h says why and why one CPU only). Without it reads are slower,
- * not wrong: a drain that cannot be opened is left out.
+ * With an irqsoff-family tracer armed on a machine of one CPU, its live buffer is read as it
+ * fills (drain.h says why and why one CPU only): live reads are shorter, and so are paused
+ * ones, which leave the tracer blind while they last. Without it reads are slower, not
+ * wrong: a drain that cannot be opened is left out.
  */
 static void drain_start(struct lh_session *s, enum lh_tracer t)
 {
 	struct lh_diag d = { 0 };
 
-	if (s->live_reads && !lh_tracer_is_wakeup(t) &&
-	    sysconf(_SC_NPROCESSORS_CONF) == 1)
+	if (!lh_tracer_is_wakeup(t) && sysconf(_SC_NPROCESSORS_CONF) == 1)
 		lh_drain_open(&s->drain, 0, &d);
 	lh_diag_release(&d);
 }

@@ -356,20 +356,23 @@ check "set_ftrace_notrace given back byte for byte" test "$(od -c "$F/set_ftrace
 check "buffer_size_kb given back" test "$(cat "$F/buffer_size_kb")" = 1408
 expect_tree "--filter --notrace --buffer-size"
 
-# ---- -T without --buffer-size: the small buffer of live reads (doc/lathound-record.1) ----
-mkfake
-(
-	wait_armed irqsoff || exit 1
-	cat "$F/buffer_size_kb" >"$TMP/during-live-buffer"
-) &
-BG=$!
-rec -t irqsoff -T 1000us -d 1s -o "$TMP/o-live-buffer" -q "${NORULES[@]}"
-wait $BG
-BG=
-expect_rc "record -T 1000us" 0
-check "buffer_size_kb was 8 while armed with -T (got '$(cat "$TMP/during-live-buffer")')" \
-	test "$(cat "$TMP/during-live-buffer")" = 8
-check "buffer_size_kb given back after -T" test "$(cat "$F/buffer_size_kb")" = 1408
+# ---- no --buffer-size: the latency tracers' small buffer (doc/lathound-record.1) ----------
+for mode in -T1000us max; do
+	mkfake
+	(
+		wait_armed irqsoff || exit 1
+		cat "$F/buffer_size_kb" >"$TMP/during-buffer-$mode"
+	) &
+	BG=$!
+	rec -t irqsoff $([ $mode = max ] || echo $mode) -d 1s -o "$TMP/o-buffer-$mode" -q \
+		"${NORULES[@]}"
+	wait $BG
+	BG=
+	expect_rc "record ($mode)" 0
+	check "buffer_size_kb was 8 while armed ($mode; got '$(cat "$TMP/during-buffer-$mode")')" \
+		test "$(cat "$TMP/during-buffer-$mode")" = 8
+	check "buffer_size_kb given back ($mode)" test "$(cat "$F/buffer_size_kb")" = 1408
+done
 
 # ---- no tracefs where it is looked for ----
 mkfake
