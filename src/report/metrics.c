@@ -129,7 +129,7 @@ void lh_metrics_histogram(FILE *out, const char *name, const struct lh_metrics_l
 	size_t i;
 
 	for (i = 0; i <= h->nr; i++) {
-		cum += h->count[i];
+		cum = lh_sat_add(cum, h->count[i]);	/* a saved report's counts are untrusted */
 		fprintf(out, "%s_bucket", name);
 		put_labels(out, l, nr);
 		fputs(nr ? ",le=\"" : "{le=\"", out);
@@ -452,8 +452,10 @@ static void irq_hist(struct writer *w, const struct lh_irqstat_entry *e,
 	/* Bucket b holds [2^b, 2^(b+1)) ns; the last one anything longer too. */
 	for (b = 0; b < LH_IRQSTAT_BUCKETS; b++) {
 		uint64_t max = b + 1 < LH_IRQSTAT_BUCKETS ? (2ULL << b) - 1 : UINT64_MAX;
+		size_t k = lh_metrics_bucket(le, IRQ_NR, max);
 
-		count[lh_metrics_bucket(le, IRQ_NR, max)] += e->hist[b];
+		/* saturating: handlers folded from several reports saturate theirs */
+		count[k] = lh_sat_add(count[k], e->hist[b]);
 	}
 	lh_metrics_histogram(w->out, "lathound_irq_handler_duration_seconds", l, 3, &h);
 }

@@ -359,6 +359,29 @@ START_TEST(run_irq_handlers)
 }
 END_TEST
 
+/*
+ * A handler folded from several reports (report A B --metrics) saturates its buckets at
+ * 2^64 - 1: two of them in one metrics bucket, and the cumulative counts, stay there rather
+ * than wrap to a small count.
+ */
+START_TEST(run_irq_handler_saturated)
+{
+	struct run_fixture f;
+	struct lh_irqstat_entry e = { .irq = 25, .cpu = 0, .name = "big", .count = UINT64_MAX };
+
+	run_fixture(&f, NULL);
+	/* [1, 2) and [2, 4) ns: both below the first bound, 1023 ns */
+	e.hist[0] = UINT64_MAX / 2 + 1;
+	e.hist[1] = UINT64_MAX / 2 + 1;
+	ck_assert_int_eq(lh_irqstat_merge_entry(f.irq, &e), 0);
+	ck_assert_int_eq(lh_metrics_write(f.rep, &f.run, out), 0);
+	ck_line("lathound_irq_handler_duration_seconds_bucket{irq=\"25\",name=\"big\",cpu=\"0\",le=\"0.000001023\"} 18446744073709551615");
+	ck_line("lathound_irq_handler_duration_seconds_bucket{irq=\"25\",name=\"big\",cpu=\"0\",le=\"+Inf\"} 18446744073709551615");
+	lh_histogram_release(&e.dist);
+	run_free(&f);
+}
+END_TEST
+
 /* Histograms the kernel counted: its buckets in the 1-2-5 ones, per kind and CPU. */
 START_TEST(run_kernel_hists)
 {
@@ -535,6 +558,7 @@ static Suite *metrics_suite(void)
 	tcase_add_test(tc, run_final);
 	tcase_add_test(tc, run_error_verdict);
 	tcase_add_test(tc, run_irq_handlers);
+	tcase_add_test(tc, run_irq_handler_saturated);
 	tcase_add_test(tc, run_kernel_hists);
 	tcase_add_test(tc, run_saved_report);
 	tcase_add_test(tc, run_osnoise_cpus);
