@@ -47,9 +47,9 @@ static uint64_t tfs_wall(void *ctx)
 
 /*
  * Waits on the watch and the caller's fd; a drained live buffer (lh_session_drain_fd()) that
- * fills meanwhile is read and the wait goes on, until the deadline. A buffer of two pages
- * meets the kernel's buffer_percent watermark even empty, so it polls ready for ever: once
- * a read of it found nothing, it is left out of the rest of this wait.
+ * fills meanwhile is read and the wait goes on, until the deadline. A drain that polls ready
+ * but gives nothing (drain.c refuses a buffer that does so when empty) is left out of the
+ * rest of this wait, so that it cannot keep the wait spinning.
  */
 static int tfs_wait(void *ctx, uint64_t deadline)
 {
