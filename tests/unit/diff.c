@@ -525,7 +525,7 @@ START_TEST(hwlat_samples_compared)
 	const struct lh_diff_row *r;
 	struct lh_diff *d;
 
-	/* Two CPUs of 2000 gaps of 12us, one of 30us on CPU 1; the new CPU 1 gaps at 40us. */
+	/* All CPUs' and CPU 1's: 2000 gaps of 12us and one of 30us; the new CPU 1 gaps at 40us. */
 	base_rep = rep_alloc();
 	new_rep = rep_alloc();
 	add(base_rep, LH_TRACER_HWLAT, 30, 1, NULL, 1);

@@ -88,8 +88,8 @@ START_TEST(prints_as_json_c)
 	ck_assert_uint_eq(strlen(text), n + 1);
 	ck_assert_msg(!strncmp(text, again, n) && text[n] == '\n', "not what json-c prints:\n%s",
 		      text);
-	ck_assert_int_eq(json_object_get_int64(json_object_object_get(root, "saturated")),
-			 INT64_MAX);
+	/* (json-c reads 2^64 - 1 back as INT64_MAX too: the text says what was written) */
+	ck_assert_msg(strstr(text, "\"saturated\": 9223372036854775807,\n"), "%s", text);
 	json_object_put(root);
 	free(text);
 }
@@ -196,16 +196,23 @@ static void one_member(struct lh_json *w)
 	lh_json_end(w);
 }
 
+/*
+ * A stream whose every write fails as a full disk's does (as /dev/full, without needing it):
+ * nothing written, ENOSPC.
+ */
+static ssize_t write_enospc(void *cookie, const char *buf, size_t size)
+{
+	errno = ENOSPC;
+	return 0;
+}
+
 /* A write that fails is returned, with its errno, not lost in the buffer. */
 START_TEST(write_failure_returned)
 {
-	FILE *full = fopen("/dev/full", "w");
+	FILE *full = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = write_enospc });
 	struct lh_json *w;
 
-	if (!full) {
-		fprintf(stderr, "# SKIP write_failure_returned: no /dev/full\n");
-		return;
-	}
+	ck_assert_ptr_nonnull(full);
 	setvbuf(full, NULL, _IONBF, 0);	/* the writer's own write fails, not a later fflush() */
 	w = lh_json_alloc(full);
 	ck_assert_ptr_nonnull(w);

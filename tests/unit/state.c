@@ -794,9 +794,11 @@ static void plant_state(pid_t pid)
 }
 
 /*
- * A killed run's hwlat still runs in its instance: recovery stops it before the saved
- * tracing_thresh is written (hwlat keeps the value it reads when cleared as its next
- * default); the instance itself goes after, with the other stale instances.
+ * A killed run's hwlat still runs in its instance: recovery stops it (tracer cleared, tracing
+ * off), writes the saved tracing_thresh back, and leaves another tool's instance alone. That
+ * it stops hwlat before writing tracing_thresh (hwlat keeps the value it reads when cleared
+ * as its next default) plain files cannot show: tests/vm/rt/run checks it on Debian's RT
+ * kernel (hwlat's next default after SIGKILL + reset).
  */
 START_TEST(recover_stops_killed_sampling_tracer)
 {
