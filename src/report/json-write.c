@@ -61,8 +61,10 @@ static void jw_sink(struct lh_json *w, const char *s, size_t n)
 		LH_GROW(w->mem, w->mem_len + n, w->mem_alloc);
 		memcpy(w->mem + w->mem_len, s, n);
 		w->mem_len += n;
-	} else if (fwrite(s, 1, n, w->out) != n) {
-		lh_json_fail(w, errno ? errno : EIO);
+	} else {
+		errno = 0;	/* not an earlier call's */
+		if (fwrite(s, 1, n, w->out) != n)
+			lh_json_fail(w, errno ? errno : EIO);
 	}
 }
 
@@ -547,6 +549,8 @@ int lh_json_close(struct lh_json *w)
 	err = w->err;
 	if (!err && w->out && ferror(w->out))
 		err = EIO;
+	if (!err && w->depth)
+		err = EINVAL;	/* an object or array left open: no JSON document */
 	lh_json_free(w);
 	errno = err;
 	return err ? -1 : 0;

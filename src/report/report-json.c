@@ -181,7 +181,6 @@ static void record_json(struct lh_json *w, const struct lh_report *rep,
 {
 	const struct lh_record *r = k->rec;
 	const struct lh_stack *s0 = r->nr_stacks ? &r->stacks[0] : NULL;
-	char buf[32];
 	size_t i;
 
 	lh_json_obj(w, NULL);
@@ -243,7 +242,7 @@ static void record_json(struct lh_json *w, const struct lh_report *rep,
 	lh_json_bool(w, "accepted", k->accepted);
 	lh_json_str(w, "signature", k->signature);
 	lh_json_source(w, "source", r->source, r->line);
-	lh_json_str(w, "captured_at", lh_report_iso8601(r->captured_ns, buf, sizeof(buf)));
+	lh_json_time(w, "captured_at", r->captured_ns);
 	lh_json_end(w);
 }
 

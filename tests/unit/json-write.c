@@ -223,6 +223,20 @@ START_TEST(write_failure_returned)
 }
 END_TEST
 
+/* A writer closed with an object still open wrote no JSON document: an error, not 0. */
+START_TEST(unclosed_is_an_error)
+{
+	struct lh_json *w = lh_json_alloc(NULL);
+
+	ck_assert_ptr_nonnull(w);
+	lh_json_obj(w, NULL);
+	lh_json_obj(w, "open");
+	lh_json_end(w);
+	ck_assert_int_eq(lh_json_close(w), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
 static Suite *json_write_suite(void)
 {
 	Suite *s = suite_create("json-write");
@@ -233,6 +247,7 @@ static Suite *json_write_suite(void)
 	tcase_add_test(tc, us_exact);
 	tcase_add_test(tc, counts_capped_or_exact);
 	tcase_add_test(tc, write_failure_returned);
+	tcase_add_test(tc, unclosed_is_an_error);
 	suite_add_tcase(s, tc);
 	return s;
 }
