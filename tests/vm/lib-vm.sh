@@ -162,14 +162,15 @@ vm_initramfs() {
 # soak: 1 CPU, -icount shift=1,sleep=off: idle guest time is skipped, so guest hours of a
 # mostly idle soak take minutes (12 guest hours: about half an hour on 2 busy cores).
 # An arm64 guest is QEMU's virt machine (GIC, architected timer, PL011 on ttyAMA0), a
-# Cortex-A57. VM_KERNEL (default $KDIR/$VM_IMAGE) is the kernel booted.
+# Cortex-A57. VM_KERNEL (default $KDIR/$VM_IMAGE) is the kernel booted; VM_ACCEL (default
+# tcg) QEMU's -accel, e.g. tcg,thread=single.
 # Sets BOOT_S (wall seconds). Return: non-zero when QEMU failed or timed out, or the guest
 # did not get to the end (the console log is $TMP/NAME.console).
 vm_boot() {
 	local name=$1 mode=$2 initrd=$3 timeout=$4 t0 rc list
 	shift 4
 	list=$(IFS=,; echo "$*")
-	local qargs=(-accel tcg) console=ttyS0
+	local qargs=(-accel "${VM_ACCEL:-tcg}") console=ttyS0
 	case $mode in
 	icount) qargs+=(-icount shift=0,sleep=off -smp 1) ;;
 	soak) qargs+=(-icount shift=1,sleep=off -smp 1) ;;
