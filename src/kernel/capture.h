@@ -20,8 +20,8 @@
  * Either way, a snapshot whose body holds the kernel's "Failed to swap buffers" note (it
  * kept the old body under the new section's header), or whose header counts its entries
  * below zero (lh_parse_entries_wrapped()), is dropped and counted torn.
- * A live read costs two walks of the max buffer up to the section's start; on one CPU the
- * session keeps the live buffer drained (drain.h) so that there is little to walk.
+ * A live read costs two walks of the max buffer up to the section's start; the session keeps
+ * the live buffers drained (drain.h) so that there is little to walk.
  * Whether it is a new section is decided from tracing_max_latency, not from the text (two
  * sections can print byte-identical snapshots):
  *   - with a threshold, tracing_max_latency is set to 0 with each read (before a live read,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Keeping the top-level instance's live buffer of one CPU nearly empty while an irqsoff-family
- * tracer is armed, so that a snapshot reads fast (capture.h: a live read races the next
- * section, a paused one leaves the tracer blind while it lasts).
+ * Keeping the top-level instance's live buffers nearly empty while an irqsoff-family tracer
+ * is armed, so that a snapshot reads fast (capture.h: a live read races the next section, a
+ * paused one leaves the tracer blind while it lasts).
  *
  * When such a tracer records a section it swaps the CPU's live buffer into the max buffer:
  * whatever the live buffer held before the section (the IRQ events of every handler since
@@ -12,37 +12,54 @@
  * 200 a second, so reads were torn. Reading per_cpu/cpuN/trace_pipe_raw as it fills
  * (the kernel wakes a poller at buffer_percent) consumes those events before the swap.
  *
- * Only safe where lathound cannot run while a section is open on the drained CPU: on a
- * machine of one CPU, a section keeps interrupts or preemption off on the only CPU, so no
- * read can consume its first entries. lh_session_arm() decides.
+ * Only safe where no section can be open on CPU N while its buffer is read: a section keeps
+ * interrupts or preemption off on its CPU, so a reader that runs on CPU N and nowhere else
+ * cannot consume its first entries. Each CPU's buffer is therefore read by a thread bound
+ * to that CPU, but when lathound may run on one CPU alone (on a machine of one CPU, always),
+ * it reads that one in its wait (lh_drain_fd()). A CPU outside lathound's affinity (kept
+ * for other tasks), or that a thread cannot run on (offline), is not drained: its reads
+ * are slower, not wrong.
  * The kernel refuses a tracer change (EBUSY) while a trace_pipe file is open: the drain is
- * closed before every write of current_tracer; the kernel closes it when lathound is killed.
+ * stopped before every write of current_tracer; the kernel closes it when lathound is killed.
  * No printing: problems go to the caller's lh_diag.
  */
 #ifndef LH_DRAIN_H
 #define LH_DRAIN_H
-
-#include <stdint.h>
 
 #include "util/util.h"
 
 struct lh_drain;
 
 /*
- * Opens per_cpu/cpu<cpu>/trace_pipe_raw of the top-level instance, non-blocking.
- * Return: 0 and *d (close with lh_drain_close()), or -1 with the reason in diag.
+ * Starts reading per_cpu/cpuN/trace_pipe_raw of the top-level instance as it fills: one
+ * thread for each CPU the caller may run on, bound to it, but when that is one CPU alone,
+ * the caller reads it (lh_drain_fd()). Signals stay with the calling thread. A thread that
+ * cannot be started leaves its CPU and the next ones undrained (a warning in diag).
+ * Return: 0 and *d (end with lh_drain_stop()), or -1 with the reason in diag.
  */
-int lh_drain_open(struct lh_drain **d, int cpu, struct lh_diag *diag);
-/* Closes the buffer file and frees d. NULL-safe. */
-void lh_drain_close(struct lh_drain *d);
-/* Return: the fd to poll for POLLIN (the buffer is buffer_percent full). */
+int lh_drain_start(struct lh_drain **d, struct lh_diag *diag);
+/* Return: the fd of the caller's own CPU's buffer, to poll for POLLIN; -1: none. */
 int lh_drain_fd(const struct lh_drain *d);
 /*
- * Reads and discards what the buffer holds, at most one buffer's worth (a flood cannot keep
- * the caller here), without blocking. Return: bytes read, or -1 with errno.
+ * Call when poll() set revents on lh_drain_fd(): reads and discards what that buffer holds,
+ * at most a buffer's worth, without blocking. A buffer that fails (an error, or revents other
+ * than POLLIN) is closed: lh_drain_fd() is then -1.
+ * Return: bytes read, 0 without that buffer, or -1 when it failed.
  */
-long lh_drain_read(struct lh_drain *d);
-/* Return: the bytes read and discarded since lh_drain_open(). */
-uint64_t lh_drain_bytes(const struct lh_drain *d);
+long lh_drain_read(struct lh_drain *d, short revents);
+/*
+ * Makes every thread poll its buffer anew: call after a new maximum. A poller waits on
+ * the CPU's buffer as it was when it polled; a section swaps that into the max buffer, and
+ * the poller would sleep there, undrained, until the next swap brings it back. NULL-safe.
+ */
+void lh_drain_kick(struct lh_drain *d);
+/*
+ * Ends the threads, which close the buffers, and frees d. NULL-safe. A thread still running
+ * after STOP_WAIT_S (a task of higher priority holds its CPU) is raised to SCHED_FIFO's top
+ * priority and waited for as long again.
+ * Return: 0, or -1 with errno when a thread still runs after that (its buffer may be open;
+ * d is kept: call again).
+ */
+int lh_drain_stop(struct lh_drain *d);
 
 #endif /* LH_DRAIN_H */

@@ -33,6 +33,7 @@ struct lh_recorder_tracefs {
 	unsigned int		hist_asked;
 	char			*hist_failed;	/* why none could be created */
 	int			event_fd;
+	unsigned long		kicked;		/* notifications when the drains last polled anew */
 };
 
 static uint64_t tfs_now(void *ctx)
@@ -49,7 +50,8 @@ static uint64_t tfs_wall(void *ctx)
  * Waits on the watch and the caller's fd; a drained live buffer (lh_session_drain_fd()) that
  * fills meanwhile is read and the wait goes on, until the deadline. A drain that polls ready
  * but gives nothing (drain.c refuses a buffer that does so when empty) is left out of the
- * rest of this wait, so that it cannot keep the wait spinning.
+ * rest of this wait, so that it cannot keep the wait spinning. After a new maximum, the
+ * drains' threads poll their buffers anew first (drain.h: its section swapped one away).
  */
 static int tfs_wait(void *ctx, uint64_t deadline)
 {
@@ -59,8 +61,13 @@ static int tfs_wait(void *ctx, uint64_t deadline)
 		{ .fd = t->event_fd, .events = POLLIN },
 		{ .fd = lh_session_drain_fd(t->session), .events = POLLIN },
 	};
+	unsigned long seen = t->capture ? lh_capture_counts(t->capture)->notifications : 0;
 	int n, wake;
 
+	if (seen != t->kicked) {
+		t->kicked = seen;
+		lh_session_drain_kick(t->session);
+	}
 	do {
 		uint64_t now = lh_now_ns(), wait = deadline > now ? deadline - now : 0;
 		struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000ULL),

@@ -639,25 +639,28 @@ out:
 
 /* ---- create / destroy ---- */
 
-/* Closes the drain: before every write of current_tracer (the kernel refuses it, EBUSY). */
-static void drain_stop(struct lh_session *s)
+/* Ends the drain: before every write of current_tracer (the kernel refuses it, EBUSY). */
+static int drain_stop(struct lh_session *s, struct lh_diag *diag)
 {
-	lh_drain_close(s->drain);
+	if (lh_drain_stop(s->drain))
+		return lh_diag_fail(diag, "a thread reading a CPU's live buffer did not end (a task of higher priority holds its CPU?): %s; the tracer cannot be changed while it runs",
+				    strerror(errno));
 	s->drain = NULL;
+	return 0;
 }
 
 /*
- * With an irqsoff-family tracer armed on a machine of one CPU, its live buffer is read as it
- * fills (drain.h says why and why one CPU only): live reads are shorter, and so are paused
- * ones, which leave the tracer blind while they last. Without it reads are slower, not
- * wrong: a drain that cannot be opened is left out.
+ * With an irqsoff-family tracer armed, each CPU's live buffer is read as it fills (drain.h
+ * says why, and why from that CPU): live reads are shorter, and so are paused ones, which
+ * leave the tracer blind while they last. Without it reads are slower, not wrong: a drain
+ * that cannot be started is left out.
  */
 static void drain_start(struct lh_session *s, enum lh_tracer t)
 {
 	struct lh_diag d = { 0 };
 
-	if (!lh_tracer_is_wakeup(t) && sysconf(_SC_NPROCESSORS_CONF) == 1)
-		lh_drain_open(&s->drain, 0, &d);
+	if (!lh_tracer_is_wakeup(t))
+		lh_drain_start(&s->drain, &d);
 	lh_diag_release(&d);
 }
 
@@ -667,7 +670,8 @@ static int session_release(struct lh_session *s, struct lh_diag *diag)
 
 	if (!s)
 		return 0;
-	drain_stop(s);	/* the restore writes current_tracer */
+	if (drain_stop(s, diag))	/* the restore writes current_tracer */
+		ret = -1;
 	if (s->tracing_on_fd >= 0)
 		close(s->tracing_on_fd);
 	s->tracing_on_fd = -1;
@@ -1043,7 +1047,8 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us, stru
 		errno = EINVAL;
 		return lh_diag_fail(diag, "tracer '%s' is not available in this session", lh_tracer_name(t));
 	}
-	drain_stop(s);
+	if (drain_stop(s, diag))
+		return -1;
 	if (tracefs_trace_off(NULL))
 		return lh_diag_fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
 	if (tracefs_tracer_set(NULL, tracefs_ids[t]) < 0)
@@ -1081,7 +1086,8 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us, stru
 
 int lh_session_disarm(struct lh_session *s, struct lh_diag *diag)
 {
-	drain_stop(s);
+	if (drain_stop(s, diag))
+		return -1;
 	if (tracefs_trace_off(NULL))
 		return lh_diag_fail(diag, "cannot stop tracing (tracing_on): %s", strerror(errno));
 	if (tracefs_tracer_set(NULL, TRACEFS_TRACER_NOP) < 0)
@@ -1101,15 +1107,13 @@ int lh_session_drain_fd(const struct lh_session *s)
 
 long lh_session_drain(struct lh_session *s, short revents)
 {
-	long n = -1;
+	return s ? lh_drain_read(s->drain, revents) : 0;
+}
 
-	if (!s || !s->drain)
-		return 0;
-	if (!(revents & (POLLERR | POLLHUP | POLLNVAL)))
-		n = lh_drain_read(s->drain);
-	if (n < 0)
-		drain_stop(s);
-	return n;
+void lh_session_drain_kick(struct lh_session *s)
+{
+	if (s)
+		lh_drain_kick(s->drain);
 }
 
 const char *lh_session_max_latency_path(const struct lh_session *s)

@@ -97,18 +97,23 @@ int lh_session_disarm(struct lh_session *s, struct lh_diag *diag);
  */
 bool lh_session_live_reads(const struct lh_session *s);
 /*
- * Return: the fd to poll for POLLIN while the armed tracer's live buffer is drained
- * (drain.h: live reads of an irqsoff-family tracer on one CPU), else -1. Valid until the
- * next lh_session_arm() or lh_session_disarm().
+ * Return: the fd to poll for POLLIN while the armed tracer's live buffer of lathound's own
+ * CPU is drained by the caller (drain.h: lathound confined to one CPU), else -1. Valid until
+ * the next lh_session_arm(), lh_session_disarm() or failed lh_session_drain().
  */
 int lh_session_drain_fd(const struct lh_session *s);
 /*
- * Call when poll() set revents on lh_session_drain_fd(): reads and discards what the drained
- * live buffer holds. A drain that cannot be read (an error, or revents other than POLLIN)
- * is closed: reads are then slower, not wrong.
- * Return: bytes read (0 without a drain), or -1 when it failed and was closed.
+ * Call when poll() set revents on lh_session_drain_fd(): reads and discards what that live
+ * buffer holds. A buffer that cannot be read (an error, or revents other than POLLIN) is
+ * no longer drained: reads are then slower, not wrong.
+ * Return: bytes read (0 without such a buffer), or -1 when it failed.
  */
 long lh_session_drain(struct lh_session *s, short revents);
+/*
+ * Makes the drains of the armed tracer's live buffers (drain.h) poll them anew: call after
+ * a new maximum (its section swapped a CPU's live buffer away). NULL-safe.
+ */
+void lh_session_drain_kick(struct lh_session *s);
 /* Return: the path of tracing_max_latency, for inotify (borrowed from s). */
 const char *lh_session_max_latency_path(const struct lh_session *s);
 
