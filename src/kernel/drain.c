@@ -104,9 +104,7 @@ static int buffer_open(struct drain_cpu *c)
 	c->tcpu = tracefs_cpu_alloc_fd(c->fd, c->set->page_size, true);
 	if (!c->tcpu)
 		return -1;
-	c->page = malloc((size_t)c->set->page_size);
-	if (!c->page)
-		return -1;
+	c->page = lh_xmalloc((size_t)c->set->page_size);
 	kb = tracefs_instance_get_buffer_size(NULL, c->cpu);
 	c->pages = (kb > 0 ? (long)kb * 1024 : 1024 * 1024) / c->set->page_size + 1;
 	for (i = 0; i < READY_EMPTY; i++) {
@@ -240,10 +238,12 @@ void lh_drain_kick(struct lh_drain *d)
 	uint64_t one = 1;
 	int cpu;
 
-	/* A write fails only with the counter full (EAGAIN): kicked already. */
-	for (cpu = 0; d && cpu < d->nr_cpus; cpu++)
-		if (d->cpus[cpu].started && write(d->cpus[cpu].kick_fd, &one, sizeof(one)) < 0)
-			continue;
+	for (cpu = 0; d && cpu < d->nr_cpus; cpu++) {
+		/* A write fails only with the counter full (EAGAIN): kicked already. */
+		ssize_t n = d->cpus[cpu].started ? write(d->cpus[cpu].kick_fd, &one, sizeof(one)) : 0;
+
+		(void)n;
+	}
 }
 
 int lh_drain_fd(const struct lh_drain *d)
@@ -257,8 +257,8 @@ long lh_drain_read(struct lh_drain *d, short revents)
 
 	if (!d || !d->own)
 		return 0;
-	/* Nor when the caller's affinity changed under it: reads from elsewhere are not safe. */
-	if (!(revents & (POLLERR | POLLHUP | POLLNVAL)) && sched_getcpu() == d->own->cpu)
+	/* buffer_read() fails too where the caller's affinity changed under it */
+	if (!(revents & (POLLERR | POLLHUP | POLLNVAL)))
 		n = buffer_read(d->own);
 	if (n < 0) {
 		buffer_close(d->own);
