@@ -220,6 +220,14 @@ vm_fact() {
 	sed -n "s/^$2=//p" "$1/facts" 2>/dev/null | tail -1
 }
 
+# vm_scenario_log DIR: when the scenario that left DIR did not exit 0, says so and shows the
+# start of its log, as '# ' lines.
+vm_scenario_log() {
+	[ "$(cat "$1/rc" 2>/dev/null)" = 0 ] && return
+	echo "# scenario ${1##*/} exited '$(cat "$1/rc" 2>/dev/null)'; its log:"
+	head -20 "$1/log" 2>/dev/null | sed 's/^/#   /'
+}
+
 # vm_soak_figures DIR: what a soak (scenarios/soak.sh) measured, as KEY=VALUE lines:
 #   injections; armed: made while irqsoff was armed (the tracer of states b and c); settled:
 #   also of a and d (not within the margin of a slice's switch); armed_captured,
