@@ -61,10 +61,12 @@ fi
 cp "$BASE" "$TMP/lathound-main"
 vm_kernel && vm_lhx && VM_PROGRAMS="$TMP/lathound-main" vm_initramfs "$TMP/initrd.gz" blind ||
 	exit 1
-# SMP=2: one host thread (multi-threaded TCG crashed this kernel arming irqsoff: ftrace's
-# text patching raced the other vCPU, kernel BUG in exc_int3); -icount -smp 2 does not boot.
+# SMP=2: the smp2 boot, in one host thread (multi-threaded TCG crashed this kernel arming
+# irqsoff: ftrace's text patching raced the other vCPU, kernel BUG in exc_int3). Not -icount:
+# it does not bring up x86-64's second CPU, and on arm64 its vCPUs take turns, so a CPU's
+# irqs-off region lasts as long as the other's turn (bench/README.md).
 mode=icount
-[ -n "$SMP" ] && mode=smp$SMP && export VM_ACCEL=${VM_ACCEL:-tcg,thread=single}
+[ -n "$SMP" ] && mode=smp$SMP
 VM_APPEND="lhvm_blind=$rates:lathound-main,lathound lhvm_blind_sets=${SETS:-none+--hist,irqsoff}" vm_boot blind "$mode" "$TMP/initrd.gz" 900 \
 	blind || exit 1
 d=$TMP/blind/blind

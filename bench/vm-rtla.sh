@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # lathound's timerlat beside its peer (issue 19): Debian's own linux-image-rt-amd64 (6.1
-# PREEMPT_RT, tests/vm/get-rt-kernel.sh) under QEMU, plain TCG, 2 CPUs, timerlat at its
+# PREEMPT_RT, tests/vm/get-rt-kernel.sh) under QEMU, plain TCG, 2 CPUs in one host thread
+# (multi-threaded until 2026-12-05, the README's figures among them), timerlat at its
 # default 1 ms period for SECONDS each by 'rtla timerlat hist' (Debian's rtla: its 1 us
 # histograms, -E 100000) and by 'lathound record -t timerlat', alternated rtla, lathound,
 # rtla, lathound in one boot (tests/vm/scenarios/rtla.sh), so that the host's noise shows

@@ -158,23 +158,26 @@ vm_initramfs() {
 # TIMEOUT bounds the whole boot; the guest kills a scenario after VM_SCENARIO_TIMEOUT (else
 # LH_VM_SCENARIO_TIMEOUT, default 120) guest seconds and goes on with the next one.
 # VM_APPEND is added to the kernel command line (NAME=VALUE reaches the scenarios' environment).
-# MODE icount: 1 CPU, -icount shift=0,sleep=off (exact guest time); smp2: plain TCG, 2 CPUs;
+# MODE icount: 1 CPU, -icount shift=0,sleep=off (exact guest time); smp2: plain TCG, 2 CPUs
+# in one host thread: multi-threaded TCG hung Debian's RT kernel twice in about ten boots (no
+# output until the timeout, tests/vm/rt/run) and crashed the test kernel once while ftrace
+# patched its text from the other vCPU (bench/README.md);
 # soak: 1 CPU, -icount shift=1,sleep=off: idle guest time is skipped, so guest hours of a
 # mostly idle soak take minutes (12 guest hours: about half an hour on 2 busy cores).
 # An arm64 guest is QEMU's virt machine (GIC, architected timer, PL011 on ttyAMA0), a
-# Cortex-A57. VM_KERNEL (default $KDIR/$VM_IMAGE) is the kernel booted; VM_ACCEL (default
-# tcg) QEMU's -accel, e.g. tcg,thread=single.
+# Cortex-A57. VM_KERNEL (default $KDIR/$VM_IMAGE) is the kernel booted; VM_ACCEL QEMU's
+# -accel (default tcg, and tcg,thread=single for smp2).
 # Sets BOOT_S (wall seconds). Return: non-zero when QEMU failed or timed out, or the guest
 # did not get to the end (the console log is $TMP/NAME.console).
 vm_boot() {
 	local name=$1 mode=$2 initrd=$3 timeout=$4 t0 rc list
 	shift 4
 	list=$(IFS=,; echo "$*")
-	local qargs=(-accel "${VM_ACCEL:-tcg}") console=ttyS0
+	local qargs=() console=ttyS0
 	case $mode in
-	icount) qargs+=(-icount shift=0,sleep=off -smp 1) ;;
-	soak) qargs+=(-icount shift=1,sleep=off -smp 1) ;;
-	smp2) qargs+=(-smp 2) ;;
+	icount) qargs+=(-accel "${VM_ACCEL:-tcg}" -icount shift=0,sleep=off -smp 1) ;;
+	soak) qargs+=(-accel "${VM_ACCEL:-tcg}" -icount shift=1,sleep=off -smp 1) ;;
+	smp2) qargs+=(-accel "${VM_ACCEL:-tcg,thread=single}" -smp 2) ;;
 	*) echo "vm_boot: unknown mode '$mode'" >&2; return 1 ;;
 	esac
 	[ "$VM_ARCH" = arm64 ] && qargs+=(-M virt -cpu cortex-a57) console=ttyAMA0
