@@ -207,6 +207,10 @@ static void record_json(struct lh_json *w, const struct lh_report *rep,
 		lh_json_null(w, "entries");
 	lh_json_uint(w, "entries_present", r->entries_present);
 	lh_json_str(w, "body", lh_body_name(lh_record_body(r)));
+	if (r->start_lost_us)
+		lh_json_uint(w, "start_lost_us", r->start_lost_us);
+	else
+		lh_json_null(w, "start_lost_us");
 
 	lh_json_arr(w, "functions");
 	for (i = 0; i < r->nr_funcs; i++)

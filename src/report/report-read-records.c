@@ -84,6 +84,15 @@ static void rule_ids(struct lh_report_read *c, json_object *o, const char *key, 
 	}
 }
 
+/* The record's "start_lost_us" (absent in reports written before it): 0 for null. */
+static uint64_t read_start_lost(struct lh_report_read *c, json_object *e)
+{
+	if (!json_object_object_get_ex(e, "start_lost_us", NULL) ||
+	    !lh_report_read_member(c, e, "start_lost_us", json_type_int, true))
+		return 0;
+	return lh_report_read_u64(c, e, "start_lost_us");
+}
+
 static void load_stacks(struct lh_report_read *c, json_object *e, struct lh_record *r)
 {
 	json_object *a, *st, *f, *offs, *o;
@@ -467,12 +476,15 @@ static void load_record(struct lh_report_read *c, json_object *e, struct lh_reco
 		r->entries = lh_report_read_u64(c, e, "entries");
 	r->entries_present = lh_report_read_u64(c, e, "entries_present");
 	s = lh_report_read_str(c, e, "body", false, &r->arena);
+	r->start_lost_us = read_start_lost(c, e);
 	if (s && !strcmp(s, lh_body_name(LH_BODY_ELIDED)))
 		r->elided = true;
 	else if (s && !strcmp(s, lh_body_name(LH_BODY_CUT)))
-		r->truncated = r->entries_present >= r->entries;
+		r->truncated = r->entries_present >= r->entries && !r->start_lost_us;
 	else if (s && strcmp(s, lh_body_name(LH_BODY_COMPLETE)))
 		lh_report_read_bad(c, "body", "unknown body state");
+	if (r->start_lost_us && !(s && !strcmp(s, lh_body_name(LH_BODY_CUT))))
+		lh_report_read_bad(c, "start_lost_us", "set on a body that is not cut");
 	a = lh_report_read_array(c, e, "function_counts", &n);
 	for (i = 0; i < n; i++) {
 		struct lh_func *f;

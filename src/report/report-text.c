@@ -621,7 +621,12 @@ static void print_worst(const struct lh_report *rep, FILE *out)
 		fprintf(out, "  %-12s %s%s\n", "ended at:", r->ended_at ? r->ended_at : "-",
 			r->ended_at_offset ? r->ended_at_offset : "");
 	}
-	if (lh_record_body(r) != LH_BODY_COMPLETE)
+	if (r->start_lost_us)
+		fprintf(out, "  %-12s %s, %lu of %lu entries shown, from %llu us into the section "
+			"(the ring buffer lost the first ones)\n", "body:",
+			lh_body_name(lh_record_body(r)), r->entries_present, r->entries,
+			(unsigned long long)r->start_lost_us);
+	else if (lh_record_body(r) != LH_BODY_COMPLETE)
 		fprintf(out, "  %-12s %s, %lu of %lu entries shown%s\n", "body:",
 			lh_body_name(lh_record_body(r)), r->entries_present, r->entries,
 			r->truncated ? " (cut by lathound's size limits)" : "");

@@ -52,6 +52,15 @@
 #define FN_TABLE_MIN	4096
 #define NAME_MAX_LEN	512	/* KSYM_NAME_LEN: a longer name is no kernel symbol */
 #define LATENCY_MAX_US	(UINT64_MAX / 1000)	/* "%lu us" of a u64 of ns */
+/*
+ * A whole body's first entry is the section's start, at 0 us (1 on a slow CPU: the tracer
+ * takes its clock just before it writes the entry), and its last ones the end, at the
+ * latency (or 1 us after). A first entry this far from both, after #N/M said the buffer
+ * lost entries, is what the ring buffer kept of a section longer than it. One at the end
+ * lost no more than the start entry, whose site the header names: a section of a reader
+ * of the live buffer (lathound's drain) whose own read took its start entry away.
+ */
+#define START_LOST_US	2
 
 enum state {
 	ST_NONE,	/* outside any snapshot: before the first start, or after a skipped one */
@@ -155,6 +164,8 @@ struct lh_parser {
 	unsigned int		stack_blocks;	/* '<stack trace>' lines seen */
 	unsigned long		bad_lines;	/* in this snapshot */
 	double			base_us;	/* first timestamp when times are absolute */
+	double			first_us;	/* the first entry's time into the section, when
+						   times are relative; -1 when absolute or none */
 	int			ctx_pid;
 	size_t			ctx_len;
 	char			ctx_comm[64];
@@ -666,6 +677,7 @@ static void begin_snapshot(struct lh_parser *p, const struct line *l, const char
 	p->stack_blocks = 0;
 	p->bad_lines = 0;
 	p->base_us = 0;
+	p->first_us = -1;
 	p->nr_open = 0;
 }
 
@@ -739,6 +751,10 @@ static void note_cut(struct lh_parser *p)
 	else if (r->unended)
 		snprintf(buf, len, "line %lu: the input ends inside the body of snapshot '%s', mid-line",
 			 r->line, snap_name(p));
+	else if (r->start_lost_us)
+		snprintf(buf, len, "line %lu: snapshot '%s' begins %llu us into its section: the "
+			 "ring buffer lost its first entries (#%lu/%lu)", r->line, snap_name(p),
+			 (unsigned long long)r->start_lost_us, r->entries, r->entries_total);
 	else
 		snprintf(buf, len, "line %lu: snapshot '%s' shows %lu of the %lu entries its header "
 			 "declares, and no elision marker", r->line, snap_name(p), r->entries_present,
@@ -776,6 +792,10 @@ static void end_snapshot(struct lh_parser *p)
 	if (p->rec_full)
 		warn(p, r->line, "snapshot '%s' holds more than %d MiB: cut there", snap_name(p),
 		     LH_PARSE_RECORD_MAX >> 20);
+	/* #N/M with N < M: the buffer lost entries; inside the section, they were its own */
+	if (r->entries < r->entries_total && p->first_us >= START_LOST_US &&
+	    p->first_us + START_LOST_US < (double)r->latency_us)
+		r->start_lost_us = (uint64_t)p->first_us;
 	finish_record(p);
 	p->stats.snapshots++;
 	p->input_records++;
@@ -1166,7 +1186,6 @@ static const char *find_time_rt(const char *line, const char *e, struct ts *t)
 }
 
 /* Return: the time as microseconds since the start of the snapshot. */
-/* Return: the time as microseconds since the start of the snapshot. */
 static double ts_us(struct lh_parser *p, const struct ts *t)
 {
 	double v = 0, scale = 0;
@@ -1187,6 +1206,7 @@ static double ts_us(struct lh_parser *p, const struct ts *t)
 	if (!p->have_base) {
 		p->have_base = true;
 		p->base_us = t->abs ? v : 0;
+		p->first_us = t->abs ? -1 : v;
 	}
 	return v - p->base_us;
 }

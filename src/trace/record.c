@@ -155,6 +155,7 @@ static void record_clear(struct lh_record *r)
 	r->preempt_model = r->kernel = NULL;
 	r->entries = r->entries_total = r->entries_present = 0;
 	r->elided = r->truncated = r->unended = false;
+	r->start_lost_us = 0;
 	task_init(&r->task);
 	task_init(&r->woken);
 	task_init(&r->waker);
@@ -233,6 +234,7 @@ void lh_record_copy(struct lh_record *c, const struct lh_record *r)
 	c->elided = r->elided;
 	c->truncated = r->truncated;
 	c->unended = r->unended;
+	c->start_lost_us = r->start_lost_us;
 	dup_task(c, &c->task, &r->task);
 	dup_task(c, &c->woken, &r->woken);
 	dup_task(c, &c->waker, &r->waker);
@@ -393,8 +395,8 @@ const char *lh_record_strndup(struct lh_record *r, const char *s, size_t len)
 
 enum lh_body lh_record_body(const struct lh_record *r)
 {
-	/* an elision is a person's choice; an end or a cap inside the body is not */
-	if (r->truncated || r->unended)
+	/* an elision is a person's choice; an end, a cap or the kernel's loss inside it is not */
+	if (r->truncated || r->unended || r->start_lost_us)
 		return LH_BODY_CUT;
 	if (r->elided)
 		return LH_BODY_ELIDED;

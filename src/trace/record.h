@@ -187,7 +187,8 @@ enum lh_body {
 	LH_BODY_COMPLETE,	/* every entry the header declares is there */
 	LH_BODY_ELIDED,		/* an elision: '[...]', '...', '<snip>', prose between entries */
 	LH_BODY_CUT,		/* fewer entries than declared and no elision, the input ended
-				   inside it, or cut by a cap */
+				   inside it, cut by a cap, or its first entries lost in the
+				   kernel's ring buffer (start_lost_us) */
 };
 
 struct lh_record {
@@ -204,6 +205,11 @@ struct lh_record {
 	bool		elided;		/* the body has an elision marker or a gap of prose */
 	bool		truncated;	/* a cap of lathound's cut it (long line, record size) */
 	bool		unended;	/* the input ended inside its body, mid-line */
+	/*
+	 * The body's first entry is this far into the section (#N/M said the ring buffer lost
+	 * M - N entries): the section's first ones were among them. 0: none lost, or not told.
+	 */
+	uint64_t	start_lost_us;
 
 	struct lh_task	task;		/* the task charged with the section ('| task:') */
 	const char	*started_at;	/* the site's name; NULL for wakeup tracers */

@@ -489,6 +489,29 @@ printf '%s' "$out" >"$TMP/elided.json"
 expect_jq "elided body: listed as elided, no problem" "$TMP/elided.json" \
 	'.records[0].body == "elided" and (.input.files[0].problem == null)'
 
+# A section longer than the ring buffer: the kernel lost its first entries (#N/M with N < M)
+# and its body begins past the section's start. The same trace with its first 26 entries
+# (0-14 us) gone and the header counting 4093 written: cut, an error, said where it begins.
+sed -e '22,47d' -e 's|#167/167|#141/4093|' "$FULL" >"$TMP/lost.trace"
+run analyze -f json "$TMP/lost.trace"
+expect_rc "first entries lost in the ring buffer (#141/4093, body from 15 us): an error" 1
+expect_in "lost start: stderr says where the body begins" "$err" \
+	"(line 1: snapshot 'irqsoff' begins 15 us into its section: the ring buffer lost its first entries (#141/4093))"
+printf '%s' "$out" >"$TMP/lost.json"
+expect_jq "lost start: JSON body cut, start_lost_us 15, verdict error" "$TMP/lost.json" \
+	'.verdict == "error" and .records[0].body == "cut" and .records[0].start_lost_us == 15'
+run analyze --allow-unreadable -f json "$TMP/lost.trace"
+expect_rc "lost start, --allow-unreadable: the fakeraid handler it kept fails the gate" 2
+printf '%s' "$out" >"$TMP/lost-ok.json"
+run report "$TMP/lost-ok.json"
+expect_in "lost start, read back: the text report says where the body begins" "$out" \
+	"body:        cut, 141 of 141 entries shown, from 15 us into the section (the ring buffer lost the first ones)"
+expect_jq "a whole body: start_lost_us null" "$TMP/elided.json" '.records[0].start_lost_us == null'
+jq '.records[0].start_lost_us = 5' "$TMP/elided.json" >"$TMP/forged-lost.json"
+run report "$TMP/forged-lost.json"
+expect_rc "a saved report with start_lost_us on a body not cut: refused" 1
+expect_in "... said" "$err" "start_lost_us: set on a body that is not cut"
+
 # Bash completion: options come from the command's --help, values from what they accept
 comp() {
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _lathound

@@ -177,6 +177,20 @@ expect_in "HTML: the error is said" "$(cat "$TMP/o-cut/report.html")" "snapshot 
 run report "$TMP/o-cut/report.json"
 expect_rc "lathound report on it is an error too" 1
 expect_tree "a cut capture"
+# A section longer than the buffer: the kernel kept its body from 15 us on (#141/4093, its
+# first 26 entries lost): judged in part too.
+sed -e '22,47d' -e 's|#167/167|#141/4093|' "$DATA/vm-irqsoff-func.trace" >"$TMP/lost.trace"
+mkfake
+( wait_armed irqsoff && sleep 0.3 && section "$TMP/lost.trace" 2093 ) &
+BG=$!
+rec -t irqsoff -d 1500ms -o "$TMP/o-lost" "${NORULES[@]}" --max irqsoff=5ms
+wait $BG
+expect_rc "a capture whose first entries the ring buffer lost, under the budget" 1
+expect_in "it is said, with where its body begins" "$err" \
+	"error: capture 'capture-000001': snapshot cut, read in part (line 1: snapshot 'irqsoff' begins 15 us into its section: the ring buffer lost its first entries (#141/4093))"
+expect_jq "JSON: verdict error, its record cut from 15 us" "$TMP/o-lost/report.json" \
+	'.verdict == "error" and .records[0].body == "cut" and .records[0].start_lost_us == 15'
+expect_tree "a capture that lost its first entries"
 
 cat >"$TMP/hit.rules" <<'EOF'
 [self-test]

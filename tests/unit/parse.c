@@ -1669,6 +1669,84 @@ START_TEST(test_layout_body)
 END_TEST
 
 /*
+ * lost_start_text: the real snapshot FILE with its header's count WAS made NM, its first
+ * DROP entries (from the one at 0 us, which begins with FIRST) dropped, or that entry's time
+ * made 1 us.
+ */
+static char *lost_start_text(const char *file, const char *was, const char *first_entry,
+			     const char *nm, int drop, bool first_at_1us)
+{
+	size_t len;
+	char *buf = slurp(file, &len), *text, *counts, *first, *next;
+
+	buf = realloc(buf, len + 1);
+	buf[len] = '\0';
+	counts = strstr(buf, was);
+	first = strstr(buf, first_entry);
+	ck_assert_ptr_nonnull(counts);
+	ck_assert_ptr_nonnull(first);
+	for (next = first; drop-- > 0; next = strchr(next, '\n') + 1)
+		;
+	if (first_at_1us)
+		memcpy(strstr(first, "    0us"), "    1us", 7);
+	ck_assert_int_ge(asprintf(&text, "%.*s%s%.*s%s", (int)(counts - buf), buf, nm,
+				  (int)(first - counts - strlen(was)), counts + strlen(was), next), 0);
+	free(buf);
+	return text;
+}
+
+/*
+ * A body whose first entries the kernel's ring buffer lost (#N/M with N < M, its first entry
+ * inside the section: one longer than the buffer) is cut, and says where it begins. Entries
+ * lost before the section (its start at 0 us, or 1 on a slow CPU) were not its own; a body
+ * past its start that lost nothing (N/N) is no loss; nor one that kept its end only (it lost
+ * no more than the start entry: the section of a reader whose own read took it away).
+ */
+START_TEST(test_start_lost)
+{
+	static const char func[] = "vm-irqsoff-func.trace", func_first[] = "lhx/fake-75        0d....";
+	static const struct {
+		const char	*file, *was, *first, *nm;
+		int		drop;
+		bool		first_at_1us;
+	} whole[] = {
+		{ func, "#167/167", func_first, "#167/4093", 0, false },
+		{ func, "#167/167", func_first, "#167/4093", 0, true },
+		{ func, "#167/167", func_first, "#141/141", 26, false },
+		{ "pidt-irqsoff-nofunc.trace", "#4/4", "irq_test-82        0d....", "#3/9", 1, false },
+	};
+	struct result res = { 0 };
+	struct lh_parser *p;
+	size_t i;
+	char *text;
+
+	text = lost_start_text(func, "#167/167", func_first, "#141/4093", 26, false);
+	parse_str(&res, text);
+	ck_assert_uint_eq(res.nr, 1);
+	ck_assert_uint_eq(res.r[0]->start_lost_us, 15);
+	ck_assert_int_eq(lh_record_body(res.r[0]), LH_BODY_CUT);
+	ck_assert_uint_eq(res.stats.cut, 1);
+	p = lh_parser_alloc(NULL);
+	lh_parse_buffer(p, "t", text, strlen(text), NULL, NULL);
+	ck_assert_str_eq(lh_parser_first_cut(p), "line 1: snapshot 'irqsoff' begins 15 us "
+			 "into its section: the ring buffer lost its first entries (#141/4093)");
+	lh_parser_free(p);
+	result_free(&res);
+	free(text);
+
+	for (i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
+		text = lost_start_text(whole[i].file, whole[i].was, whole[i].first, whole[i].nm,
+				       whole[i].drop, whole[i].first_at_1us);
+		parse_str(&res, text);
+		ck_assert_uint_eq(res.r[0]->start_lost_us, 0);
+		ck_assert_int_eq(lh_record_body(res.r[0]), LH_BODY_COMPLETE);
+		result_free(&res);
+		free(text);
+	}
+}
+END_TEST
+
+/*
  * A cut body is counted and said (what 'analyze' makes an input not read in full); an
  * elided one is not; a line cut at LH_PARSE_LINE_MAX cuts the record it is part of only.
  */
@@ -2134,6 +2212,7 @@ static Suite *parse_suite(void)
 	tcase_add_test(tc, test_layout_huge_latency);
 	tcase_add_test(tc, test_layout_huge_fields);
 	tcase_add_test(tc, test_entries_wrapped);
+	tcase_add_test(tc, test_start_lost);
 	tcase_add_test(tc, test_layout_why_empty);
 	tcase_add_test(tc, test_layout_pieces);
 	suite_add_tcase(s, tc);
