@@ -87,8 +87,9 @@ static void rule_ids(struct lh_report_read *c, json_object *o, const char *key, 
 /* The record's "start_lost_us" (absent in reports written before it): 0 for null. */
 static uint64_t read_start_lost(struct lh_report_read *c, json_object *e)
 {
-	if (!json_object_object_get_ex(e, "start_lost_us", NULL) ||
-	    !lh_report_read_member(c, e, "start_lost_us", json_type_int, true))
+	json_object *v;
+
+	if (!json_object_object_get_ex(e, "start_lost_us", &v) || json_object_is_type(v, json_type_null))
 		return 0;
 	return lh_report_read_u64(c, e, "start_lost_us");
 }
