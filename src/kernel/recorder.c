@@ -162,6 +162,7 @@ struct capture_ctx {
 	uint64_t		latency_us;	/* of the longest record in the snapshot */
 	enum lh_tracer		tracer;
 	uint64_t		signature;
+	bool			start_lost;	/* a record began past its section's start */
 };
 
 static int on_record(struct lh_record *rec, void *arg)
@@ -174,6 +175,7 @@ static int on_record(struct lh_record *rec, void *arg)
 		c->tracer = rec->tracer;
 		c->signature = lh_record_signature_hash(rec);
 	}
+	c->start_lost |= rec->start_lost_us != 0;
 	c->found++;
 	return lh_report_feed(rec, c->r->report);
 }
@@ -221,19 +223,21 @@ static uint64_t paused_clock(struct lh_recorder *r)
 
 /*
  * A capture whose body is cut (lathound's record cap, fewer entries than its header
- * declares) was judged on part of its section: the rules and gates cannot have seen the
- * rest. It is an input not read in full, which makes the verdict an error (as in analyze),
- * said once as it happens.
+ * declares, a start the ring buffer lost) was judged on part of its section: the rules and
+ * gates cannot have seen the rest. It is an input not read in full, which makes the verdict
+ * an error (as in analyze), said once as it happens; a lost start with the option that
+ * keeps such a section whole.
  */
-static void cut_capture(struct lh_recorder *r, const char *source, unsigned long found)
+static void cut_capture(struct lh_recorder *r, const char *source, const struct capture_ctx *c)
 {
-	struct lh_report_input in = { .name = source, .snapshots = found };
+	struct lh_report_input in = { .name = source, .snapshots = c->found };
 	char *why;
 
 	if (r->st.cut++ >= CUT_LISTED)
 		return;
-	why = lh_xasprintf("capture '%s': snapshot cut, read in part (%s)", source,
-			   lh_parser_first_cut(r->parser) ?: "?");
+	why = lh_xasprintf("capture '%s': snapshot cut, read in part (%s)%s", source,
+			   lh_parser_first_cut(r->parser) ?: "?",
+			   c->start_lost ? "; a larger --buffer-size keeps such a section whole" : "");
 	if (r->st.cut == 1)
 		say(r, LH_RECORDER_ERROR, "%s", why);
 	in.problem = why;
@@ -286,7 +290,7 @@ static void take(struct lh_recorder *r, bool final)
 	if (!c.found)
 		return;		/* a snapshot without a section (a buffer just reset) */
 	if (lh_parser_stats(r->parser)->cut != cut_before)
-		cut_capture(r, source, c.found);
+		cut_capture(r, source, &c);
 	r->ops->captured(r->ctx);
 	r->st.captures++;
 	tr->captures++;

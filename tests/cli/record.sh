@@ -186,8 +186,8 @@ BG=$!
 rec -t irqsoff -d 1500ms -o "$TMP/o-lost" "${NORULES[@]}" --max irqsoff=5ms
 wait $BG
 expect_rc "a capture whose first entries the ring buffer lost, under the budget" 1
-expect_in "it is said, with where its body begins" "$err" \
-	"error: capture 'capture-000001': snapshot cut, read in part (line 1: snapshot 'irqsoff' begins 15 us into its section: the ring buffer lost its first entries (#141/4093))"
+expect_in "it is said, with where its body begins and the option that keeps it" "$err" \
+	"error: capture 'capture-000001': snapshot cut, read in part (line 1: snapshot 'irqsoff' begins 15 us into its section: the ring buffer lost its first entries (#141/4093)); a larger --buffer-size keeps such a section whole"
 expect_jq "JSON: verdict error, its record cut from 15 us" "$TMP/o-lost/report.json" \
 	'.verdict == "error" and .records[0].body == "cut" and .records[0].start_lost_us == 15'
 expect_tree "a capture that lost its first entries"
