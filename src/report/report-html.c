@@ -811,7 +811,7 @@ static void write_records(const struct lh_report *rep, FILE *out)
 {
 	struct lh_report_kept **kept = lh_report_kept_sorted(rep);
 	size_t i, k, n = rep->nr_heap < TOP_RECORDS ? rep->nr_heap : TOP_RECORDS;
-	char cpu[16];
+	char cpu[16], body[160];
 
 	if (n) {
 		fprintf(out, "<h2 id=\"records\">Records kept in full (%zu of %zu, most important "
@@ -842,6 +842,8 @@ static void write_records(const struct lh_report *rep, FILE *out)
 		if (r->kernel)
 			row(out, "kernel", "%s, %s", r->kernel,
 			    r->preempt_model ? r->preempt_model : "?");
+		if (*lh_report_body_text(r, body, sizeof(body)))
+			row(out, "body", "%s", body);
 		if (r->spike.set)
 			spike_rows(out, &r->spike);
 		for (k = 0; !r->spike.set && k < r->nr_irqs; k++) {

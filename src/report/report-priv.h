@@ -333,6 +333,12 @@ char *lh_report_fmt_us(uint64_t ns, char *buf, size_t len);
  * Return: buf, "" when the run watched no section.
  */
 char *lh_report_section_text(const struct lh_spike *sp, char *buf, size_t len);
+/*
+ * How much of its section a record's body shows, in words, for the text and HTML writers
+ * ("cut, 141 of 141 entries shown, from 15 us into the section (the ring buffer lost the
+ * first ones)"). Return: buf, "" when the body is complete.
+ */
+char *lh_report_body_text(const struct lh_record *r, char *buf, size_t len);
 
 /*
  * The hardware floor on one CPU: hwlat's samples there (gaps in which no kernel code ran:

@@ -575,7 +575,7 @@ static void print_worst(const struct lh_report *rep, FILE *out)
 	const struct lh_report_kept *k = NULL;
 	const struct lh_record *r;
 	const struct lh_func **fv;
-	char task[64], buf[32];
+	char task[64], buf[32], body[160];
 	size_t i;
 
 	for (i = 0; i < rep->nr_heap; i++) {
@@ -621,15 +621,8 @@ static void print_worst(const struct lh_report *rep, FILE *out)
 		fprintf(out, "  %-12s %s%s\n", "ended at:", r->ended_at ? r->ended_at : "-",
 			r->ended_at_offset ? r->ended_at_offset : "");
 	}
-	if (r->start_lost_us)
-		fprintf(out, "  %-12s %s, %lu of %lu entries shown, from %llu us into the section "
-			"(the ring buffer lost the first ones)\n", "body:",
-			lh_body_name(lh_record_body(r)), r->entries_present, r->entries,
-			(unsigned long long)r->start_lost_us);
-	else if (lh_record_body(r) != LH_BODY_COMPLETE)
-		fprintf(out, "  %-12s %s, %lu of %lu entries shown%s\n", "body:",
-			lh_body_name(lh_record_body(r)), r->entries_present, r->entries,
-			r->truncated ? " (cut by lathound's size limits)" : "");
+	if (*lh_report_body_text(r, body, sizeof(body)))
+		fprintf(out, "  %-12s %s\n", "body:", body);
 	if (r->has_wakeup) {
 		print_wake("woken:", &r->woken, out);
 		print_wake("waker:", &r->waker, out);

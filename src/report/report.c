@@ -152,6 +152,23 @@ char *lh_report_section_text(const struct lh_spike *sp, char *buf, size_t len)
 	return buf;
 }
 
+char *lh_report_body_text(const struct lh_record *r, char *buf, size_t len)
+{
+	enum lh_body b = lh_record_body(r);
+
+	if (r->start_lost_us)
+		snprintf(buf, len, "%s, %lu of %lu entries shown, from %llu us into the section "
+			 "(the ring buffer lost the first ones)", lh_body_name(b),
+			 r->entries_present, r->entries, (unsigned long long)r->start_lost_us);
+	else if (b != LH_BODY_COMPLETE)
+		snprintf(buf, len, "%s, %lu of %lu entries shown%s", lh_body_name(b),
+			 r->entries_present, r->entries,
+			 r->truncated ? " (cut by lathound's size limits)" : "");
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 char *lh_report_json_us(uint64_t ns, char *buf, size_t len)
 {
 	size_t n;

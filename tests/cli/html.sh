@@ -55,6 +55,16 @@ expect_in "hostile caller: the name is text, its quotes end no attribute" "$call
 expect_in "hostile note: text" "$callers" \
 	'(&lt;b onclick=&quot;alert(5)&quot;&gt;no kallsyms&lt;/b&gt;: offsets from _stext)'
 
+# A record judged on part of its section says so beside it: here the kernel's ring buffer
+# lost the first entries (#141/4093, the body from 15 us on); a whole one says nothing.
+LOST_BODY='<tr><th>body</th><td>cut, 141 of 141 entries shown, from 15 us into the section (the ring buffer lost the first ones)</td></tr>'
+sed -e '22,47d' -e 's|#167/167|#141/4093|' "$FUNC" >"$TMP/lost.trace"
+run analyze --allow-unreadable -r "$TMP/none.rules" -f html -o "$TMP/lost.html" "$TMP/lost.trace"
+expect_rc "analyze -f html of a body that lost its start, --allow-unreadable" 0
+expect_in "lost start: the record's body row says where it begins" "$(cat "$TMP/lost.html")" \
+	"$LOST_BODY"
+expect_not_in "a whole body: no body row" "$(cat "$TMP/a.html")" "<tr><th>body</th>"
+
 if ! command -v chromium >/dev/null; then
 	skip "rendered in Chromium" "chromium is not installed (tests/deps.sh installs it as root)"
 	finish
@@ -121,5 +131,8 @@ expect_in "hostile caller: the name is text in the DOM" "$dom" \
 expect_in "hostile note: text in the DOM" "$dom" \
 	'(&lt;b onclick="alert(5)"&gt;no kallsyms&lt;/b&gt;: offsets from _stext)'
 check "callers: no console message" test "$(grep -c 'CONSOLE' "$TMP/callers.log")" = 0
+
+render lost
+expect_in "lost start: the body row in the DOM" "$(cat "$TMP/lost.dom")" "$LOST_BODY"
 
 finish
