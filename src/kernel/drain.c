@@ -227,7 +227,7 @@ int lh_drain_start(struct lh_drain **dp, struct lh_diag *diag)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* The CPUs from here on are not drained: slower reads, not wrong ones. */
 	if (err)
-		lh_diag_add(diag, LH_DIAG_WARNING, "cannot start the thread draining CPU %d: %s", cpu,
+		lh_diag_add(diag, LH_DIAG_WARNING, "cannot start the thread draining CPU %d (%s)", cpu,
 			    strerror(err));
 	*dp = d;
 	return 0;

@@ -42,6 +42,7 @@ struct lh_session {
 	bool			have_pause;	/* options/pause-on-trace is saved: ours to set */
 	bool			live_reads;	/* the armed tracer's reads do not pause it */
 	struct lh_drain		*drain;		/* drain.h; NULL: none */
+	bool			drain_warned;	/* a drain's failure was said */
 	struct lh_state		*state;
 	bool			state_written;	/* from here on, destroy must restore */
 };
@@ -653,14 +654,20 @@ static int drain_stop(struct lh_session *s, struct lh_diag *diag)
  * With an irqsoff-family tracer armed, each CPU's live buffer is read as it fills (drain.h
  * says why, and why from that CPU): live reads are shorter, and so are paused ones, which
  * leave the tracer blind while they last. Without it reads are slower, not wrong: a drain
- * that cannot be started is left out.
+ * that cannot be started is left out, with a warning in diag, once a session (a run that
+ * rotates arms again and again).
  */
-static void drain_start(struct lh_session *s, enum lh_tracer t)
+static void drain_start(struct lh_session *s, enum lh_tracer t, struct lh_diag *diag)
 {
 	struct lh_diag d = { 0 };
+	size_t i;
 
 	if (!lh_tracer_is_wakeup(t))
 		lh_drain_start(&s->drain, &d);
+	for (i = 0; i < d.nr && !s->drain_warned; i++)
+		lh_diag_add(diag, LH_DIAG_WARNING, "%s; snapshots take longer to read, and paused reads leave the tracer blind longer",
+			    d.msgs[i].text);
+	s->drain_warned |= d.nr > 0;
 	lh_diag_release(&d);
 }
 
@@ -1080,7 +1087,7 @@ int lh_session_arm(struct lh_session *s, enum lh_tracer t, uint64_t max_us, stru
 	}
 	if (tracefs_trace_on(NULL))
 		return lh_diag_fail(diag, "cannot start tracing (tracing_on): %s", strerror(errno));
-	drain_start(s, t);
+	drain_start(s, t, diag);
 	return 0;
 }
 

@@ -388,6 +388,37 @@ for mode in -T1000us max; do
 	check "buffer_size_kb given back ($mode)" test "$(cat "$F/buffer_size_kb")" = 1408
 done
 
+# ---- a live buffer that cannot be drained: the run goes on, and the report says so ----
+# The drain reads each CPU's live buffer from a thread bound to it (src/kernel/drain.c); a
+# pids cgroup of one task makes every thread's creation fail (EAGAIN), as a tight task limit
+# would. Said once, however many times irqsoff is armed (three slices here).
+pids_cg=
+if [ -w /sys/fs/cgroup/pids/cgroup.procs ]; then
+	pids_cg=/sys/fs/cgroup/pids/lathound-test-$$
+elif grep -qw pids /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+	pids_cg=/sys/fs/cgroup/lathound-test-$$
+fi
+if [ "$(nproc)" -lt 2 ]; then
+	skip "a drain thread that cannot start" "one CPU: lathound drains it itself, with no thread"
+elif [ -z "$pids_cg" ] || ! mkdir "$pids_cg" 2>/dev/null; then
+	skip "a drain thread that cannot start" "no pids cgroup to create (cgroup v1 pids, or v2 with pids in subtree_control)"
+else
+	mkfake
+	echo 1 >"$pids_cg/pids.max"
+	( echo $BASHPID >"$pids_cg/cgroup.procs" &&
+	  exec "$LATHOUND" record --tracefs "$F" --state-dir "$ST" -t irqsoff,wakeup_rt --slice 250ms \
+		-d 1200ms -o "$TMP/o-nodrain" "${NORULES[@]}" ) >/dev/null 2>"$TMP/err"
+	rc=$?
+	refused=$(awk '$1 == "max" { print $2 }' "$pids_cg/pids.events")
+	rmdir "$pids_cg"
+	expect_rc "no drain thread could start (the kernel refused $refused): the run goes on" 0
+	why="cannot start the thread draining CPU 0 (Resource temporarily unavailable); snapshots take longer to read, and paused reads leave the tracer blind longer"
+	expect_jq "the report warns, once" "$TMP/o-nodrain/report.json" \
+		"[.input.warnings[] | select(. == \"$why\")] | length == 1"
+	expect_in "the text report says it" "$(cat "$TMP/o-nodrain/report.txt")" "$why"
+	expect_tree "a drain that cannot start"
+fi
+
 # ---- no tracefs where it is looked for ----
 mkfake
 run record --tracefs "$TMP/nowhere" --state-dir "$ST" -t irqsoff -d 500ms -o "$TMP/o-nomount"
