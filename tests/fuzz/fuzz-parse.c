@@ -10,10 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-#include <libxml/parser.h>
-
-#include "report/report.h"
+#include "fuzz.h"
 #include "trace/parse.h"
 
 /* Whether s holds only valid UTF-8 and no control byte (the record's promise). */
@@ -69,18 +66,6 @@ static int check(struct lh_record *r, void *arg)
 	return lh_report_feed(r, arg);
 }
 
-/* Writes rep in format f into a new buffer. Return: it (free it), its length in *len. */
-static char *report_text(struct lh_report *rep, enum lh_format f, size_t *len)
-{
-	char *buf = NULL;
-	FILE *out = open_memstream(&buf, len);
-
-	if (!out || lh_report_write(rep, f, out))
-		abort();
-	fclose(out);
-	return buf;
-}
-
 /* Parses data into a report, whole (piece 0) or piece bytes at a time. Return: its JSON. */
 static char *parse(const unsigned char *data, size_t size, size_t piece, struct lh_report **out)
 {
@@ -98,15 +83,11 @@ static char *parse(const unsigned char *data, size_t size, size_t piece, struct 
 	lh_parse_end(p);
 	lh_report_add_parse_stats(rep, lh_parser_stats(p));
 	lh_report_add_diag(rep, &diag);
-	json = report_text(rep, LH_FORMAT_JSON, &len);
+	json = fuzz_report_text(rep, LH_FORMAT_JSON, &len);
 	lh_parser_free(p);
 	lh_diag_release(&diag);
 	*out = rep;
 	return json;
-}
-
-static void silent(void *ctx, const char *msg, ...)
-{
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
@@ -114,37 +95,19 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct lh_report *rep, *rep2;
-	struct json_tokener *tok;
-	json_object *root;
 	char *json, *json2, *xml, *text;
-	size_t len, i;
-	xmlDocPtr doc;
+	size_t len;
 
 	json = parse(data, size, 0, &rep);
 	/* in pieces of 1 to 16 bytes: the same report */
 	json2 = parse(data, size, size ? 1 + data[0] % 16 : 1, &rep2);
 	if (strcmp(json, json2))
 		abort();
-
-	tok = json_tokener_new();
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	root = json_tokener_parse_ex(tok, json, (int)strlen(json));
-	if (!root || json_tokener_get_error(tok) != json_tokener_success)
-		abort();
-	json_object_put(root);
-	json_tokener_free(tok);
-
-	xml = report_text(rep, LH_FORMAT_JUNIT, &len);
-	xmlSetGenericErrorFunc(NULL, silent);
-	doc = xmlReadMemory(xml, (int)len, "junit.xml", NULL, XML_PARSE_NONET);
-	if (!doc)
-		abort();
-	xmlFreeDoc(doc);
-
-	text = report_text(rep, LH_FORMAT_TEXT, &len);
-	for (i = 0; i < len; i++)
-		if (((unsigned char)text[i] < 0x20 && text[i] != '\n') || text[i] == 0x7f)
-			abort();
+	fuzz_check_json(json, strlen(json));
+	xml = fuzz_report_text(rep, LH_FORMAT_JUNIT, &len);
+	fuzz_check_junit(xml, len);
+	text = fuzz_report_text(rep, LH_FORMAT_TEXT, &len);
+	fuzz_check_no_control(text, len);
 
 	free(text);
 	free(xml);
