@@ -44,14 +44,15 @@ expect_rc() {
 		not_ok "$1: expected exit $2, got $rc"; sed 's/^/#   /' "$TMP/err" | head -20; fi
 }
 
-# expect_in DESC HAYSTACK NEEDLE: fixed-string containment.
+# expect_in DESC TEXT NEEDLE: NEEDLE, lines and all, is a substring of TEXT (grep -F would take
+# each line of a NEEDLE of several for a pattern of its own, and pass on any one of them).
 expect_in() {
-	if grep -qF -- "$3" <<<"$2"; then ok "$1"; else
+	if [[ "$2" == *"$3"* ]]; then ok "$1"; else
 		not_ok "$1: '$3' not found in:"; head -30 <<<"$2" | sed 's/^/#   /'; fi
 }
 
 expect_not_in() {
-	if ! grep -qF -- "$3" <<<"$2"; then ok "$1"; else not_ok "$1: '$3' unexpectedly found"; fi
+	if [[ "$2" != *"$3"* ]]; then ok "$1"; else not_ok "$1: '$3' unexpectedly found"; fi
 }
 
 # expect_jq DESC FILE FILTER: the jq filter must print true.
