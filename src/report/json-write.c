@@ -506,6 +506,57 @@ void lh_json_noise_members(struct lh_json *w, const struct lh_report_noise *n)
 		lh_json_double(w, "available_percent", (double)milli / 1000.0);
 }
 
+/* A CPU's noise sources, the kernel's counts: the noisiest, then the rest summed. */
+static void sources_json(struct lh_json *w, const struct lh_report_noise *n)
+{
+	size_t i;
+
+	lh_json_arr(w, "sources");
+	for (i = 0; i < n->nr_sources; i++) {
+		const struct lh_report_source *s = &n->sources[i];
+
+		lh_json_obj(w, NULL);
+		lh_json_str(w, "kind", lh_spike_kind_name(s->kind));
+		lh_json_str(w, "name", s->name);
+		lh_json_uint(w, "count", s->count);
+		lh_json_us(w, "noise_us", s->noise_ns);
+		lh_json_end(w);
+	}
+	lh_json_end(w);
+	lh_json_obj(w, "sources_other");
+	lh_json_uint(w, "sources", n->other_sources);
+	lh_json_uint(w, "count", n->other_count);
+	lh_json_us(w, "noise_us", n->other_ns);
+	lh_json_end(w);
+}
+
+/* One CPU of noise_cpus. */
+static void noise_cpu_json(struct lh_json *w, const struct lh_report_noise *n)
+{
+	lh_json_obj(w, NULL);
+	lh_json_int(w, "cpu", n->cpu);
+	lh_json_noise_members(w, n);
+	lh_json_us(w, "max_single_us", n->max_single_ns);
+	lh_json_uint(w, "hw_count", n->hw_count);
+	if (n->has_sources)
+		sources_json(w, n);
+	lh_json_end(w);
+}
+
+void lh_json_noise_cpus(struct lh_json *w, const struct lh_report *rep)
+{
+	size_t i, n = rep ? rep->nr_noise : 0;
+
+	for (i = 0; i < n && !rep->noise[i].has_sources; i++)
+		;
+	if (i < n)
+		lh_json_uint(w, "sources_dropped", rep->noise_dropped);
+	lh_json_arr(w, "noise_cpus");
+	for (i = 0; i < n; i++)
+		noise_cpu_json(w, &rep->noise[i]);
+	lh_json_end(w);
+}
+
 void lh_json_verdict(struct lh_json *w, const char *name, const struct lh_verdict *v)
 {
 	size_t i;

@@ -25,6 +25,7 @@
 struct json_object;
 struct lh_gate;
 struct lh_histogram;
+struct lh_report;
 struct lh_report_histogram;
 struct lh_report_noise;
 struct lh_verdict;
@@ -134,6 +135,12 @@ void lh_json_khist_members(struct lh_json *w, const struct lh_report_histogram *
  * opened: periods, runtime_us, noise_us and available_percent (null without a period).
  */
 void lh_json_noise_members(struct lh_json *w, const struct lh_report_noise *n);
+/*
+ * osnoise's figures of rep (NULL: none): "sources_dropped" when a CPU has sources, then
+ * "noise_cpus", per CPU its cpu, the members above, max_single_us, hw_count and, when the
+ * kernel counted them, its sources and sources_other; [] when none.
+ */
+void lh_json_noise_cpus(struct lh_json *w, const struct lh_report *rep);
 /* "verdict": name, "error" (v's error or null) and "violations" (v's, as an array). */
 void lh_json_verdict(struct lh_json *w, const char *name, const struct lh_verdict *v);
 /* "gate": the budgets of g in µs by tracer ("all" last), the --min-available, the fail-on. */

@@ -166,7 +166,7 @@ static bool any_noise(const struct lh_merge *m)
 static void write_text_available(const struct lh_merge *m, FILE *out)
 {
 	uint32_t *v;
-	char name[160], cut[64], pct[16];
+	char name[160], cut[64], pct[16], src[LH_REPORT_SOURCES_TEXT];
 	uint32_t milli;
 	size_t i, j;
 
@@ -186,6 +186,8 @@ static void write_text_available(const struct lh_merge *m, FILE *out)
 				n->cpu, n->periods,
 				lh_gate_available(n->runtime_ns, n->noise_ns, &milli) ? "no period" :
 				lh_gate_fmt_available(milli, pct, sizeof(pct)));
+			if (*lh_report_sources_text(n, src, sizeof(src)))
+				fprintf(out, "  %-22s %4s noisiest: %s\n", "", "", src);
 		}
 	}
 	free(v);
@@ -392,22 +394,6 @@ static void json_tracers(struct lh_json *w, const struct lh_merge *m)
 	lh_json_end(w);
 }
 
-/* A host's osnoise figures per CPU, as a report's noise_cpus; [] when none. */
-static void json_noise(struct lh_json *w, const struct lh_merge_host *h)
-{
-	size_t i;
-
-	lh_json_arr(w, "noise_cpus");
-	for (i = 0; h->noise && i < h->noise->nr_noise; i++) {
-		const struct lh_report_noise *n = &h->noise->noise[i];
-
-		lh_json_obj(w, NULL);
-		lh_json_int(w, "cpu", n->cpu);
-		lh_json_noise_members(w, n);
-		lh_json_end(w);
-	}
-	lh_json_end(w);
-}
 
 /* The hosts in output order v. */
 static void json_hosts(struct lh_json *w, const struct lh_merge *m, const uint32_t *v)
@@ -434,7 +420,7 @@ static void json_hosts(struct lh_json *w, const struct lh_merge *m, const uint32
 			lh_json_end(w);
 		}
 		lh_json_end(w);
-		json_noise(w, h);
+		lh_json_noise_cpus(w, h->noise);
 		lh_json_end(w);
 	}
 	lh_json_end(w);

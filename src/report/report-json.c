@@ -413,58 +413,6 @@ static void cpus_json(struct lh_json *w, const struct lh_report_tracer *tr)
 	lh_json_end(w);
 }
 
-/* A CPU's noise sources, the kernel's counts: the noisiest, then the rest summed. */
-static void sources_json(struct lh_json *w, const struct lh_report_noise *n)
-{
-	size_t i;
-
-	lh_json_arr(w, "sources");
-	for (i = 0; i < n->nr_sources; i++) {
-		const struct lh_report_source *s = &n->sources[i];
-
-		lh_json_obj(w, NULL);
-		lh_json_str(w, "kind", lh_spike_kind_name(s->kind));
-		lh_json_str(w, "name", s->name);
-		lh_json_uint(w, "count", s->count);
-		lh_json_us(w, "noise_us", s->noise_ns);
-		lh_json_end(w);
-	}
-	lh_json_end(w);
-	lh_json_obj(w, "sources_other");
-	lh_json_uint(w, "sources", n->other_sources);
-	lh_json_uint(w, "count", n->other_count);
-	lh_json_us(w, "noise_us", n->other_ns);
-	lh_json_end(w);
-}
-
-/*
- * osnoise per CPU: its periods, their runtime and noise, the % CPU available, the longest
- * single noise, hardware noise and, when the kernel counted them, the sources.
- */
-static void noise_json(struct lh_json *w, const struct lh_report *rep)
-{
-	size_t i;
-
-	for (i = 0; i < rep->nr_noise && !rep->noise[i].has_sources; i++)
-		;
-	if (i < rep->nr_noise)
-		lh_json_uint(w, "sources_dropped", rep->noise_dropped);
-	lh_json_arr(w, "noise_cpus");
-	for (i = 0; i < rep->nr_noise; i++) {
-		const struct lh_report_noise *n = &rep->noise[i];
-
-		lh_json_obj(w, NULL);
-		lh_json_int(w, "cpu", n->cpu);
-		lh_json_noise_members(w, n);
-		lh_json_us(w, "max_single_us", n->max_single_ns);
-		lh_json_uint(w, "hw_count", n->hw_count);
-		if (n->has_sources)
-			sources_json(w, n);
-		lh_json_end(w);
-	}
-	lh_json_end(w);
-}
-
 static void tracer_json(struct lh_json *w, const struct lh_report *rep, enum lh_tracer t)
 {
 	const struct lh_report_tracer *tr = &rep->tracers[t];
@@ -483,7 +431,7 @@ static void tracer_json(struct lh_json *w, const struct lh_report *rep, enum lh_
 	lh_json_hist(w, "histogram", &tr->hist);
 	cpus_json(w, tr);
 	if (t == LH_TRACER_OSNOISE)
-		noise_json(w, rep);
+		lh_json_noise_cpus(w, rep);
 	lh_json_uint(w, "progression_dropped", tr->steps_dropped);
 	lh_json_arr(w, "progression");
 	for (i = 0; i < tr->nr_steps; i++) {

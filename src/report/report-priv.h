@@ -339,6 +339,14 @@ char *lh_report_section_text(const struct lh_spike *sp, char *buf, size_t len);
  * first ones)"). Return: buf, "" when the body is complete.
  */
 char *lh_report_body_text(const struct lh_record *r, char *buf, size_t len);
+/*
+ * osnoise's noisiest sources on one CPU in words, for the text writers: the first three
+ * named, the rest summed ("thread lhspin 320000.000 us (40), irq local_timer 4100.000 us
+ * (4000), 9 more 12.000 us"; "none counted"). Return: buf, "" when its sources were not
+ * counted.
+ */
+#define LH_REPORT_SOURCES_TEXT	(3 * (LH_REPORT_SOURCE_NAME + 64) + 64)
+char *lh_report_sources_text(const struct lh_report_noise *n, char *buf, size_t len);
 
 /*
  * The hardware floor on one CPU: hwlat's samples there (gaps in which no kernel code ran:

@@ -175,37 +175,16 @@ static void print_tracers(const struct lh_report *rep, FILE *out)
 			print_progression(&rep->tracers[lh_tracer_at(i)], lh_tracer_at(i), out);
 }
 
-#define TEXT_SOURCES	3	/* sources named per CPU; the rest summed */
-
 /*
- * "noisiest: thread lhspin 320000.000 us (40), irq local_timer 4100.000 us (4000),
+ * "           noisiest: thread lhspin 320000.000 us (40), irq local_timer 4100.000 us (4000),
  * 9 more 12.000 us" (on one line).
  */
 static void print_sources(const struct lh_report_noise *n, FILE *out)
 {
-	uint64_t more = n->other_sources, more_ns = n->other_ns;
-	size_t i;
+	char buf[LH_REPORT_SOURCES_TEXT];
 
-	if (!n->has_sources)
-		return;
-	fprintf(out, "           noisiest:");
-	if (!n->nr_sources)
-		fprintf(out, " none counted");
-	for (i = 0; i < n->nr_sources; i++) {
-		const struct lh_report_source *s = &n->sources[i];
-
-		if (i >= TEXT_SOURCES) {
-			more++;
-			more_ns = lh_sat_add(more_ns, s->noise_ns);
-			continue;
-		}
-		fprintf(out, "%s %s%s%s %.3f us (%" PRIu64 ")", i ? "," : "",
-			lh_spike_kind_name(s->kind), s->name[0] ? " " : "", s->name,
-			(double)s->noise_ns / 1e3, s->count);
-	}
-	if (more)
-		fprintf(out, ", %" PRIu64 " more %.3f us", more, (double)more_ns / 1e3);
-	fputc('\n', out);
+	if (*lh_report_sources_text(n, buf, sizeof(buf)))
+		fprintf(out, "           noisiest: %s\n", buf);
 }
 
 /* osnoise per CPU: "  CPU1   4 periods   4000000.000 us runtime   8060.000 us noise   99.798 %". */

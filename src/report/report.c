@@ -169,6 +169,37 @@ char *lh_report_body_text(const struct lh_record *r, char *buf, size_t len)
 	return buf;
 }
 
+#define TEXT_SOURCES	3	/* sources named per CPU; the rest summed */
+
+char *lh_report_sources_text(const struct lh_report_noise *n, char *buf, size_t len)
+{
+	uint64_t more = n->other_sources, more_ns = n->other_ns;
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	if (!n->has_sources)
+		return buf;
+	if (!n->nr_sources)
+		snprintf(buf, len, "none counted");
+	for (i = 0; i < n->nr_sources; i++) {
+		const struct lh_report_source *s = &n->sources[i];
+
+		if (i >= TEXT_SOURCES) {
+			more++;
+			more_ns = lh_sat_add(more_ns, s->noise_ns);
+			continue;
+		}
+		at += (size_t)snprintf(buf + at, len - at, "%s%s%s%s %.3f us (%" PRIu64 ")",
+				       i ? ", " : "", lh_spike_kind_name(s->kind), s->name[0] ? " " : "",
+				       s->name, (double)s->noise_ns / 1e3, s->count);
+		if (at >= len)
+			at = len - 1;	/* cut: buf is full */
+	}
+	if (more)
+		snprintf(buf + at, len - at, ", %" PRIu64 " more %.3f us", more, (double)more_ns / 1e3);
+	return buf;
+}
+
 char *lh_report_json_us(uint64_t ns, char *buf, size_t len)
 {
 	size_t n;

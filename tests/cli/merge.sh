@@ -269,12 +269,17 @@ jq '.run.run_id = "22222222222222222222222222222222" | .run.host = "board2" |
 	"$SPIKES" >"$TMP/n2.json"
 run merge --min-available osnoise=90 "$TMP/n1.json" "$TMP/n2.json"
 expect_rc "--min-available osnoise=90: every host's CPUs above it" 0
-expect_in "the availability of each host's CPUs" "$out" "osnoise: % CPU available per host
+expect_in "the availability of each host's CPUs, and their noisiest sources" "$out" "osnoise: % CPU available per host
   board (host)            cpu    periods    available
   board1                    0          2       99.998
+                              noisiest: irq local_timer 30.000 us (2000)
                             1          2       99.198
+                              noisiest: thread lhspin 16000.000 us (2), irq local_timer 28.000 us (2000), softirq TIMER 9.500 us (20)
   board2                    0          2       99.998
-                            1          2       95.000"
+                              noisiest: irq local_timer 30.000 us (2000)
+                            1          2       95.000
+                              noisiest: thread lhspin 16000.000 us (2), irq local_timer 28.000 us (2000), softirq TIMER 9.500 us (20)
+"
 expect_in "the gate listed" "$out" "--min-available osnoise=90.000 (on each host's CPUs)"
 run merge --min-available osnoise=99 "$TMP/n1.json" "$TMP/n2.json"
 expect_rc "--min-available osnoise=99: board2's CPU1 is below" 2
@@ -304,6 +309,17 @@ echo "$out" >"$TMP/nm3.json"
 expect_jq "... one host, 4 periods" "$TMP/nm3.json" \
 	'(.hosts | length) == 1 and .hosts[0].noise_cpus[1].periods == 4 and
 	 .hosts[0].noise_cpus[1].available_percent == 99.598'
+expect_jq "... its noise sources summed over both runs, as a report has them" "$TMP/nm3.json" \
+	'.hosts[0].noise_cpus[1] | .max_single_us == 8000 and .hw_count == 2 and
+	 .sources == [{"kind": "thread", "name": "lhspin", "count": 4, "noise_us": 32000},
+	              {"kind": "irq", "name": "local_timer", "count": 4000, "noise_us": 56},
+	              {"kind": "softirq", "name": "TIMER", "count": 40, "noise_us": 19}] and
+	 .sources_other.sources == 0'
+run merge "$TMP/n1.json" "$TMP/n3.json"
+expect_in "... and in the text, noisiest first" "$out" "
+                            1          4       99.598
+                              noisiest: thread lhspin 32000.000 us (4), irq local_timer 56.000 us (4000), softirq TIMER 19.000 us (40)
+"
 # A forged availability is refused, never judged.
 jq '.tracers.osnoise.noise_cpus[1].available_percent = 99.998' "$TMP/n2.json" >"$TMP/n2-forged.json"
 run merge --min-available osnoise=99 "$TMP/n1.json" "$TMP/n2-forged.json"
