@@ -67,6 +67,17 @@ say(struct lh_recorder *r, enum lh_recorder_say level, const char *fmt, ...)
 	free(text);
 }
 
+/* Return: whether the report's notes hold text already. */
+static bool noted(const struct lh_recorder *r, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < r->notes.nr; i++)
+		if (!strcmp(r->notes.msgs[i].text, text))
+			return true;
+	return false;
+}
+
 /* Moves d's messages to the report's notes, then empties d. */
 static void note_diag(struct lh_recorder *r, struct lh_diag *d)
 {
@@ -374,12 +385,19 @@ static int arm(struct lh_recorder *r, enum lh_tracer t)
 {
 	uint64_t max_us = r->o.threshold_ns ? 0 : r->st.tracer[t].max_us;
 	struct lh_diag d = { 0 };
+	size_t i;
 
 	account_armed(r);
 	r->st.armed = LH_TRACER_UNKNOWN;
 	if (r->ops->arm(r->ctx, t, max_us, &d))
 		return run_error(r, &d);
-	/* what arming could not do and the run goes on without (osnoise's sources) */
+	/*
+	 * What arming could not do and the run goes on without (osnoise's sources, a drain):
+	 * said as it happens the first time, in the report's notes every time.
+	 */
+	for (i = 0; i < d.nr; i++)
+		if (!noted(r, d.msgs[i].text))
+			say(r, LH_RECORDER_WARNING, "%s", d.msgs[i].text);
 	note_diag(r, &d);
 	r->st.armed = t;
 	r->st.tracer[t].arms++;

@@ -391,7 +391,8 @@ done
 # ---- a live buffer that cannot be drained: the run goes on, and the report says so ----
 # The drain reads each CPU's live buffer from a thread bound to it (src/kernel/drain.c); a
 # pids cgroup of one task makes every thread's creation fail (EAGAIN), as a tight task limit
-# would. Said once, however many times irqsoff is armed (three slices here).
+# would. Said once as it happens and once in the report, however many times irqsoff is
+# armed (three slices here).
 pids_cg=
 if [ -w /sys/fs/cgroup/pids/cgroup.procs ]; then
 	pids_cg=/sys/fs/cgroup/pids/lathound-test-$$
@@ -413,6 +414,8 @@ else
 	rmdir "$pids_cg"
 	expect_rc "no drain thread could start (the kernel refused $refused): the run goes on" 0
 	why="cannot start the thread draining CPU 0 (Resource temporarily unavailable); snapshots take longer to read, and paused reads leave the tracer blind longer"
+	n=$(grep -cxF "lathound: warning: $why" "$TMP/err")
+	check "said as it happened, once ($n)" test "$n" = 1
 	expect_jq "the report warns, once" "$TMP/o-nodrain/report.json" \
 		"[.input.warnings[] | select(. == \"$why\")] | length == 1"
 	expect_in "the text report says it" "$(cat "$TMP/o-nodrain/report.txt")" "$why"
