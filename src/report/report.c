@@ -180,12 +180,12 @@ char *lh_report_sources_text(const struct lh_report_noise *n, char *buf, size_t 
 	if (!n->has_sources)
 		return buf;
 	if (!n->nr_sources)
-		snprintf(buf, len, "none counted");
+		at = (size_t)snprintf(buf, len, "none counted");
 	for (i = 0; i < n->nr_sources; i++) {
 		const struct lh_report_source *s = &n->sources[i];
 
 		if (i >= TEXT_SOURCES) {
-			more++;
+			more = lh_sat_add(more, 1);
 			more_ns = lh_sat_add(more_ns, s->noise_ns);
 			continue;
 		}

@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "report/report-priv.h"
 #include "report/report.h"
 #include "check-main.h"
 #include "test-dir.h"
@@ -1506,6 +1507,50 @@ START_TEST(format_names)
 }
 END_TEST
 
+/* osnoise's noisiest sources in words: three named, the rest summed; the edges. */
+START_TEST(sources_text)
+{
+	struct lh_report_noise n = { .cpu = 1, .has_sources = true };
+	char buf[LH_REPORT_SOURCES_TEXT], name[LH_REPORT_SOURCE_NAME];
+	size_t i;
+
+	ck_assert_str_eq(lh_report_sources_text(&n, buf, sizeof(buf)), "none counted");
+	n.other_sources = 3;
+	n.other_count = 9;
+	n.other_ns = 12000;
+	ck_assert_str_eq(lh_report_sources_text(&n, buf, sizeof(buf)),
+			 "none counted, 3 more 12.000 us");
+	n.other_sources = n.other_count = n.other_ns = 0;
+	n.sources[n.nr_sources++] = (struct lh_report_source){ LH_SPIKE_THREAD, "lhspin", 40,
+								320000000 };
+	n.sources[n.nr_sources++] = (struct lh_report_source){ LH_SPIKE_IRQ, "local_timer", 4000,
+								4100000 };
+	ck_assert_str_eq(lh_report_sources_text(&n, buf, sizeof(buf)),
+			 "thread lhspin 320000.000 us (40), irq local_timer 4100.000 us (4000)");
+	n.sources[n.nr_sources++] = (struct lh_report_source){ LH_SPIKE_SOFTIRQ, "TIMER", 20, 9500 };
+	n.sources[n.nr_sources++] = (struct lh_report_source){ LH_SPIKE_SOFTIRQ, "RCU", 2, 500 };
+	n.other_sources = 1;
+	n.other_ns = 100;
+	ck_assert_str_eq(lh_report_sources_text(&n, buf, sizeof(buf)),
+			 "thread lhspin 320000.000 us (40), irq local_timer 4100.000 us (4000), "
+			 "softirq TIMER 9.500 us (20), 2 more 0.600 us");
+	/* the longest names and figures fit the size given for them */
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (i = 0; i < 3; i++) {
+		n.sources[i] = (struct lh_report_source){ LH_SPIKE_SOFTIRQ, "", UINT64_MAX, UINT64_MAX };
+		memcpy(n.sources[i].name, name, sizeof(name));
+	}
+	n.other_sources = n.other_ns = UINT64_MAX;
+	lh_report_sources_text(&n, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, " more "));
+	ck_assert_uint_lt(strlen(buf), sizeof(buf) - 1);
+	/* not counted by source: nothing to say */
+	n.has_sources = false;
+	ck_assert_str_eq(lh_report_sources_text(&n, buf, sizeof(buf)), "");
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -1539,6 +1584,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, hardware_floor);
 	tcase_add_test(tc, write_file_is_atomic);
 	tcase_add_test(tc, format_names);
+	tcase_add_test(tc, sources_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
