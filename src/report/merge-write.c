@@ -394,7 +394,6 @@ static void json_tracers(struct lh_json *w, const struct lh_merge *m)
 	lh_json_end(w);
 }
 
-
 /* The hosts in output order v. */
 static void json_hosts(struct lh_json *w, const struct lh_merge *m, const uint32_t *v)
 {

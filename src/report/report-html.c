@@ -811,7 +811,7 @@ static void write_records(const struct lh_report *rep, FILE *out)
 {
 	struct lh_report_kept **kept = lh_report_kept_sorted(rep);
 	size_t i, k, n = rep->nr_heap < TOP_RECORDS ? rep->nr_heap : TOP_RECORDS;
-	char cpu[16], body[160];
+	char cpu[16], body[LH_REPORT_BODY_TEXT];
 
 	if (n) {
 		fprintf(out, "<h2 id=\"records\">Records kept in full (%zu of %zu, most important "

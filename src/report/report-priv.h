@@ -338,6 +338,7 @@ char *lh_report_section_text(const struct lh_spike *sp, char *buf, size_t len);
  * ("cut, 141 of 141 entries shown, from 15 us into the section (the ring buffer lost the
  * first ones)"). Return: buf, "" when the body is complete.
  */
+#define LH_REPORT_BODY_TEXT	160
 char *lh_report_body_text(const struct lh_record *r, char *buf, size_t len);
 /*
  * osnoise's noisiest sources on one CPU in words, for the text writers: the first three

@@ -554,7 +554,7 @@ static void print_worst(const struct lh_report *rep, FILE *out)
 	const struct lh_report_kept *k = NULL;
 	const struct lh_record *r;
 	const struct lh_func **fv;
-	char task[64], buf[32], body[160];
+	char task[64], buf[32], body[LH_REPORT_BODY_TEXT];
 	size_t i;
 
 	for (i = 0; i < rep->nr_heap; i++) {
