@@ -393,10 +393,13 @@ static int arm(struct lh_recorder *r, enum lh_tracer t)
 		return run_error(r, &d);
 	/*
 	 * What arming could not do and the run goes on without (osnoise's sources, a drain):
-	 * said as it happens the first time, in the report's notes every time.
+	 * said as it happens the first time, in the report's notes every time. Once the notes
+	 * are full (LH_DIAG_KEEP) they cannot tell what was said: then only a tracer's first
+	 * arm says its warnings, not every slice of a rotating run.
 	 */
 	for (i = 0; i < d.nr; i++)
-		if (!noted(r, d.msgs[i].text))
+		if (!noted(r, d.msgs[i].text) &&
+		    (!r->st.tracer[t].arms || r->notes.nr < LH_DIAG_KEEP))
 			say(r, LH_RECORDER_WARNING, "%s", d.msgs[i].text);
 	note_diag(r, &d);
 	r->st.armed = t;

@@ -82,6 +82,8 @@ struct fake {
 	uint64_t		sample_lost;	/* the sampling ring buffers' losses so far */
 	unsigned long		sample_reads;
 	const char		*sample_warn;	/* said by each final sample_read() */
+	const char		*arm_warn;	/* said by each arm() that works */
+	unsigned int		arm_fill;	/* distinct warnings the first arm() says instead */
 	unsigned long		sample_finals;
 	unsigned long		sample_hists;
 
@@ -94,8 +96,8 @@ static struct fake k;
 static char dir[64];
 static struct lh_output *out;
 static struct lh_diag diag;
-static char *said[64];
-static enum lh_recorder_say said_level[64];
+static char *said[512];
+static enum lh_recorder_say said_level[512];
 static size_t nr_said;
 static unsigned long statuses;
 
@@ -246,6 +248,10 @@ static int f_arm(void *ctx, enum lh_tracer t, uint64_t max_us, struct lh_diag *d
 			    lh_tracer_name(t));
 		return -1;
 	}
+	for (i = 0; k.nr_arms == 1 && i < k.arm_fill; i++)
+		lh_diag_add(d, LH_DIAG_WARNING, "filler %zu", i);
+	if (k.arm_warn && !(k.nr_arms == 1 && k.arm_fill))
+		lh_diag_add(d, LH_DIAG_WARNING, "%s", k.arm_warn);
 	/* Samples before this arming were of a slice read already, or of no tracer at all. */
 	for (i = 0; i < k.nr_samples; i++)
 		k.samples[i].seen |= k.samples[i].at <= k.now;
@@ -1607,6 +1613,47 @@ START_TEST(sampling_read_warnings_kept)
 }
 END_TEST
 
+/* Returns: how many times the recorder said text. */
+static unsigned int said_count(const char *text)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < nr_said; i++)
+		n += !strcmp(said[i], text);
+	return n;
+}
+
+/*
+ * What arming could not do is said the first time, however often a rotating run arms again;
+ * with the report's notes full (they cannot tell what was said), at a tracer's first arm
+ * only: here the first arm fills them, and wakeup_rt's first arm says the warning.
+ */
+/* A two-tracer run of six slices whose every arm warns. Return: how often it was said. */
+static unsigned int arm_warning_said(unsigned int fill)
+{
+	struct lh_recorder_opts o = opts(IRQSOFF | WAKEUP_RT, 55 * S);
+	struct lh_recorder *rec;
+
+	k.arm_warn = "cannot start the thread draining CPU 0 (Resource temporarily unavailable)";
+	k.arm_fill = fill;
+	rec = rec_alloc(&o);
+	ck_assert_int_eq(lh_recorder_start(rec), 0);
+	ck_assert_int_eq(lh_recorder_run(rec), LH_RECORDER_END_DURATION);
+	lh_recorder_stop(rec, true);
+	ck_assert_uint_ge(k.nr_arms, 5);
+	lh_recorder_free(rec);
+	return said_count(k.arm_warn);
+}
+
+START_TEST(arm_warnings_said_once)
+{
+	ck_assert_uint_eq(arm_warning_said(0), 1);
+	teardown();
+	setup();
+	ck_assert_uint_eq(arm_warning_said(LH_DIAG_KEEP), 1);
+}
+END_TEST
+
 START_TEST(hist_read_at_checkpoints_and_at_the_end)
 {
 	struct lh_recorder_opts o = hist_opts();
@@ -1775,6 +1822,7 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, slices_rotate_tracers);
 	tcase_add_test(tc, sampling_tracer_takes_its_slices);
 	tcase_add_test(tc, sampling_read_warnings_kept);
+	tcase_add_test(tc, arm_warnings_said_once);
 	tcase_add_test(tc, one_tracer_is_armed_once);
 	tcase_add_test(tc, no_tracer_irq_statistics_only);
 	suite_add_tcase(s, tc);
